@@ -1,0 +1,323 @@
+//! The SimHash step itself: weighted votes per bit, and the sign of each sum.
+//!
+//! Every feature hash votes on every bit of the fingerprint: `+w` where its
+//! hash has a 1, `−w` where it has a 0. Bit `j` of the fingerprint is 1 when
+//! the sum of the votes on bit `j` is strictly positive; a sum of exactly 0
+//! gives 0 (the tie rule of the seeds). Bit `j` of the fingerprint is voted
+//! on by bit `j` of each hash, so a hash written `100101` votes `+ − − + − +`
+//! from the most significant bit down, as in the seeds' worked examples.
+//!
+//! [`Accumulator`] takes any weights and any width up to 128 bits.
+//! [`UnitCounter`] is the fast path for the common case of weight 1 per
+//! occurrence (term-frequency weighting): it counts set bits in packed byte
+//! lanes, eight bits per addition, and gives the same bits as the
+//! accumulator fed with the term frequencies.
+
+use crate::error::{Error, Result};
+use crate::fingerprint::{Fingerprint, Width};
+
+/// Sums of weighted bit votes, from which a fingerprint is read.
+///
+/// ```
+/// use neardup_core::Accumulator;
+///
+/// // Seed 004: two 8-bit keyword hashes with weights 45.11 and 32.09.
+/// let mut acc = Accumulator::new(8)?;
+/// acc.add(0b0101_1001, 45.11);
+/// acc.add(0b1100_1011, 32.09);
+/// assert_eq!(acc.value(), 0b0101_1001);
+/// # Ok::<(), neardup_core::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Accumulator {
+    sums: [f64; 128],
+    bits: u32,
+}
+
+impl Accumulator {
+    /// An accumulator for fingerprints of `bits` bits, 1 to 128 (widths other
+    /// than 64 and 128 serve worked examples and experiments).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when `bits` is 0 or more than 128.
+    pub fn new(bits: u32) -> Result<Accumulator> {
+        if bits == 0 || bits > 128 {
+            return Err(Error::config(format!(
+                "an accumulator has 1 to 128 bits, not {bits}"
+            )));
+        }
+        Ok(Accumulator {
+            sums: [0.0; 128],
+            bits,
+        })
+    }
+
+    /// An accumulator for fingerprints of `width`.
+    pub fn with_width(width: Width) -> Accumulator {
+        Accumulator {
+            sums: [0.0; 128],
+            bits: width.bits(),
+        }
+    }
+
+    /// The number of bits.
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// Adds the votes of one feature: `+weight` on each bit where `hash` has
+    /// a 1, `−weight` where it has a 0. Bits of `hash` above the width are
+    /// ignored.
+    #[inline]
+    pub fn add(&mut self, hash: u128, weight: f64) {
+        for (j, sum) in self.sums[..self.bits as usize].iter_mut().enumerate() {
+            if (hash >> j) & 1 == 1 {
+                *sum += weight;
+            } else {
+                *sum -= weight;
+            }
+        }
+    }
+
+    /// The sums, bit 0 (least significant) first.
+    pub fn sums(&self) -> &[f64] {
+        &self.sums[..self.bits as usize]
+    }
+
+    /// The fingerprint's bits: bit `j` is 1 where sum `j` is strictly
+    /// positive.
+    pub fn value(&self) -> u128 {
+        self.sums()
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s > 0.0)
+            .fold(0u128, |v, (j, _)| v | 1 << j)
+    }
+
+    /// The fingerprint.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] unless the accumulator has 64 or 128 bits.
+    pub fn fingerprint(&self) -> Result<Fingerprint> {
+        Ok(Fingerprint::new(self.value(), Width::from_bits(self.bits)?))
+    }
+}
+
+/// Byte `i` of `SPREAD[b]` is bit `i` of `b`: one table lookup turns eight
+/// hash bits into eight lane increments.
+const SPREAD: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 8 {
+            if (b >> i) & 1 == 1 {
+                table[b] |= 1 << (8 * i);
+            }
+            i += 1;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// Counts, per bit, how many of the added hashes have that bit set; every
+/// addition weighs 1. This is term-frequency SimHash computed without a
+/// table of terms: adding each occurrence once is adding each term with its
+/// frequency as weight.
+///
+/// Counts live in byte lanes (byte `i` of lane `b` counts bit `8b + i` of each
+/// hash) and are flushed into 32-bit counters before a lane can wrap.
+///
+/// ```
+/// use neardup_core::{Accumulator, UnitCounter, Width};
+///
+/// let hashes = [0xdead_beef_u64, 0x1234_5678, 0xdead_beef];
+/// let mut counter = UnitCounter::new(Width::W64);
+/// let mut acc = Accumulator::with_width(Width::W64);
+/// for h in hashes {
+///     counter.add64(h);
+///     acc.add(h as u128, 1.0);
+/// }
+/// assert_eq!(counter.value(), acc.value());
+/// ```
+#[derive(Clone, Debug)]
+pub struct UnitCounter {
+    lanes: [u64; 16],
+    counts: [u32; 128],
+    pending: u32,
+    total: u64,
+    width: Width,
+}
+
+impl UnitCounter {
+    /// A counter for fingerprints of `width`.
+    pub fn new(width: Width) -> UnitCounter {
+        UnitCounter {
+            lanes: [0; 16],
+            counts: [0; 128],
+            pending: 0,
+            total: 0,
+            width,
+        }
+    }
+
+    /// The number of hashes added.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Adds a 64-bit hash (for 64-bit fingerprints).
+    #[inline]
+    pub fn add64(&mut self, hash: u64) {
+        for (b, lane) in self.lanes[..8].iter_mut().enumerate() {
+            *lane += SPREAD[((hash >> (8 * b)) & 0xff) as usize];
+        }
+        self.tick();
+    }
+
+    /// Adds a 128-bit hash (for 128-bit fingerprints; for a 64-bit counter
+    /// only the low half counts).
+    #[inline]
+    pub fn add128(&mut self, hash: u128) {
+        let lanes = (self.width.bits() / 8) as usize;
+        for (b, lane) in self.lanes[..lanes].iter_mut().enumerate() {
+            *lane += SPREAD[((hash >> (8 * b)) & 0xff) as usize];
+        }
+        self.tick();
+    }
+
+    #[inline]
+    fn tick(&mut self) {
+        self.total += 1;
+        self.pending += 1;
+        if self.pending == 255 {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        for (b, lane) in self.lanes.iter_mut().enumerate() {
+            for i in 0..8 {
+                self.counts[8 * b + i] += ((*lane >> (8 * i)) & 0xff) as u32;
+            }
+            *lane = 0;
+        }
+        self.pending = 0;
+    }
+
+    /// The fingerprint's bits: bit `j` is 1 where more than half of the
+    /// added hashes have bit `j` set (a positive sum of ±1 votes).
+    pub fn value(&self) -> u128 {
+        let mut done = self.clone();
+        done.flush();
+        let bits = self.width.bits() as usize;
+        (0..bits)
+            .filter(|&j| 2 * done.counts[j] as u64 > done.total)
+            .fold(0u128, |v, j| v | 1 << j)
+    }
+
+    /// The fingerprint.
+    pub fn fingerprint(&self) -> Fingerprint {
+        Fingerprint::new(self.value(), self.width)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bit strings of the seeds are written most significant bit first.
+    fn bits(s: &str) -> u128 {
+        u128::from_str_radix(s, 2).unwrap()
+    }
+
+    fn sums_msb_first(acc: &Accumulator) -> Vec<f64> {
+        acc.sums().iter().rev().copied().collect()
+    }
+
+    /// Seed 001 §1.1: five keywords with weights 5, 2, 3, 1, 4 on six bits.
+    #[test]
+    fn seed_001_six_bit_example() {
+        let mut acc = Accumulator::new(6).unwrap();
+        for (hash, w) in [
+            ("100101", 5.0), // 美国
+            ("101011", 2.0), // 51区
+            ("100111", 3.0), // 飞碟
+            ("101111", 1.0), // 灰色
+            ("111011", 4.0), // 外星人
+        ] {
+            acc.add(bits(hash), w);
+        }
+        assert_eq!(sums_msb_first(&acc), [15.0, -7.0, -1.0, 3.0, 5.0, 15.0]);
+        assert_eq!(acc.value(), bits("100111"));
+    }
+
+    /// Seed 000: CSDN (100101, weight 4) and 博客 (101011, weight 5).
+    #[test]
+    fn seed_000_two_weighted_words() {
+        let mut acc = Accumulator::new(6).unwrap();
+        acc.add(bits("100101"), 4.0);
+        acc.add(bits("101011"), 5.0);
+        assert_eq!(sums_msb_first(&acc), [9.0, -9.0, 1.0, -1.0, 1.0, 9.0]);
+        assert_eq!(acc.value(), bits("101011"));
+    }
+
+    /// Seed 004: 上海 (01011001, 45.11) and 北京 (11001011, 32.09).
+    #[test]
+    fn seed_004_two_weighted_keywords() {
+        let mut acc = Accumulator::new(8).unwrap();
+        acc.add(bits("01011001"), 45.11);
+        acc.add(bits("11001011"), 32.09);
+        let expected = [-13.02, 77.20, -77.20, 13.02, 77.20, -77.20, -13.02, 77.20];
+        for (got, want) in sums_msb_first(&acc).iter().zip(expected) {
+            assert!((got - want).abs() < 1e-9, "{got} vs {want}");
+        }
+        assert_eq!(acc.value(), bits("01011001"));
+    }
+
+    #[test]
+    fn a_zero_sum_gives_bit_zero() {
+        let mut acc = Accumulator::new(2).unwrap();
+        acc.add(bits("10"), 1.0);
+        acc.add(bits("01"), 1.0);
+        assert_eq!(acc.sums(), [0.0, 0.0]);
+        assert_eq!(acc.value(), 0);
+    }
+
+    #[test]
+    fn widths_are_checked() {
+        assert!(Accumulator::new(0).is_err());
+        assert!(Accumulator::new(129).is_err());
+        assert!(Accumulator::new(6).unwrap().fingerprint().is_err());
+    }
+
+    #[test]
+    fn unit_counter_equals_accumulator_past_lane_flushes() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for width in [Width::W64, Width::W128] {
+            let mut counter = UnitCounter::new(width);
+            let mut acc = Accumulator::with_width(width);
+            for i in 0..2000u32 {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // A few repeated hashes, so some bits are decided by one vote.
+                let h = if i % 7 == 0 {
+                    0xffff_0000_ffff_0000
+                } else {
+                    state
+                };
+                let wide = (h as u128) << 64 | h.rotate_left(17) as u128;
+                match width {
+                    Width::W64 => counter.add64(h),
+                    Width::W128 => counter.add128(wide),
+                }
+                acc.add(if width == Width::W64 { h as u128 } else { wide }, 1.0);
+                assert_eq!(counter.value(), acc.value(), "after {i} additions");
+            }
+        }
+    }
+}

@@ -1,0 +1,551 @@
+//! The configured pipeline: text → tokens → features → weights → fingerprint.
+//!
+//! [`Fingerprinter`] is built once from a [`Profile`] and optional
+//! overrides, then shared by any number of threads. Term-frequency weighting
+//! of words streams each token's hash straight into a [`UnitCounter`]; every
+//! other setting collects the distinct features first, weighs them, and
+//! accumulates them in order of first occurrence (so that floating-point
+//! sums, and so fingerprints, are the same on every platform).
+//!
+//! A text with no features at all (empty, blank, only punctuation or emoji)
+//! gets the feature hash of its raw bytes as its fingerprint: identical such
+//! texts still match, but different ones are not all piled onto one value as
+//! they would be with an all-zero fingerprint.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::accumulate::{Accumulator, UnitCounter};
+use crate::error::{Error, Result};
+use crate::features::{FeatureKind, for_each_feature};
+use crate::fingerprint::{Fingerprint, Width};
+use crate::hash::FeatureHash;
+use crate::profile::{Profile, Settings};
+use crate::python_compat;
+use crate::segment::{Scratch, ScriptClass, script};
+use crate::stopwords::StopWords;
+use crate::weight::idf::IdfTable;
+use crate::weight::{Weighting, textrank};
+
+/// A feature with its hash and weight.
+///
+/// ```
+/// use neardup_core::{Fingerprinter, Profile};
+///
+/// let fp = Fingerprinter::new(Profile::En)?;
+/// let features = fp.weighted_features("the cat and the hat and the cat");
+/// assert_eq!(features[0].text, "cat");
+/// assert_eq!(features[0].weight, 2.0);
+/// # Ok::<(), neardup_core::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightedFeature {
+    /// The feature's text (normalised).
+    pub text: String,
+    /// Its feature hash (a 64-bit hash is in the low half).
+    pub hash: u128,
+    /// Its weight.
+    pub weight: f64,
+}
+
+/// What went into a fingerprint.
+#[derive(Clone, Debug)]
+pub struct Explanation {
+    /// The fingerprint.
+    pub fingerprint: Fingerprint,
+    /// The profile applied (`en` or `zh` when the profile is `auto`).
+    pub profile: &'static str,
+    /// Every weighted feature, in the order they were accumulated.
+    pub features: Vec<WeightedFeature>,
+}
+
+impl Explanation {
+    /// Whether the text had no features, so that its fingerprint is the hash
+    /// of its bytes.
+    pub fn is_featureless(&self) -> bool {
+        self.features.is_empty()
+    }
+
+    /// The `n` heaviest features, heaviest first.
+    pub fn top(&self, n: usize) -> Vec<&WeightedFeature> {
+        let mut all: Vec<&WeightedFeature> = self.features.iter().collect();
+        all.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+        all.truncate(n);
+        all
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Mode {
+    Fixed(Settings),
+    Auto { en: Settings, zh: Settings },
+    PythonSimhash(Width),
+}
+
+/// Turns texts into fingerprints.
+///
+/// ```
+/// use neardup_core::{Fingerprinter, Profile};
+///
+/// let fp = Fingerprinter::new(Profile::Auto)?;
+/// let a = fp.fingerprint("The quick brown fox jumps over the lazy dog near the river bank today");
+/// let b = fp.fingerprint("The quick brown fox jumped over the lazy dog near the river bank today");
+/// let c = fp.fingerprint("Completely unrelated words about stock markets and interest rates");
+/// assert!(a.distance(&b)? < a.distance(&c)?);
+/// # Ok::<(), neardup_core::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Fingerprinter {
+    mode: Mode,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+impl Fingerprinter {
+    /// A fingerprinter with the settings of `profile`.
+    ///
+    /// # Errors
+    ///
+    /// None for the shipped profiles; the signature matches
+    /// [`FingerprinterBuilder::build`].
+    pub fn new(profile: Profile) -> Result<Fingerprinter> {
+        FingerprinterBuilder::new(profile).build()
+    }
+
+    /// A builder, to change settings of a profile.
+    pub fn builder(profile: Profile) -> FingerprinterBuilder {
+        FingerprinterBuilder::new(profile)
+    }
+
+    /// The width of the fingerprints made.
+    pub fn width(&self) -> Width {
+        match &self.mode {
+            Mode::Fixed(s) => s.width,
+            Mode::Auto { en, .. } => en.width,
+            Mode::PythonSimhash(w) => *w,
+        }
+    }
+
+    /// The fingerprint of `text`.
+    pub fn fingerprint(&self, text: &str) -> Fingerprint {
+        match self.settings_for(text) {
+            None => python_compat::fingerprint(text, self.width()),
+            Some(settings) if is_streamable(settings) => stream_fingerprint(settings, text),
+            Some(settings) => {
+                let features = collect_features(settings, text, false);
+                accumulate(settings, text, &features)
+            }
+        }
+    }
+
+    /// The fingerprints of many texts, in order, on all cores.
+    pub fn fingerprint_batch<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<Fingerprint> {
+        texts
+            .par_iter()
+            .map(|t| self.fingerprint(t.as_ref()))
+            .collect()
+    }
+
+    /// The weighted features of `text`, in the order they are accumulated.
+    pub fn weighted_features(&self, text: &str) -> Vec<WeightedFeature> {
+        match self.settings_for(text) {
+            None => python_compat::weighted_features(text, self.width()),
+            Some(settings) => collect_features(settings, text, true),
+        }
+    }
+
+    /// The fingerprint of `text` with the features that made it.
+    pub fn explain(&self, text: &str) -> Explanation {
+        let profile = self.settings_for(text).map_or("python-simhash", |s| s.name);
+        Explanation {
+            fingerprint: self.fingerprint(text),
+            profile,
+            features: self.weighted_features(text),
+        }
+    }
+
+    /// The settings that apply to `text`; `None` for `python-simhash`, whose
+    /// pipeline is fixed.
+    fn settings_for(&self, text: &str) -> Option<&Settings> {
+        match &self.mode {
+            Mode::Fixed(s) => Some(s),
+            Mode::Auto { en, zh } => Some(if is_mostly_han(text) { zh } else { en }),
+            Mode::PythonSimhash(_) => None,
+        }
+    }
+}
+
+/// `auto`'s rule: Chinese when the Han characters are at least a quarter as
+/// many as the other letters (a Chinese word has about 1.6 characters, an
+/// English one about 5.5, so this is about equal numbers of words).
+fn is_mostly_han(text: &str) -> bool {
+    if text.is_ascii() {
+        return false;
+    }
+    let (mut han, mut other) = (0usize, 0usize);
+    for c in text.chars() {
+        if script::is_han(c) {
+            han += 1;
+        } else if c.is_alphabetic() {
+            other += 1;
+        }
+    }
+    han > 0 && 4 * han >= other
+}
+
+fn is_streamable(s: &Settings) -> bool {
+    s.weighting == Weighting::Tf && s.top_k.is_none() && s.features == FeatureKind::Words
+}
+
+fn keeps(s: &Settings, token: &str, class: ScriptClass, xxh3: u64) -> bool {
+    if class == ScriptClass::Han && s.min_han_chars > 1 && token.chars().count() < s.min_han_chars {
+        return false;
+    }
+    !s.stop_words
+        .as_ref()
+        .is_some_and(|stop| stop.contains_hashed(token, xxh3))
+}
+
+/// Term frequency over words: every kept token votes once, no table needed.
+fn stream_fingerprint(s: &Settings, text: &str) -> Fingerprint {
+    let mut counter = UnitCounter::new(s.width);
+    let fast_hash = s.hash == FeatureHash::Xxh3 && s.width == Width::W64;
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        s.segmenter
+            .for_each_token(text, &mut scratch, |token, class| {
+                let x = xxh3_64(token.as_bytes());
+                if !keeps(s, token, class, x) {
+                    return;
+                }
+                match s.width {
+                    Width::W64 if fast_hash => counter.add64(x),
+                    Width::W64 => counter.add64(s.hash.hash64(token.as_bytes())),
+                    Width::W128 => counter.add128(s.hash.hash128(token.as_bytes())),
+                }
+            });
+    });
+    if counter.total() == 0 {
+        return featureless(s, text);
+    }
+    counter.fingerprint()
+}
+
+fn featureless(s: &Settings, text: &str) -> Fingerprint {
+    Fingerprint::new(s.hash.hash(text.as_bytes(), s.width), s.width)
+}
+
+fn accumulate(s: &Settings, text: &str, features: &[WeightedFeature]) -> Fingerprint {
+    if features.is_empty() {
+        return featureless(s, text);
+    }
+    let mut acc = Accumulator::with_width(s.width);
+    for f in features {
+        acc.add(f.hash, f.weight);
+    }
+    Fingerprint::new(acc.value(), s.width)
+}
+
+/// The kept tokens of `text`, copied into one string.
+fn tokens(s: &Settings, text: &str) -> (String, Vec<(usize, usize)>) {
+    let mut arena = String::new();
+    let mut spans = Vec::new();
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        s.segmenter
+            .for_each_token(text, &mut scratch, |token, class| {
+                if keeps(s, token, class, xxh3_64(token.as_bytes())) {
+                    spans.push((arena.len(), arena.len() + token.len()));
+                    arena.push_str(token);
+                }
+            });
+    });
+    (arena, spans)
+}
+
+struct Tally {
+    text: Option<String>,
+    hash: u128,
+    count: f64,
+    idf: f64,
+}
+
+/// Distinct features with their weights, in order of first occurrence.
+fn collect_features(s: &Settings, text: &str, keep_text: bool) -> Vec<WeightedFeature> {
+    let (arena, spans) = tokens(s, text);
+    let tokens: Vec<&str> = spans.iter().map(|&(a, b)| &arena[a..b]).collect();
+    let mut features: Vec<WeightedFeature> = if s.weighting == Weighting::TextRank {
+        // TextRank ranks words; the builder allows it with words only.
+        textrank::scores(&tokens)
+            .into_iter()
+            .map(|(t, score)| WeightedFeature {
+                text: if keep_text {
+                    t.to_string()
+                } else {
+                    String::new()
+                },
+                hash: s.hash.hash(t.as_bytes(), s.width),
+                weight: score,
+            })
+            .collect()
+    } else {
+        let mut index: HashMap<u128, usize, IdentityBuild> = HashMap::default();
+        let mut tallies: Vec<Tally> = Vec::new();
+        let mut buffer = String::new();
+        for_each_feature(s.features, &tokens, &mut buffer, |feature| {
+            let hash = s.hash.hash(feature.as_bytes(), s.width);
+            let i = *index.entry(hash).or_insert_with(|| {
+                tallies.push(Tally {
+                    text: keep_text.then(|| feature.to_string()),
+                    hash,
+                    count: 0.0,
+                    idf: match (&s.weighting, &s.idf) {
+                        (Weighting::TfIdf, Some(table)) => table.idf(feature),
+                        _ => 1.0,
+                    },
+                });
+                tallies.len() - 1
+            });
+            tallies[i].count += 1.0;
+        });
+        tallies
+            .into_iter()
+            .map(|t| WeightedFeature {
+                text: t.text.unwrap_or_default(),
+                hash: t.hash,
+                weight: match s.weighting {
+                    Weighting::Binary => 1.0,
+                    Weighting::TfIdf => t.count * t.idf,
+                    _ => t.count,
+                },
+            })
+            .collect()
+    };
+    if let Some(k) = s.top_k {
+        keep_top(&mut features, k);
+    }
+    features
+}
+
+/// Keeps the `k` heaviest features (earlier first among equals), in their
+/// original order.
+fn keep_top(features: &mut Vec<WeightedFeature>, k: usize) {
+    if features.len() <= k {
+        return;
+    }
+    let mut order: Vec<usize> = (0..features.len()).collect();
+    order.sort_by(|&a, &b| {
+        features[b]
+            .weight
+            .total_cmp(&features[a].weight)
+            .then(a.cmp(&b))
+    });
+    let mut keep = vec![false; features.len()];
+    for &i in &order[..k] {
+        keep[i] = true;
+    }
+    let mut i = 0;
+    features.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+}
+
+/// Feature hashes are already uniformly distributed: a map keyed by them
+/// needs no further hashing.
+#[derive(Default, Clone, Copy)]
+struct IdentityBuild;
+
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl std::hash::BuildHasher for IdentityBuild {
+    type Hasher = IdentityHasher;
+    fn build_hasher(&self) -> IdentityHasher {
+        IdentityHasher(0)
+    }
+}
+
+impl std::hash::Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 ^= u64::from_le_bytes(word);
+        }
+    }
+    fn write_u128(&mut self, n: u128) {
+        self.0 = (n as u64) ^ ((n >> 64) as u64);
+    }
+}
+
+/// Builds a [`Fingerprinter`]: a profile, then any setting changed.
+///
+/// Settings left alone keep the profile's value; with `auto`, a changed
+/// setting applies to both of its languages.
+///
+/// ```
+/// use neardup_core::{FeatureHash, FeatureKind, Fingerprinter, Profile, Weighting, Width};
+///
+/// let fp = Fingerprinter::builder(Profile::En)
+///     .width(Width::W128)
+///     .hash(FeatureHash::Fnv1a)
+///     .features(FeatureKind::Shingles(2))
+///     .weighting(Weighting::Binary)
+///     .build()?;
+/// assert_eq!(fp.fingerprint("a b c").width(), Width::W128);
+/// # Ok::<(), neardup_core::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct FingerprinterBuilder {
+    profile: Profile,
+    width: Option<Width>,
+    hash: Option<FeatureHash>,
+    features: Option<FeatureKind>,
+    weighting: Option<Weighting>,
+    top_k: Option<Option<usize>>,
+    stop_words: Option<Option<Arc<StopWords>>>,
+    idf: Option<Arc<IdfTable>>,
+}
+
+impl FingerprinterBuilder {
+    /// A builder starting from `profile`.
+    pub fn new(profile: Profile) -> FingerprinterBuilder {
+        FingerprinterBuilder {
+            profile,
+            width: None,
+            hash: None,
+            features: None,
+            weighting: None,
+            top_k: None,
+            stop_words: None,
+            idf: None,
+        }
+    }
+
+    /// The fingerprint width. Default: 64 bits.
+    pub fn width(&mut self, width: Width) -> &mut FingerprinterBuilder {
+        self.width = Some(width);
+        self
+    }
+
+    /// The feature hash. Default: XXH3.
+    pub fn hash(&mut self, hash: FeatureHash) -> &mut FingerprinterBuilder {
+        self.hash = Some(hash);
+        self
+    }
+
+    /// The kind of features. Default: words.
+    pub fn features(&mut self, features: FeatureKind) -> &mut FingerprinterBuilder {
+        self.features = Some(features);
+        self
+    }
+
+    /// The weighting. Default: the profile's (`tf` for `en`, `tfidf` for
+    /// `zh`).
+    pub fn weighting(&mut self, weighting: Weighting) -> &mut FingerprinterBuilder {
+        self.weighting = Some(weighting);
+        self
+    }
+
+    /// Keep only the `k` heaviest features of each text (seed 004's
+    /// `ExtractWithWeight`), or all with `None`. Default: all.
+    pub fn top_k(&mut self, k: Option<usize>) -> &mut FingerprinterBuilder {
+        self.top_k = Some(k);
+        self
+    }
+
+    /// The stop words, or none. Default: the profile's list.
+    pub fn stop_words(&mut self, stop_words: Option<StopWords>) -> &mut FingerprinterBuilder {
+        self.stop_words = Some(stop_words.map(Arc::new));
+        self
+    }
+
+    /// The IDF table for TF-IDF weighting. Default: jieba's.
+    pub fn idf(&mut self, table: IdfTable) -> &mut FingerprinterBuilder {
+        self.idf = Some(Arc::new(table));
+        self
+    }
+
+    /// The fingerprinter.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when settings contradict each other: TextRank with
+    /// features other than words, a top-K of 0, or any change to
+    /// `python-simhash` other than its width.
+    pub fn build(&self) -> Result<Fingerprinter> {
+        if self.top_k == Some(Some(0)) {
+            return Err(Error::config("top-K must keep at least one feature"));
+        }
+        let mode = match self.profile {
+            Profile::PythonSimhash => {
+                if self.hash.is_some()
+                    || self.features.is_some()
+                    || self.weighting.is_some()
+                    || self.top_k.is_some()
+                    || self.stop_words.is_some()
+                    || self.idf.is_some()
+                {
+                    return Err(Error::config(
+                        "python-simhash reproduces PyPI simhash exactly; only its width can change",
+                    ));
+                }
+                Mode::PythonSimhash(self.width.unwrap_or_default())
+            }
+            Profile::En => Mode::Fixed(self.apply(Settings::en())?),
+            Profile::Zh => Mode::Fixed(self.apply(Settings::zh())?),
+            Profile::Auto => Mode::Auto {
+                en: self.apply(Settings::en())?,
+                zh: self.apply(Settings::zh())?,
+            },
+        };
+        Ok(Fingerprinter { mode })
+    }
+
+    fn apply(&self, mut s: Settings) -> Result<Settings> {
+        if let Some(w) = self.width {
+            s.width = w;
+        }
+        if let Some(h) = self.hash {
+            s.hash = h;
+        }
+        if let Some(f) = self.features {
+            s.features = f;
+        }
+        if let Some(w) = self.weighting {
+            s.weighting = w;
+        }
+        if let Some(k) = self.top_k {
+            s.top_k = k;
+        }
+        if let Some(stop) = &self.stop_words {
+            s.stop_words = stop.clone();
+        }
+        if let Some(idf) = &self.idf {
+            s.idf = Some(idf.clone());
+        }
+        if s.weighting == Weighting::TfIdf && s.idf.is_none() {
+            s.idf = Some(IdfTable::jieba());
+        }
+        if s.weighting == Weighting::TextRank && s.features != FeatureKind::Words {
+            return Err(Error::config(format!(
+                "TextRank ranks words; it cannot weigh {} features",
+                s.features
+            )));
+        }
+        Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests;

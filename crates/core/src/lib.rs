@@ -1,0 +1,65 @@
+//! The core of neardup: text → features → weights → SimHash fingerprint.
+//!
+//! This crate does no I/O. It turns text, weighted features or vectors into
+//! 64- or 128-bit fingerprints whose Hamming distance is small when the
+//! inputs are near-duplicates (Charikar 2002; Manku, Jain and Das Sarma
+//! 2007). Its modules follow the data:
+//!
+//! - [`normalize`]: NFKC and lowercase;
+//! - tokenisation: ASCII fast path, UAX #29 words, jieba for Han text,
+//!   character n-grams for kana and Thai; [`StopWords`];
+//! - [`FeatureKind`]: words, word shingles or character n-grams;
+//! - [`Weighting`]: term frequency, binary, TF-IDF ([`IdfTable`],
+//!   [`DocumentFrequencies`]), TextRank, and top-K selection;
+//! - [`FeatureHash`]: XXH3, FNV-1a, MD5, SipHash, each byte-stable;
+//! - [`Accumulator`] and [`UnitCounter`]: the weighted vote per bit;
+//! - [`Fingerprint`]: the result, its hex form and its distance.
+//!
+//! [`Fingerprinter`] wires them together from a [`Profile`]. The exact
+//! definition of every profile is in `docs/FINGERPRINT.md`; golden vectors
+//! pin it.
+//!
+//! # Example
+//!
+//! ```
+//! use neardup_core::{Fingerprinter, Profile};
+//!
+//! let fp = Fingerprinter::new(Profile::Auto)?;
+//! let a = fp.fingerprint("Permission is hereby granted, free of charge, to any person obtaining a copy of this software");
+//! let b = fp.fingerprint("Permission is hereby granted, free of charge, to any person obtaining a copy of the software");
+//! assert!(a.distance(&b)? <= 3);
+//! # Ok::<(), neardup_core::Error>(())
+//! ```
+
+#![deny(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+mod accumulate;
+mod error;
+mod features;
+mod fingerprint;
+mod fingerprinter;
+mod hash;
+mod normalize;
+mod profile;
+mod python_compat;
+mod segment;
+mod stopwords;
+mod vector;
+mod weight;
+
+pub use accumulate::{Accumulator, UnitCounter};
+pub use error::{Error, Result};
+pub use features::FeatureKind;
+pub use fingerprint::{Fingerprint, Width, estimated_similarity};
+pub use fingerprinter::{Explanation, Fingerprinter, FingerprinterBuilder, WeightedFeature};
+pub use hash::FeatureHash;
+pub use normalize::normalize;
+pub use profile::Profile;
+pub use stopwords::StopWords;
+pub use weight::Weighting;
+pub use weight::idf::{DocumentFrequencies, IdfTable};
+
+/// The version of the fingerprint format defined in `docs/FINGERPRINT.md`.
+/// It changes whenever any profile's output changes.
+pub const FORMAT_VERSION: u32 = 1;

@@ -1,0 +1,213 @@
+//! Tokenisation: normalised text → words.
+//!
+//! The text is cut at ASCII whitespace into chunks. A chunk that is all ASCII
+//! takes the [fast path](ascii): words found byte by byte, lowercased. Any
+//! other chunk is normalised ([`crate::normalize`]) and split into runs of
+//! one [script class](script::ScriptClass):
+//!
+//! - Han runs are segmented into words with the jieba dictionary
+//!   ([`han`]);
+//! - runs of scripts written without spaces and without a shipped dictionary
+//!   (kana, Thai, …) become overlapping character n-grams (a run shorter than
+//!   n is one token);
+//! - all other runs are split on Unicode word boundaries (UAX #29), keeping
+//!   the segments that contain a letter or a digit.
+//!
+//! Cutting at whitespace first is exact: UAX #29 never joins a word across
+//! whitespace, and no NFKC composition spans it, so a chunk gives the same
+//! words alone as in its context. A property test checks the whole path
+//! against normalising and segmenting the text in one piece.
+
+mod ascii;
+mod han;
+pub(crate) mod script;
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::normalize::normalize_into;
+pub(crate) use script::ScriptClass;
+
+/// Reusable buffers, so that tokenising allocates nothing per document once
+/// warm.
+#[derive(Default, Debug)]
+pub(crate) struct Scratch {
+    normalized: String,
+    lowered: Vec<u8>,
+}
+
+/// Cuts text into tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Segmenter {
+    /// Characters per n-gram in unspaced scripts.
+    pub(crate) unspaced_ngram: usize,
+    /// Whether jieba guesses words missing from its dictionary with its HMM.
+    pub(crate) han_hmm: bool,
+}
+
+impl Segmenter {
+    /// Calls `emit` with each token of `text` and the class of its script.
+    pub(crate) fn for_each_token(
+        &self,
+        text: &str,
+        scratch: &mut Scratch,
+        mut emit: impl FnMut(&str, ScriptClass),
+    ) {
+        let bytes = text.as_bytes();
+        let mut pos = 0;
+        while pos < bytes.len() {
+            let Some(offset) = bytes[pos..].iter().position(|b| !b.is_ascii()) else {
+                self.ascii_chunk(&bytes[pos..], scratch, &mut emit);
+                break;
+            };
+            let first_wide = pos + offset;
+            // The non-ASCII chunk starts at the whitespace before it (kept, so
+            // that a combining mark after it still has its base) and ends at
+            // the next ASCII whitespace.
+            let start = bytes[pos..first_wide]
+                .iter()
+                .rposition(u8::is_ascii_whitespace)
+                .map_or(pos, |i| pos + i);
+            if start > pos {
+                self.ascii_chunk(&bytes[pos..start], scratch, &mut emit);
+            }
+            let end = bytes[first_wide..]
+                .iter()
+                .position(u8::is_ascii_whitespace)
+                .map_or(bytes.len(), |i| first_wide + i);
+            // Both ends are ASCII bytes or the ends of the text: char
+            // boundaries.
+            self.unicode_chunk(&text[start..end], scratch, &mut emit);
+            pos = end;
+        }
+    }
+
+    fn ascii_chunk(
+        &self,
+        chunk: &[u8],
+        scratch: &mut Scratch,
+        emit: &mut impl FnMut(&str, ScriptClass),
+    ) {
+        ascii::for_each_word(chunk, &mut scratch.lowered, |word| {
+            // ASCII bytes are always valid UTF-8.
+            if let Ok(word) = std::str::from_utf8(word) {
+                emit(word, ScriptClass::Spaced);
+            }
+        });
+    }
+
+    fn unicode_chunk(
+        &self,
+        chunk: &str,
+        scratch: &mut Scratch,
+        emit: &mut impl FnMut(&str, ScriptClass),
+    ) {
+        let mut normalized = std::mem::take(&mut scratch.normalized);
+        normalize_into(chunk, &mut normalized);
+        self.normalized_text(&normalized, emit);
+        scratch.normalized = normalized;
+    }
+
+    /// Tokens of text that is already normalised.
+    pub(crate) fn normalized_text(&self, text: &str, emit: &mut impl FnMut(&str, ScriptClass)) {
+        let mut run_start = 0;
+        let mut run_class = None;
+        for (i, c) in text.char_indices() {
+            let class = script::class_of(c);
+            if run_class != Some(class) {
+                if let Some(previous) = run_class {
+                    self.run(&text[run_start..i], previous, emit);
+                }
+                run_start = i;
+                run_class = Some(class);
+            }
+        }
+        if let Some(class) = run_class {
+            self.run(&text[run_start..], class, emit);
+        }
+    }
+
+    fn run(&self, run: &str, class: ScriptClass, emit: &mut impl FnMut(&str, ScriptClass)) {
+        match class {
+            ScriptClass::Spaced => {
+                for word in run.unicode_words() {
+                    emit(word, class);
+                }
+            }
+            ScriptClass::Han => han::for_each_word(run, self.han_hmm, |w| emit(w, class)),
+            ScriptClass::Unspaced => {
+                let n = self.unspaced_ngram.max(1);
+                let starts: Vec<usize> = run.char_indices().map(|(i, _)| i).collect();
+                if starts.len() <= n {
+                    emit(run, class);
+                } else {
+                    for k in 0..=starts.len() - n {
+                        let end = starts.get(k + n).copied().unwrap_or(run.len());
+                        emit(&run[starts[k]..end], class);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const SEGMENTER: Segmenter = Segmenter {
+        unspaced_ngram: 2,
+        han_hmm: false,
+    };
+
+    fn tokens(text: &str) -> Vec<(String, ScriptClass)> {
+        let mut out = Vec::new();
+        SEGMENTER.for_each_token(text, &mut Scratch::default(), |t, c| {
+            out.push((t.to_string(), c))
+        });
+        out
+    }
+
+    fn in_one_piece(text: &str) -> Vec<(String, ScriptClass)> {
+        let mut normalized = String::new();
+        normalize_into(text, &mut normalized);
+        let mut out = Vec::new();
+        SEGMENTER.normalized_text(&normalized, &mut |t: &str, c| out.push((t.to_string(), c)));
+        out
+    }
+
+    fn words(text: &str) -> Vec<String> {
+        tokens(text).into_iter().map(|(t, _)| t).collect()
+    }
+
+    #[test]
+    fn mixed_scripts() {
+        assert_eq!(words("Hello, World!"), ["hello", "world"]);
+        assert_eq!(words("ＡＢＣ café Ⅻ"), ["abc", "café", "xii"]);
+        assert_eq!(words("iPhone手机"), ["iphone", "手机"]);
+        assert_eq!(words("ひらがな"), ["ひら", "らが", "がな"]);
+        assert_eq!(words("ねこ"), ["ねこ"]);
+        assert_eq!(words("🙂 !!! "), Vec::<String>::new());
+        assert_eq!(words("ΟΔΟΣ"), ["οδος"]);
+    }
+
+    #[test]
+    fn combining_mark_after_space_keeps_its_base() {
+        assert_eq!(words("cafe\u{301} x"), ["café", "x"]);
+        assert_eq!(
+            words("a \u{301}b"),
+            in_one_piece("a \u{301}b")
+                .into_iter()
+                .map(|(t, _)| t)
+                .collect::<Vec<_>>()
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+        #[test]
+        fn chunked_equals_one_piece(text in "([a-zA-Z0-9 .,'_:\t\n]|é|e\u{301}|Σ|ς|ﬁ|Ａ|①|한|ก|か|中|国|人|\u{3000}|\u{a0}|🙂|\u{200d}){0,30}") {
+            prop_assert_eq!(tokens(&text), in_one_piece(&text));
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! neardup finds near-duplicate text with SimHash.
+//!
+//! This crate gathers the neardup library family under one name:
+//!
+//! - [`core`]: text → features → weights → fingerprint, and distances.
+//!
+//! # Example
+//!
+//! ```
+//! use neardup::core::{Fingerprinter, Profile};
+//!
+//! let fp = Fingerprinter::new(Profile::Auto)?;
+//! let a = fp.fingerprint("the cat sat on the mat by the door of the old house");
+//! let b = fp.fingerprint("the cat sat on a mat by the door of the old house");
+//! assert!(a.distance(&b)? <= 3);
+//! # Ok::<(), neardup::core::Error>(())
+//! ```
+
+#![deny(missing_docs)]
+
+pub use neardup_core as core;

@@ -90,8 +90,11 @@ pub(crate) fn for_each_word(text: &[u8], scratch: &mut Vec<u8>, mut emit: impl F
             let joins = i + 1 < n
                 && matches!(
                     (prev, c, class(text[i + 1])),
-                    (Class::Letter, Class::MidLetter | Class::MidNumLet, Class::Letter)
-                        | (Class::Digit, Class::MidNum | Class::MidNumLet, Class::Digit)
+                    (
+                        Class::Letter,
+                        Class::MidLetter | Class::MidNumLet,
+                        Class::Letter
+                    ) | (Class::Digit, Class::MidNum | Class::MidNumLet, Class::Digit)
                 );
             if !joins {
                 break;

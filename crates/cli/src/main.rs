@@ -1,0 +1,45 @@
+//! The `neardup` command: wiring only. Arguments are parsed in `args`, turned
+//! into library objects in `config`, and each subcommand in `commands` runs
+//! the libraries.
+
+mod args;
+mod commands;
+mod config;
+mod output;
+mod pipeline;
+mod progress;
+mod report;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+
+fn main() -> ExitCode {
+    // clap prints help and version itself and exits 2 on a usage error.
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Fingerprint(a) => commands::fingerprint::run(a),
+        Command::Compare(a) => commands::compare::run(a),
+        Command::Idf(a) => commands::idf::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("neardup: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A closed stdout (as in `neardup fingerprint … | head`) ends the run
+/// quietly.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

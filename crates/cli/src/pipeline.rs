@@ -1,0 +1,75 @@
+//! Reading and computing side by side: one thread reads documents in
+//! batches, the worker pool fingerprints each batch in parallel, and results
+//! come out in input order.
+
+use std::sync::mpsc;
+use std::thread;
+
+use anyhow::Result;
+use neardup_corpus::{Corpus, Document, Error as ReadError};
+use rayon::prelude::*;
+
+use crate::progress::Progress;
+use crate::report::Skipped;
+
+/// Documents per batch, and bytes per batch: large enough to keep every core
+/// busy, small enough to bound memory.
+const BATCH_DOCS: usize = 1024;
+const BATCH_BYTES: usize = 8 << 20;
+
+/// Reads `corpus`, maps every document with `work` on the current rayon
+/// pool, and hands the results to `sink` in input order. Record errors are
+/// skipped and counted when `skip_invalid`, and stop the run otherwise.
+pub fn run<T: Send>(
+    corpus: &Corpus,
+    skip_invalid: bool,
+    progress: &Progress,
+    work: impl Fn(&Document) -> T + Sync,
+    mut sink: impl FnMut(&Document, T) -> Result<()>,
+) -> Result<Skipped> {
+    let mut skipped = Skipped::default();
+    thread::scope(|scope| {
+        let (tx, rx) = mpsc::sync_channel::<Vec<Result<Document, ReadError>>>(2);
+        scope.spawn(move || {
+            let mut batch = Vec::with_capacity(BATCH_DOCS);
+            let mut bytes = 0;
+            for item in corpus.documents() {
+                let fatal = matches!(&item, Err(e) if !e.is_record());
+                bytes += item.as_ref().map_or(0, |d| d.text.len());
+                batch.push(item);
+                if batch.len() >= BATCH_DOCS || bytes >= BATCH_BYTES || fatal {
+                    if tx.send(std::mem::take(&mut batch)).is_err() {
+                        return;
+                    }
+                    bytes = 0;
+                }
+                if fatal {
+                    return;
+                }
+            }
+            if !batch.is_empty() {
+                let _ = tx.send(batch);
+            }
+        });
+        for batch in rx {
+            let results: Vec<Option<T>> = batch
+                .par_iter()
+                .map(|item| item.as_ref().ok().map(&work))
+                .collect();
+            for (item, result) in batch.into_iter().zip(results) {
+                match (item, result) {
+                    (Ok(doc), Some(value)) => {
+                        progress.document(doc.text.len());
+                        sink(&doc, value)?;
+                    }
+                    (Err(e), _) if skip_invalid && e.is_record() => {
+                        progress.suspend(|| skipped.add(&e));
+                    }
+                    (Err(e), _) => return Err(e.into()),
+                    (Ok(_), None) => {}
+                }
+            }
+        }
+        Ok(skipped)
+    })
+}

@@ -1,0 +1,68 @@
+//! The progress bar on stderr: documents/s, MB/s, and an ETA when the input
+//! size is known. Hidden when stderr is not a terminal, and with --quiet.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Progress of a run over documents.
+pub struct Progress {
+    bar: ProgressBar,
+    docs: AtomicU64,
+}
+
+impl Progress {
+    /// A bar over `total` bytes if known, else a counter.
+    pub fn new(total: Option<u64>, quiet: bool) -> Progress {
+        let bar = match total {
+            Some(total) => ProgressBar::new(total).with_style(
+                ProgressStyle::with_template(
+                    "{bar:30} {bytes}/{total_bytes} {bytes_per_sec} {msg} ETA {eta}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ),
+            None => ProgressBar::no_length().with_style(
+                ProgressStyle::with_template("{spinner} {bytes} read {bytes_per_sec} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            ),
+        };
+        // stderr() is hidden when stderr is not a terminal.
+        bar.set_draw_target(if quiet {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        });
+        bar.enable_steady_tick(Duration::from_millis(200));
+        Progress {
+            bar,
+            docs: AtomicU64::new(0),
+        }
+    }
+
+    /// One document of `bytes` bytes done.
+    pub fn document(&self, bytes: usize) {
+        self.bar.inc(bytes as u64);
+        let n = self.docs.fetch_add(1, Ordering::Relaxed) + 1;
+
+        if n.is_multiple_of(256) {
+            let rate = n as f64 / self.bar.elapsed().as_secs_f64().max(1e-9);
+            self.bar.set_message(format!("{n} docs {rate:.0} docs/s"));
+        }
+    }
+
+    /// The number of documents done.
+    pub fn documents(&self) -> u64 {
+        self.docs.load(Ordering::Relaxed)
+    }
+
+    /// Runs `f` with the bar hidden, to print a message.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.bar.suspend(f)
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

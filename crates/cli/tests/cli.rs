@@ -1,0 +1,253 @@
+use std::io::Write;
+
+use crate::util::{Dir, root};
+
+#[test]
+fn help_shows_examples() {
+    let d = Dir::new();
+    for args in [
+        &["--help"][..],
+        &["fingerprint", "--help"],
+        &["compare", "--help"],
+        &["idf", "--help"],
+    ] {
+        let run = d.run(args, b"");
+        assert_eq!(run.code(), 0);
+        assert!(run.stdout().contains("Examples:"), "{args:?}");
+    }
+}
+
+#[test]
+fn fingerprints_files_directories_stdin_in_order() {
+    let d = Dir::new();
+    d.write("docs/b.txt", "second file about cats and dogs");
+    d.write("docs/a.txt", "first file about cats and dogs");
+    d.write(
+        "x.jsonl",
+        "{\"id\": \"j1\", \"text\": \"json one\"}\n{\"text\": \"json two\"}\n",
+    );
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(b"{\"id\": \"z\", \"text\": \"zipped\"}\n")
+        .unwrap();
+    d.write("y.jsonl.gz", gz.finish().unwrap());
+    let run = d.run(
+        &["fingerprint", "docs", "x.jsonl", "-", "y.jsonl.gz"],
+        b"from stdin",
+    );
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    let ids: Vec<String> = run
+        .lines()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        ids,
+        ["docs/a.txt", "docs/b.txt", "j1", "x.jsonl:2", "-", "z"]
+    );
+    for line in run.lines() {
+        let hex = line["fingerprint"].as_str().unwrap();
+        assert_eq!(hex.len(), 16);
+        assert!(
+            hex.chars()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        );
+    }
+}
+
+#[test]
+fn output_order_and_bits_do_not_depend_on_threads() {
+    let d = Dir::new();
+    let mut text = String::new();
+    for i in 0..5000 {
+        text.push_str(&format!(
+            "document number {i} with words {} and {}\n",
+            i * 7,
+            i % 13
+        ));
+    }
+    d.write("many.txt", &text);
+    let one = d.run(&["fingerprint", "--lines", "-j", "1", "many.txt"], b"");
+    let two = d.run(&["fingerprint", "--lines", "-j", "2", "many.txt"], b"");
+    assert_eq!(one.code(), 0);
+    assert_eq!(one.stdout(), two.stdout());
+    assert_eq!(one.lines().len(), 5000);
+    assert_eq!(one.lines()[4999]["id"], "many.txt:5000");
+}
+
+#[test]
+fn explain_adds_features() {
+    let d = Dir::new();
+    let run = d.run(
+        &["fingerprint", "-", "--explain", "2"],
+        b"cat cat cat dog dog bird",
+    );
+    let line = &run.lines()[0];
+    assert_eq!(line["profile"], "en");
+    assert_eq!(line["feature_count"], 3);
+    assert_eq!(
+        line["features"],
+        serde_json::json!([["cat", 3.0], ["dog", 2.0]])
+    );
+}
+
+#[test]
+fn settings_flags_change_the_fingerprint() {
+    let d = Dir::new();
+    let text = b"some text to fingerprint in several ways";
+    let base = d.run(&["fingerprint", "-"], text).lines()[0]["fingerprint"].clone();
+    for flags in [
+        &["--width", "128"][..],
+        &["--hash", "fnv1a"],
+        &["--features", "shingles:2"],
+        &["--weighting", "binary", "--stop-words", "none"],
+        &["--profile", "python-simhash"],
+    ] {
+        let mut args = vec!["fingerprint", "-"];
+        args.extend_from_slice(flags);
+        let run = d.run(&args, text);
+        assert_eq!(run.code(), 0, "{flags:?}: {}", run.stderr());
+        assert_ne!(run.lines()[0]["fingerprint"], base, "{flags:?}");
+    }
+    let bad = d.run(&["fingerprint", "-", "--features", "trigrams"], text);
+    assert_eq!(bad.code(), 2);
+    assert!(bad.stderr().contains("shingles:N"), "{}", bad.stderr());
+}
+
+#[test]
+fn bad_input_is_named_and_fails() {
+    let d = Dir::new();
+    let mut jsonl = String::new();
+    for i in 1..=6 {
+        jsonl.push_str(&format!("{{\"text\": \"line {i}\"}}\n"));
+    }
+    jsonl.push_str("{\"text\": oops}\n");
+    d.write("seven.jsonl", &jsonl);
+    d.write("field.jsonl", "{\"body\": \"x\"}\n");
+    d.write("latin1.txt", b"caf\xe9");
+    d.write("bin.dat", b"\x7fELF\0\0\0");
+    d.write("big.txt", "x".repeat(5000));
+    std::fs::create_dir_all(d.path("empty")).unwrap();
+    d.write("onlybinary/a.bin", b"\0\0");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["fingerprint", "missing.txt"],
+            "missing.txt: cannot read it",
+        ),
+        (&["fingerprint", "empty"], "empty: no readable documents"),
+        (
+            &["fingerprint", "onlybinary"],
+            "onlybinary: no readable documents in this directory (1 binary files skipped)",
+        ),
+        (
+            &["fingerprint", "seven.jsonl"],
+            "seven.jsonl:7: invalid JSON",
+        ),
+        (
+            &["fingerprint", "field.jsonl"],
+            "field.jsonl:1: no \"text\" field (it has: body); name the text field with --text-field",
+        ),
+        (
+            &["fingerprint", "latin1.txt"],
+            "latin1.txt:1: invalid UTF-8 at byte 3; convert the file to UTF-8",
+        ),
+        (&["fingerprint", "bin.dat"], "bin.dat: looks binary"),
+        (
+            &["fingerprint", "big.txt", "--max-bytes", "1000"],
+            "big.txt: document of 5000 bytes is larger than the limit of 1000 bytes",
+        ),
+    ];
+    for (args, message) in cases {
+        let run = d.run(args, b"");
+        assert_eq!(run.code(), 2, "{args:?}");
+        assert!(run.stderr().contains(message), "{args:?}: {}", run.stderr());
+        assert!(!run.stderr().contains("panicked"), "{args:?}");
+    }
+}
+
+#[test]
+fn skip_invalid_counts_and_goes_on() {
+    let d = Dir::new();
+    d.write(
+        "mixed.jsonl",
+        "{\"text\": \"good one\"}\n{bad\n{\"body\": 1}\n{\"text\": \"good two\"}\n",
+    );
+    d.write("latin1.txt", b"caf\xe9");
+    let run = d.run(
+        &["fingerprint", "mixed.jsonl", "latin1.txt", "--skip-invalid"],
+        b"",
+    );
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    assert_eq!(run.lines().len(), 2);
+    assert!(
+        run.stderr().contains(
+            "skipped 3 invalid records (1 invalid-json, 1 invalid-utf8, 1 missing-field)"
+        ),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn compare_exit_codes_and_json() {
+    let d = Dir::new();
+    let lic = root().join("crates/core/tests/data/licenses");
+    let a = lic.join("MIT-bitflags");
+    let b = lic.join("MIT-cc");
+    let near = d.run(
+        &[
+            "compare",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--json",
+            "--explain",
+        ],
+        b"",
+    );
+    assert_eq!(near.code(), 0, "{}", near.stderr());
+    let v = &near.lines()[0];
+    assert_eq!(v["near_duplicate"], true);
+    assert!(v["distance"].as_u64().unwrap() <= 3);
+    let far = d.run(
+        &[
+            "compare",
+            "--text",
+            "the cat sat on the mat",
+            "we all scream for ice cream",
+        ],
+        b"",
+    );
+    assert_eq!(far.code(), 1);
+    assert!(far.stdout().contains("verdict:    different (k = 3)"));
+    let missing = d.run(&["compare", "nope.txt", "-"], b"x");
+    assert_eq!(missing.code(), 2);
+    assert!(missing.stderr().contains("nope.txt"));
+}
+
+#[test]
+fn idf_table_round_trips_into_fingerprints() {
+    let d = Dir::new();
+    let mut corpus = String::new();
+    for i in 0..50 {
+        corpus.push_str(&format!(
+            "{{\"text\": \"common words appear everywhere topic{} rare{}\"}}\n",
+            i % 5,
+            i
+        ));
+    }
+    d.write("c.jsonl", &corpus);
+    let run = d.run(&["idf", "c.jsonl", "-o", "c.idf", "--min-df", "1"], b"");
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    let table = std::fs::read_to_string(d.path("c.idf")).unwrap();
+    assert!(table.starts_with("#default\t"));
+    assert!(table.contains("common\t") && table.contains("rare7\t"));
+    let with = d.run(
+        &["fingerprint", "-", "--idf", "c.idf", "--explain", "1"],
+        b"common rare7",
+    );
+    let without = d.run(&["fingerprint", "-", "--explain", "1"], b"common rare7");
+    assert_eq!(with.lines()[0]["features"][0][0], "rare7");
+    assert_ne!(
+        with.lines()[0]["fingerprint"],
+        without.lines()[0]["fingerprint"]
+    );
+}

@@ -1,0 +1,4 @@
+//! End-to-end tests of the `neardup` binary.
+
+mod cli;
+mod util;

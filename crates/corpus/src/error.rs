@@ -1,0 +1,163 @@
+//! Errors of reading documents, each naming the file and line and saying
+//! what to do.
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Where in the input something happened: a file (or `-` for stdin) and,
+/// for line-based formats, a 1-based line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// The file, as given or found by walking a directory.
+    pub path: PathBuf,
+    /// The 1-based line, for line-based formats.
+    pub line: Option<u64>,
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}", self.path.display()),
+            None => write!(f, "{}", self.path.display()),
+        }
+    }
+}
+
+/// What went wrong reading documents.
+///
+/// ```
+/// use neardup_corpus::{Corpus, ReadOptions};
+///
+/// let err = Corpus::open(&["no/such/file.txt"], &ReadOptions::default()).unwrap_err();
+/// assert!(err.to_string().contains("no/such/file.txt"));
+/// assert!(!err.is_record());
+/// ```
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file or directory could not be opened or read.
+    #[error("{place}: cannot read it (check that the path exists and is readable)")]
+    Io {
+        /// Where.
+        place: Place,
+        /// The cause.
+        #[source]
+        source: Arc<io::Error>,
+    },
+    /// A directory holds no documents.
+    #[error("{place}: no readable documents in this directory{detail}")]
+    NoDocuments {
+        /// The directory.
+        place: Place,
+        /// What was skipped, if anything.
+        detail: String,
+    },
+    /// A JSON line does not parse.
+    #[error("{place}: invalid JSON ({message}); each line must be one JSON object")]
+    Json {
+        /// Where.
+        place: Place,
+        /// What the parser said.
+        message: String,
+    },
+    /// A JSON record lacks the text field.
+    #[error("{place}: no {field:?} field{hint}; name the text field with --text-field")]
+    MissingField {
+        /// Where.
+        place: Place,
+        /// The field that was looked for.
+        field: String,
+        /// The fields the record has, when there are any.
+        hint: String,
+    },
+    /// A JSON field has the wrong type.
+    #[error("{place}: field {field:?} is {found}, expected {expected}")]
+    FieldType {
+        /// Where.
+        place: Place,
+        /// The field.
+        field: String,
+        /// What it is.
+        found: &'static str,
+        /// What it should be.
+        expected: &'static str,
+    },
+    /// Text that is not UTF-8.
+    #[error(
+        "{place}: invalid UTF-8 at byte {offset}; convert the file to UTF-8 (for example with iconv)"
+    )]
+    Utf8 {
+        /// Where.
+        place: Place,
+        /// The byte offset of the first invalid byte, in the file or line.
+        offset: u64,
+    },
+    /// A document larger than the limit.
+    #[error(
+        "{place}: document of {size} bytes is larger than the limit of {limit} bytes; \
+         split it, or raise the limit with --max-bytes"
+    )]
+    TooLarge {
+        /// Where.
+        place: Place,
+        /// Its size, or a lower bound when it was not read to the end.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A file that looks binary.
+    #[error("{place}: looks binary (a NUL byte at offset {offset}); give text files only")]
+    Binary {
+        /// Where.
+        place: Place,
+        /// The offset of the first NUL byte.
+        offset: u64,
+    },
+}
+
+impl Error {
+    pub(crate) fn io(place: Place, source: io::Error) -> Error {
+        Error::Io {
+            place,
+            source: Arc::new(source),
+        }
+    }
+
+    /// Whether the error concerns one record, which `--skip-invalid` may
+    /// skip, rather than the input as a whole.
+    pub fn is_record(&self) -> bool {
+        !matches!(self, Error::Io { .. } | Error::NoDocuments { .. })
+    }
+
+    /// Where it happened.
+    pub fn place(&self) -> &Place {
+        match self {
+            Error::Io { place, .. }
+            | Error::NoDocuments { place, .. }
+            | Error::Json { place, .. }
+            | Error::MissingField { place, .. }
+            | Error::FieldType { place, .. }
+            | Error::Utf8 { place, .. }
+            | Error::TooLarge { place, .. }
+            | Error::Binary { place, .. } => place,
+        }
+    }
+
+    /// A short name for the kind of error, for counts in summaries.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Error::Io { .. } => "io",
+            Error::NoDocuments { .. } => "no-documents",
+            Error::Json { .. } => "invalid-json",
+            Error::MissingField { .. } => "missing-field",
+            Error::FieldType { .. } => "field-type",
+            Error::Utf8 { .. } => "invalid-utf8",
+            Error::TooLarge { .. } => "too-large",
+            Error::Binary { .. } => "binary",
+        }
+    }
+}
+
+/// The result type of this crate.
+pub type Result<T> = std::result::Result<T, Error>;

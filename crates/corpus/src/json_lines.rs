@@ -1,0 +1,162 @@
+//! One JSON line → the text and id of a record, reading only those two
+//! fields and skipping the rest without building them.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+
+/// A field's value, as far as a record needs it.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Field {
+    Text(String),
+    /// A number, as written.
+    Number(String),
+    /// Any other JSON type, by name.
+    Other(&'static str),
+}
+
+/// The two fields of a record, if present.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Record {
+    pub(crate) text: Option<Field>,
+    pub(crate) id: Option<Field>,
+    /// A few of the record's field names, for error messages.
+    pub(crate) names: Vec<String>,
+}
+
+/// Parses `line` as a JSON object and picks `text_field` and `id_field`.
+pub(crate) fn parse(line: &str, text_field: &str, id_field: &str) -> Result<Record, String> {
+    let mut de = serde_json::Deserializer::from_str(line);
+    let record = Picker {
+        text_field,
+        id_field,
+    }
+    .deserialize(&mut de)
+    .map_err(|e| e.to_string())?;
+    de.end().map_err(|e| e.to_string())?;
+    Ok(record)
+}
+
+struct Picker<'a> {
+    text_field: &'a str,
+    id_field: &'a str,
+}
+
+impl<'de> DeserializeSeed<'de> for Picker<'_> {
+    type Value = Record;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Record, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Picker<'_> {
+    type Value = Record;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Record, A::Error> {
+        let mut record = Record::default();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if key == self.text_field && record.text.is_none() {
+                record.text = Some(map.next_value_seed(FieldSeed)?);
+            } else if key == self.id_field && record.id.is_none() {
+                record.id = Some(map.next_value_seed(FieldSeed)?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+            if record.names.len() < 8 {
+                record.names.push(key.into_owned());
+            }
+        }
+        Ok(record)
+    }
+}
+
+struct FieldSeed;
+
+impl<'de> DeserializeSeed<'de> for FieldSeed {
+    type Value = Field;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Field, D::Error> {
+        d.deserialize_any(FieldVisitor)
+    }
+}
+
+struct FieldVisitor;
+
+impl<'de> Visitor<'de> for FieldVisitor {
+    type Value = Field;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Field, E> {
+        Ok(Field::Text(v.to_string()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Field, E> {
+        Ok(Field::Text(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Field, E> {
+        Ok(Field::Number(v.to_string()))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Field, E> {
+        Ok(Field::Number(v.to_string()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Field, E> {
+        Ok(Field::Number(v.to_string()))
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Field, E> {
+        Ok(Field::Other("a boolean"))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Field, E> {
+        Ok(Field::Other("null"))
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Field, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Field::Other("an array"))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Field, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Field::Other("an object"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_two_fields() {
+        let r = parse(
+            r#"{"id": 7, "x": [1, {"y": 2}], "text": "a\nb"}"#,
+            "text",
+            "id",
+        )
+        .unwrap();
+        assert_eq!(r.text, Some(Field::Text("a\nb".into())));
+        assert_eq!(r.id, Some(Field::Number("7".into())));
+        assert_eq!(r.names, ["id", "x", "text"]);
+    }
+
+    #[test]
+    fn other_types_and_errors() {
+        let r = parse(r#"{"text": null}"#, "text", "id").unwrap();
+        assert_eq!(r.text, Some(Field::Other("null")));
+        assert!(parse("[1, 2]", "text", "id").is_err());
+        assert!(parse(r#"{"text": "a"} trailing"#, "text", "id").is_err());
+        assert!(parse(r#"{"text": "a""#, "text", "id").is_err());
+    }
+}

@@ -1,0 +1,27 @@
+//! Reading documents for neardup: files, directories, stdin; JSON lines or
+//! plain text; gzip and zstd.
+//!
+//! A [`Corpus`] is the inputs of a run, expanded into files; its
+//! [`documents`](Corpus::documents) stream yields each [`Document`] (id,
+//! text, where it came from) or an [`Error`] that names the file and line
+//! and says what to do. Record errors do not stop the stream, so a caller
+//! can skip and count them.
+//!
+//! Formats, by extension after `.gz`/`.zst`:
+//!
+//! - `.jsonl`, `.ndjson`: one JSON object per line; the text is in the field
+//!   `text` and the id in `id` (both configurable), else the id is
+//!   `FILE:LINE`;
+//! - anything else: one document per file (id = path), or one per line.
+
+#![deny(missing_docs)]
+
+mod corpus;
+mod error;
+mod json_lines;
+mod open;
+mod options;
+
+pub use corpus::{Corpus, Document, Documents};
+pub use error::{Error, Place, Result};
+pub use options::{Format, ReadOptions};

@@ -1,0 +1,85 @@
+//! How inputs are read.
+
+/// The format of an input file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// By extension (after `.gz`/`.zst`): `.jsonl` and `.ndjson` are JSON
+    /// lines, anything else (and stdin) is text.
+    #[default]
+    Auto,
+    /// One JSON object per line.
+    JsonLines,
+    /// Plain text: one document per file, or per line with
+    /// [`ReadOptions::lines`].
+    Text,
+}
+
+/// Settings for reading documents.
+///
+/// ```
+/// use neardup_corpus::{Format, ReadOptions};
+///
+/// let mut options = ReadOptions::default();
+/// options.format(Format::JsonLines).text_field("body").id_field("url");
+/// assert_eq!(options.max_bytes_value(), 256 << 20);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ReadOptions {
+    pub(crate) format: Format,
+    pub(crate) text_field: String,
+    pub(crate) id_field: String,
+    pub(crate) lines: bool,
+    pub(crate) max_bytes: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> ReadOptions {
+        ReadOptions {
+            format: Format::Auto,
+            text_field: "text".to_string(),
+            id_field: "id".to_string(),
+            lines: false,
+            max_bytes: 256 << 20,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// The input format. Default: [`Format::Auto`].
+    pub fn format(&mut self, format: Format) -> &mut ReadOptions {
+        self.format = format;
+        self
+    }
+
+    /// The JSON field holding the text. Default: `text`.
+    pub fn text_field(&mut self, name: &str) -> &mut ReadOptions {
+        self.text_field = name.to_string();
+        self
+    }
+
+    /// The JSON field holding the id; records without it are named
+    /// `FILE:LINE`. Default: `id`.
+    pub fn id_field(&mut self, name: &str) -> &mut ReadOptions {
+        self.id_field = name.to_string();
+        self
+    }
+
+    /// Whether each line of a text file is a document (blank lines are
+    /// skipped). Default: no, the whole file is one document.
+    pub fn lines(&mut self, yes: bool) -> &mut ReadOptions {
+        self.lines = yes;
+        self
+    }
+
+    /// The largest document accepted, in bytes. Default: 256 MiB.
+    pub fn max_bytes(&mut self, bytes: u64) -> &mut ReadOptions {
+        self.max_bytes = bytes;
+        self
+    }
+
+    /// The largest document accepted, in bytes.
+    pub fn max_bytes_value(&self) -> u64 {
+        self.max_bytes
+    }
+}

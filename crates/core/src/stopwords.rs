@@ -110,13 +110,13 @@ impl StopWords {
 
     /// Whether `word` (normalised) is a stop word.
     pub fn contains(&self, word: &str) -> bool {
-        self.contains_hashed(word, xxh3_64(word.as_bytes()))
+        self.contains_hashed(word.as_bytes(), xxh3_64(word.as_bytes()))
     }
 
     /// [`StopWords::contains`] for a caller that has the word's XXH3-64 hash
     /// at hand already.
     #[inline]
-    pub(crate) fn contains_hashed(&self, word: &str, xxh3: u64) -> bool {
+    pub(crate) fn contains_hashed(&self, word: &[u8], xxh3: u64) -> bool {
         let mask = self.slots.len() - 1;
         let mut slot = xxh3 as usize & mask;
         loop {
@@ -124,7 +124,7 @@ impl StopWords {
                 0 => return false,
                 i => {
                     let i = i as usize - 1;
-                    if self.hashes[i] == xxh3 && self.words[i] == word {
+                    if self.hashes[i] == xxh3 && self.words[i].as_bytes() == word {
                         return true;
                     }
                 }

@@ -15,102 +15,89 @@
 //! A property test checks this against the `unicode-segmentation` crate on
 //! arbitrary ASCII strings.
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Class {
-    Letter,
-    Digit,
-    Underscore,
-    /// `:` (MidLetter).
-    MidLetter,
-    /// `.` and `'` (MidNumLet, Single_Quote).
-    MidNumLet,
-    /// `,` and `;` (MidNum).
-    MidNum,
-    Other,
-}
+/// A letter, digit or `_`: joins its neighbours of the same kind.
+const WORD: u8 = 1;
+const LETTER: u8 = 2;
+const DIGIT: u8 = 4;
+const UPPER: u8 = 8;
+/// Joins two letters: `:` (MidLetter), `.` and `'` (MidNumLet, Single_Quote).
+const JOINS_LETTERS: u8 = 16;
+/// Joins two digits: `,` and `;` (MidNum), `.` and `'`.
+const JOINS_DIGITS: u8 = 32;
 
-const fn class_of(b: u8) -> Class {
-    match b {
-        b'a'..=b'z' | b'A'..=b'Z' => Class::Letter,
-        b'0'..=b'9' => Class::Digit,
-        b'_' => Class::Underscore,
-        b':' => Class::MidLetter,
-        b'.' | b'\'' => Class::MidNumLet,
-        b',' | b';' => Class::MidNum,
-        _ => Class::Other,
-    }
-}
-
-const CLASS: [Class; 128] = {
-    let mut table = [Class::Other; 128];
+static FLAGS: [u8; 256] = {
+    let mut table = [0u8; 256];
     let mut b = 0;
     while b < 128 {
-        table[b] = class_of(b as u8);
+        let c = b as u8;
+        table[b] = match c {
+            b'a'..=b'z' => WORD | LETTER,
+            b'A'..=b'Z' => WORD | LETTER | UPPER,
+            b'0'..=b'9' => WORD | DIGIT,
+            b'_' => WORD,
+            b':' => JOINS_LETTERS,
+            b'.' | b'\'' => JOINS_LETTERS | JOINS_DIGITS,
+            b',' | b';' => JOINS_DIGITS,
+            _ => 0,
+        };
         b += 1;
     }
     table
 };
 
 #[inline]
-fn class(b: u8) -> Class {
-    CLASS[(b & 0x7f) as usize]
+fn flags(b: u8) -> u8 {
+    FLAGS[b as usize]
 }
 
-#[inline]
-fn is_word_char(c: Class) -> bool {
-    matches!(c, Class::Letter | Class::Digit | Class::Underscore)
-}
-
-/// Calls `emit` with each word of the ASCII `text`, lowercased into
-/// `scratch`. `text` must be ASCII.
+/// Calls `emit` with each word of the ASCII `text`, lowercased (into
+/// `scratch` when it has capitals). `text` must be ASCII.
 #[inline]
 pub(crate) fn for_each_word(text: &[u8], scratch: &mut Vec<u8>, mut emit: impl FnMut(&[u8])) {
     let n = text.len();
     let mut i = 0;
-    while i < n {
-        if !is_word_char(class(text[i])) {
+    loop {
+        while i < n && flags(text[i]) & WORD == 0 {
             i += 1;
-            continue;
+        }
+        if i >= n {
+            return;
         }
         let start = i;
-        let mut alnum = false;
-        let mut prev = class(text[i]);
+        let mut seen = 0u8;
+        let mut last = 0u8;
         loop {
-            alnum |= matches!(prev, Class::Letter | Class::Digit);
-            i += 1;
-            if i >= n {
-                break;
-            }
-            let c = class(text[i]);
-            if is_word_char(c) {
-                prev = c;
-                continue;
+            while i < n {
+                let f = flags(text[i]);
+                if f & WORD == 0 {
+                    break;
+                }
+                seen |= f;
+                last = f;
+                i += 1;
             }
             // A single mid character between two letters or two digits.
-            let joins = i + 1 < n
-                && matches!(
-                    (prev, c, class(text[i + 1])),
-                    (
-                        Class::Letter,
-                        Class::MidLetter | Class::MidNumLet,
-                        Class::Letter
-                    ) | (Class::Digit, Class::MidNum | Class::MidNumLet, Class::Digit)
-                );
-            if !joins {
-                break;
+            if i + 1 < n {
+                let (mid, next) = (flags(text[i]), flags(text[i + 1]));
+                if (last & LETTER != 0 && mid & JOINS_LETTERS != 0 && next & LETTER != 0)
+                    || (last & DIGIT != 0 && mid & JOINS_DIGITS != 0 && next & DIGIT != 0)
+                {
+                    i += 1;
+                    continue;
+                }
             }
-            i += 1;
-            prev = class(text[i]);
+            break;
         }
-        if alnum {
-            let word = &text[start..i];
-            if word.iter().any(u8::is_ascii_uppercase) {
-                scratch.clear();
-                scratch.extend(word.iter().map(u8::to_ascii_lowercase));
-                emit(scratch);
-            } else {
-                emit(word);
-            }
+        if seen & (LETTER | DIGIT) == 0 {
+            continue;
+        }
+        let word = &text[start..i];
+        if seen & UPPER != 0 {
+            scratch.clear();
+            scratch.extend(word.iter().map(u8::to_ascii_lowercase));
+            emit(scratch);
+        } else {
+            emit(word);
         }
     }
 }

@@ -50,12 +50,12 @@ impl Segmenter {
         &self,
         text: &str,
         scratch: &mut Scratch,
-        mut emit: impl FnMut(&str, ScriptClass),
+        mut emit: impl FnMut(&[u8], ScriptClass),
     ) {
         let bytes = text.as_bytes();
         let mut pos = 0;
         while pos < bytes.len() {
-            let Some(offset) = bytes[pos..].iter().position(|b| !b.is_ascii()) else {
+            let Some(offset) = first_non_ascii(&bytes[pos..]) else {
                 self.ascii_chunk(&bytes[pos..], scratch, &mut emit);
                 break;
             };
@@ -85,13 +85,10 @@ impl Segmenter {
         &self,
         chunk: &[u8],
         scratch: &mut Scratch,
-        emit: &mut impl FnMut(&str, ScriptClass),
+        emit: &mut impl FnMut(&[u8], ScriptClass),
     ) {
         ascii::for_each_word(chunk, &mut scratch.lowered, |word| {
-            // ASCII bytes are always valid UTF-8.
-            if let Ok(word) = std::str::from_utf8(word) {
-                emit(word, ScriptClass::Spaced);
-            }
+            emit(word, ScriptClass::Spaced)
         });
     }
 
@@ -99,7 +96,7 @@ impl Segmenter {
         &self,
         chunk: &str,
         scratch: &mut Scratch,
-        emit: &mut impl FnMut(&str, ScriptClass),
+        emit: &mut impl FnMut(&[u8], ScriptClass),
     ) {
         let mut normalized = std::mem::take(&mut scratch.normalized);
         normalize_into(chunk, &mut normalized);
@@ -108,7 +105,7 @@ impl Segmenter {
     }
 
     /// Tokens of text that is already normalised.
-    pub(crate) fn normalized_text(&self, text: &str, emit: &mut impl FnMut(&str, ScriptClass)) {
+    pub(crate) fn normalized_text(&self, text: &str, emit: &mut impl FnMut(&[u8], ScriptClass)) {
         let mut run_start = 0;
         let mut run_class = None;
         for (i, c) in text.char_indices() {
@@ -126,28 +123,51 @@ impl Segmenter {
         }
     }
 
-    fn run(&self, run: &str, class: ScriptClass, emit: &mut impl FnMut(&str, ScriptClass)) {
+    fn run(&self, run: &str, class: ScriptClass, emit: &mut impl FnMut(&[u8], ScriptClass)) {
         match class {
             ScriptClass::Spaced => {
                 for word in run.unicode_words() {
-                    emit(word, class);
+                    emit(word.as_bytes(), class);
                 }
             }
-            ScriptClass::Han => han::for_each_word(run, self.han_hmm, |w| emit(w, class)),
+            ScriptClass::Han => {
+                han::for_each_word(run, self.han_hmm, |w| emit(w.as_bytes(), class))
+            }
             ScriptClass::Unspaced => {
                 let n = self.unspaced_ngram.max(1);
                 let starts: Vec<usize> = run.char_indices().map(|(i, _)| i).collect();
                 if starts.len() <= n {
-                    emit(run, class);
+                    emit(run.as_bytes(), class);
                 } else {
                     for k in 0..=starts.len() - n {
                         let end = starts.get(k + n).copied().unwrap_or(run.len());
-                        emit(&run[starts[k]..end], class);
+                        emit(run[starts[k]..end].as_bytes(), class);
                     }
                 }
             }
         }
     }
+}
+
+/// The position of the first byte of `bytes` that is not ASCII, eight bytes
+/// at a time.
+#[inline]
+fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in chunks.by_ref() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        if u64::from_le_bytes(word) & HIGH != 0 {
+            break;
+        }
+        offset += 8;
+    }
+    bytes[offset..]
+        .iter()
+        .position(|b| !b.is_ascii())
+        .map(|i| offset + i)
 }
 
 #[cfg(test)]
@@ -163,7 +183,7 @@ mod tests {
     fn tokens(text: &str) -> Vec<(String, ScriptClass)> {
         let mut out = Vec::new();
         SEGMENTER.for_each_token(text, &mut Scratch::default(), |t, c| {
-            out.push((t.to_string(), c))
+            out.push((String::from_utf8(t.to_vec()).unwrap(), c))
         });
         out
     }
@@ -172,12 +192,25 @@ mod tests {
         let mut normalized = String::new();
         normalize_into(text, &mut normalized);
         let mut out = Vec::new();
-        SEGMENTER.normalized_text(&normalized, &mut |t: &str, c| out.push((t.to_string(), c)));
+        SEGMENTER.normalized_text(&normalized, &mut |t: &[u8], c| {
+            out.push((String::from_utf8(t.to_vec()).unwrap(), c))
+        });
         out
     }
 
     fn words(text: &str) -> Vec<String> {
         tokens(text).into_iter().map(|(t, _)| t).collect()
+    }
+
+    #[test]
+    fn finds_the_first_wide_byte() {
+        assert_eq!(first_non_ascii(b""), None);
+        assert_eq!(first_non_ascii(b"plain ascii text of some length"), None);
+        for at in 0..20 {
+            let mut text = "x".repeat(20);
+            text.insert(at, 'é');
+            assert_eq!(first_non_ascii(text.as_bytes()), Some(at));
+        }
     }
 
     #[test]

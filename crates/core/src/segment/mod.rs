@@ -141,7 +141,7 @@ impl Segmenter {
                 } else {
                     for k in 0..=starts.len() - n {
                         let end = starts.get(k + n).copied().unwrap_or(run.len());
-                        emit(run[starts[k]..end].as_bytes(), class);
+                        emit(&run.as_bytes()[starts[k]..end], class);
                     }
                 }
             }

@@ -71,12 +71,11 @@ impl Accumulator {
     /// ignored.
     #[inline]
     pub fn add(&mut self, hash: u128, weight: f64) {
+        // ±1 × weight is exact, so this adds exactly +weight or −weight,
+        // without a branch per bit.
         for (j, sum) in self.sums[..self.bits as usize].iter_mut().enumerate() {
-            if (hash >> j) & 1 == 1 {
-                *sum += weight;
-            } else {
-                *sum -= weight;
-            }
+            let sign = ((hash >> j) & 1) as f64 * 2.0 - 1.0;
+            *sum += sign * weight;
         }
     }
 

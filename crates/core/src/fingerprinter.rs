@@ -23,7 +23,7 @@ use crate::accumulate::{Accumulator, UnitCounter};
 use crate::error::{Error, Result};
 use crate::features::{FeatureKind, for_each_feature};
 use crate::fingerprint::{Fingerprint, Width};
-use crate::hash::FeatureHash;
+use crate::hash::{FeatureHash, IdentityBuild};
 use crate::profile::{Profile, Settings};
 use crate::python_compat;
 use crate::segment::{Scratch, ScriptClass, script};
@@ -286,56 +286,109 @@ struct Tally {
     idf: f64,
 }
 
-/// Distinct features with their weights, in order of first occurrence.
-fn collect_features(s: &Settings, text: &str, keep_text: bool) -> Vec<WeightedFeature> {
-    let (arena, spans) = tokens(s, text);
-    let tokens: Vec<&str> = spans.iter().map(|&(a, b)| &arena[a..b]).collect();
-    let mut features: Vec<WeightedFeature> = if s.weighting == Weighting::TextRank {
-        // TextRank ranks words; the builder allows it with words only.
-        textrank::scores(&tokens)
-            .into_iter()
-            .map(|(t, score)| WeightedFeature {
-                text: if keep_text {
-                    t.to_string()
-                } else {
-                    String::new()
+/// Distinct features and their counts, in order of first occurrence.
+struct Tallies<'a> {
+    settings: &'a Settings,
+    keep_text: bool,
+    index: HashMap<u128, usize, IdentityBuild>,
+    tallies: Vec<Tally>,
+}
+
+impl<'a> Tallies<'a> {
+    fn new(settings: &'a Settings, keep_text: bool) -> Tallies<'a> {
+        Tallies {
+            settings,
+            keep_text,
+            index: HashMap::default(),
+            tallies: Vec::new(),
+        }
+    }
+
+    /// Counts one occurrence of `feature`, whose feature hash is `hash`.
+    #[inline]
+    fn add(&mut self, feature: &[u8], hash: u128) {
+        let s = self.settings;
+        let keep_text = self.keep_text;
+        let tallies = &mut self.tallies;
+        let i = *self.index.entry(hash).or_insert_with(|| {
+            tallies.push(Tally {
+                text: keep_text.then(|| String::from_utf8_lossy(feature).into_owned()),
+                hash,
+                count: 0.0,
+                idf: match (&s.weighting, &s.idf) {
+                    (Weighting::TfIdf, Some(table)) => table.idf_of_bytes(feature),
+                    _ => 1.0,
                 },
-                hash: s.hash.hash(t.as_bytes(), s.width),
-                weight: score,
-            })
-            .collect()
-    } else {
-        let mut index: HashMap<u128, usize, IdentityBuild> = HashMap::default();
-        let mut tallies: Vec<Tally> = Vec::new();
-        let mut buffer = String::new();
-        for_each_feature(s.features, &tokens, &mut buffer, |feature| {
-            let hash = s.hash.hash(feature.as_bytes(), s.width);
-            let i = *index.entry(hash).or_insert_with(|| {
-                tallies.push(Tally {
-                    text: keep_text.then(|| feature.to_string()),
-                    hash,
-                    count: 0.0,
-                    idf: match (&s.weighting, &s.idf) {
-                        (Weighting::TfIdf, Some(table)) => table.idf(feature),
-                        _ => 1.0,
-                    },
-                });
-                tallies.len() - 1
             });
-            tallies[i].count += 1.0;
+            tallies.len() - 1
         });
-        tallies
+        tallies[i].count += 1.0;
+    }
+
+    fn weighted(self) -> Vec<WeightedFeature> {
+        let weighting = self.settings.weighting;
+        self.tallies
             .into_iter()
             .map(|t| WeightedFeature {
                 text: t.text.unwrap_or_default(),
                 hash: t.hash,
-                weight: match s.weighting {
+                weight: match weighting {
                     Weighting::Binary => 1.0,
                     Weighting::TfIdf => t.count * t.idf,
                     _ => t.count,
                 },
             })
             .collect()
+    }
+}
+
+/// Distinct features with their weights, in order of first occurrence.
+fn collect_features(s: &Settings, text: &str, keep_text: bool) -> Vec<WeightedFeature> {
+    let mut features = if s.features == FeatureKind::Words && s.weighting != Weighting::TextRank {
+        // Words are tallied as they come, with no list of tokens.
+        let mut tallies = Tallies::new(s, keep_text);
+        let reuse_xxh3 = s.hash == FeatureHash::Xxh3 && s.width == Width::W64;
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            s.segmenter
+                .for_each_token(text, &mut scratch, |token, class| {
+                    let x = xxh3_64(token);
+                    if keeps(s, token, class, x) {
+                        let hash = if reuse_xxh3 {
+                            x as u128
+                        } else {
+                            s.hash.hash(token, s.width)
+                        };
+                        tallies.add(token, hash);
+                    }
+                });
+        });
+        tallies.weighted()
+    } else {
+        let (arena, spans) = tokens(s, text);
+        let tokens: Vec<&str> = spans.iter().map(|&(a, b)| &arena[a..b]).collect();
+        if s.weighting == Weighting::TextRank {
+            // TextRank ranks words; the builder allows it with words only.
+            textrank::scores(&tokens)
+                .into_iter()
+                .map(|(t, score)| WeightedFeature {
+                    text: if keep_text {
+                        t.to_string()
+                    } else {
+                        String::new()
+                    },
+                    hash: s.hash.hash(t.as_bytes(), s.width),
+                    weight: score,
+                })
+                .collect()
+        } else {
+            let mut tallies = Tallies::new(s, keep_text);
+            let mut buffer = String::new();
+            for_each_feature(s.features, &tokens, &mut buffer, |feature| {
+                tallies.add(feature.as_bytes(), s.hash.hash(feature.as_bytes(), s.width));
+            });
+            tallies.weighted()
+        }
     };
     if let Some(k) = s.top_k {
         keep_top(&mut features, k);
@@ -365,37 +418,6 @@ fn keep_top(features: &mut Vec<WeightedFeature>, k: usize) {
         i += 1;
         keep[i - 1]
     });
-}
-
-/// Feature hashes are already uniformly distributed: a map keyed by them
-/// needs no further hashing.
-#[derive(Default, Clone, Copy)]
-struct IdentityBuild;
-
-#[derive(Default)]
-struct IdentityHasher(u64);
-
-impl std::hash::BuildHasher for IdentityBuild {
-    type Hasher = IdentityHasher;
-    fn build_hasher(&self) -> IdentityHasher {
-        IdentityHasher(0)
-    }
-}
-
-impl std::hash::Hasher for IdentityHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.0 ^= u64::from_le_bytes(word);
-        }
-    }
-    fn write_u128(&mut self, n: u128) {
-        self.0 = (n as u64) ^ ((n >> 64) as u64);
-    }
 }
 
 /// Builds a [`Fingerprinter`]: a profile, then any setting changed.

@@ -141,6 +141,66 @@ impl FromStr for FeatureHash {
     }
 }
 
+/// Builds hashers for maps keyed by feature text: one XXH3 call over the
+/// bytes instead of a streaming hash.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TextKeyBuild;
+
+/// See [`TextKeyBuild`].
+#[derive(Default)]
+pub(crate) struct TextKeyHasher(u64);
+
+impl std::hash::BuildHasher for TextKeyBuild {
+    type Hasher = TextKeyHasher;
+    fn build_hasher(&self) -> TextKeyHasher {
+        TextKeyHasher(0)
+    }
+}
+
+impl std::hash::Hasher for TextKeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = self.0.rotate_left(5) ^ xxhash_rust::xxh3::xxh3_64(bytes);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = self.0.rotate_left(5) ^ n as u64;
+    }
+}
+
+/// Builds hashers for maps keyed by feature hashes, which are uniformly
+/// distributed already and need no further hashing.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct IdentityBuild;
+
+/// See [`IdentityBuild`].
+#[derive(Default)]
+pub(crate) struct IdentityHasher(u64);
+
+impl std::hash::BuildHasher for IdentityBuild {
+    type Hasher = IdentityHasher;
+    fn build_hasher(&self) -> IdentityHasher {
+        IdentityHasher(0)
+    }
+}
+
+impl std::hash::Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 ^= u64::from_le_bytes(word);
+        }
+    }
+    fn write_u128(&mut self, n: u128) {
+        self.0 = (n as u64) ^ ((n >> 64) as u64);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@
 //! format: `unicode-normalization` is pinned, and the lowercase tables are
 //! those of the Rust standard library (Unicode 16 as of Rust 1.88).
 
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
 /// The normalised form of `text`.
 ///
@@ -29,7 +29,13 @@ pub(crate) fn normalize_into(text: &str, out: &mut String) {
         out.make_ascii_lowercase();
         return;
     }
-    let nfkc: String = text.nfkc().collect();
+    // Most text is in NFKC already (Chinese nearly always): check before
+    // rebuilding it.
+    let lowered = if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        text.to_lowercase()
+    } else {
+        text.nfkc().collect::<String>().to_lowercase()
+    };
     // `str::to_lowercase` applies the final-sigma rule, which needs context.
-    out.push_str(&nfkc.to_lowercase());
+    out.push_str(&lowered);
 }

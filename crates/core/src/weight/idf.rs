@@ -21,6 +21,8 @@ use std::sync::{Arc, OnceLock};
 
 use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
+use crate::hash::TextKeyBuild;
+
 use crate::error::{Error, Result};
 
 const JIEBA_IDF_GZ: &[u8] = include_bytes!("../../data/jieba_idf.txt.gz");
@@ -37,7 +39,7 @@ const JIEBA_IDF_GZ: &[u8] = include_bytes!("../../data/jieba_idf.txt.gz");
 /// ```
 #[derive(Clone, Debug)]
 pub struct IdfTable {
-    values: HashMap<Box<str>, f64, Xxh3DefaultBuilder>,
+    values: HashMap<Box<[u8]>, f64, TextKeyBuild>,
     default: f64,
 }
 
@@ -102,7 +104,7 @@ impl IdfTable {
             if key == "#default" {
                 default = Some(idf);
             } else if !key.starts_with('#') {
-                values.insert(Box::from(key), idf);
+                values.insert(Box::from(key.as_bytes()), idf);
             }
         }
         let default = default.unwrap_or_else(|| median(values.values().copied()));
@@ -112,12 +114,16 @@ impl IdfTable {
     /// The table in the text form [`IdfTable::from_text`] reads, sorted by
     /// feature, values with enough digits to read back exactly.
     pub fn to_text(&self) -> String {
-        let mut entries: Vec<(&str, f64)> =
-            self.values.iter().map(|(k, v)| (k.as_ref(), *v)).collect();
-        entries.sort_by(|a, b| a.0.cmp(b.0));
+        // Keys were inserted from `&str`, so they are UTF-8.
+        let mut entries: Vec<(std::borrow::Cow<'_, str>, f64)> = self
+            .values
+            .iter()
+            .map(|(k, v)| (String::from_utf8_lossy(k), *v))
+            .collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
         let mut out = format!("#default\t{}\n", self.default);
         for (feature, idf) in entries {
-            out.push_str(feature);
+            out.push_str(&feature);
             out.push('\t');
             out.push_str(&idf.to_string());
             out.push('\n');
@@ -128,6 +134,12 @@ impl IdfTable {
     /// The IDF of `feature`, or the default.
     #[inline]
     pub fn idf(&self, feature: &str) -> f64 {
+        self.idf_of_bytes(feature.as_bytes())
+    }
+
+    /// The IDF of the feature with these UTF-8 bytes, or the default.
+    #[inline]
+    pub(crate) fn idf_of_bytes(&self, feature: &[u8]) -> f64 {
         self.values.get(feature).copied().unwrap_or(self.default)
     }
 
@@ -215,7 +227,7 @@ impl DocumentFrequencies {
             .counts
             .iter()
             .filter(|(_, df)| **df >= min_df.max(1))
-            .map(|(k, df)| (Box::from(k.as_str()), idf(*df)))
+            .map(|(k, df)| (Box::from(k.as_bytes()), idf(*df)))
             .collect();
         IdfTable {
             values,

@@ -104,31 +104,18 @@ impl Accumulator {
     }
 }
 
-/// Byte `i` of `SPREAD[b]` is bit `i` of `b`: one table lookup turns eight
-/// hash bits into eight lane increments.
-static SPREAD: [u64; 256] = {
-    let mut table = [0u64; 256];
-    let mut b = 0;
-    while b < 256 {
-        let mut i = 0;
-        while i < 8 {
-            if (b >> i) & 1 == 1 {
-                table[b] |= 1 << (8 * i);
-            }
-            i += 1;
-        }
-        b += 1;
-    }
-    table
-};
+/// Planes of the bit-sliced counters: counts up to 255 between flushes.
+const PLANES: usize = 8;
 
 /// Counts, per bit, how many of the added hashes have that bit set; every
 /// addition weighs 1. This is term-frequency SimHash computed without a
 /// table of terms: adding each occurrence once is adding each term with its
 /// frequency as weight.
 ///
-/// Counts live in byte lanes (byte `i` of lane `b` counts bit `8b + i` of each
-/// hash) and are flushed into 32-bit counters before a lane can wrap.
+/// The counts are bit-sliced: plane `p` holds bit `p` of all 64 counters, so
+/// adding a hash is a binary addition with carries running through the
+/// planes (two planes on average), and every 255 additions the planes are
+/// flushed into 32-bit counters.
 ///
 /// ```
 /// use neardup_core::{Accumulator, UnitCounter, Width};
@@ -144,18 +131,34 @@ static SPREAD: [u64; 256] = {
 /// ```
 #[derive(Clone, Debug)]
 pub struct UnitCounter {
-    lanes: [u64; 16],
+    /// Planes of the low and the high 64 bits.
+    low: [u64; PLANES],
+    high: [u64; PLANES],
     counts: [u32; 128],
     pending: u32,
     total: u64,
     width: Width,
 }
 
+/// Adds `carry` to the bit-sliced counters in `planes`.
+#[inline(always)]
+fn ripple(planes: &mut [u64; PLANES], mut carry: u64) {
+    for plane in planes.iter_mut() {
+        let next = *plane & carry;
+        *plane ^= carry;
+        carry = next;
+        if carry == 0 {
+            return;
+        }
+    }
+}
+
 impl UnitCounter {
     /// A counter for fingerprints of `width`.
     pub fn new(width: Width) -> UnitCounter {
         UnitCounter {
-            lanes: [0; 16],
+            low: [0; PLANES],
+            high: [0; PLANES],
             counts: [0; 128],
             pending: 0,
             total: 0,
@@ -171,9 +174,7 @@ impl UnitCounter {
     /// Adds a 64-bit hash (for 64-bit fingerprints).
     #[inline]
     pub fn add64(&mut self, hash: u64) {
-        for (b, lane) in self.lanes[..8].iter_mut().enumerate() {
-            *lane += SPREAD[((hash >> (8 * b)) & 0xff) as usize];
-        }
+        ripple(&mut self.low, hash);
         self.tick();
     }
 
@@ -181,9 +182,9 @@ impl UnitCounter {
     /// only the low half counts).
     #[inline]
     pub fn add128(&mut self, hash: u128) {
-        let lanes = (self.width.bits() / 8) as usize;
-        for (b, lane) in self.lanes[..lanes].iter_mut().enumerate() {
-            *lane += SPREAD[((hash >> (8 * b)) & 0xff) as usize];
+        ripple(&mut self.low, hash as u64);
+        if self.width == Width::W128 {
+            ripple(&mut self.high, (hash >> 64) as u64);
         }
         self.tick();
     }
@@ -198,11 +199,16 @@ impl UnitCounter {
     }
 
     fn flush(&mut self) {
-        for (b, lane) in self.lanes.iter_mut().enumerate() {
-            for i in 0..8 {
-                self.counts[8 * b + i] += ((*lane >> (8 * i)) & 0xff) as u32;
+        for (half, planes) in [&mut self.low, &mut self.high].into_iter().enumerate() {
+            for (p, plane) in planes.iter_mut().enumerate() {
+                let mut bits = *plane;
+                while bits != 0 {
+                    let j = bits.trailing_zeros() as usize;
+                    self.counts[64 * half + j] += 1 << p;
+                    bits &= bits - 1;
+                }
+                *plane = 0;
             }
-            *lane = 0;
         }
         self.pending = 0;
     }

@@ -203,7 +203,7 @@ fn is_streamable(s: &Settings) -> bool {
     s.weighting == Weighting::Tf && s.top_k.is_none() && s.features == FeatureKind::Words
 }
 
-#[inline]
+#[inline(always)]
 fn keeps(s: &Settings, token: &[u8], class: ScriptClass, xxh3: u64) -> bool {
     if class == ScriptClass::Han && s.min_han_chars > 1 && char_count(token) < s.min_han_chars {
         return false;

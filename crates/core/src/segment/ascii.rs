@@ -15,11 +15,8 @@
 //! A property test checks this against the `unicode-segmentation` crate on
 //! arbitrary ASCII strings.
 
-/// A letter, digit or `_`: joins its neighbours of the same kind.
-const WORD: u8 = 1;
 const LETTER: u8 = 2;
 const DIGIT: u8 = 4;
-const UPPER: u8 = 8;
 /// Joins two letters: `:` (MidLetter), `.` and `'` (MidNumLet, Single_Quote).
 const JOINS_LETTERS: u8 = 16;
 /// Joins two digits: `,` and `;` (MidNum), `.` and `'`.
@@ -31,10 +28,8 @@ static FLAGS: [u8; 256] = {
     while b < 128 {
         let c = b as u8;
         table[b] = match c {
-            b'a'..=b'z' => WORD | LETTER,
-            b'A'..=b'Z' => WORD | LETTER | UPPER,
-            b'0'..=b'9' => WORD | DIGIT,
-            b'_' => WORD,
+            b'a'..=b'z' | b'A'..=b'Z' => LETTER,
+            b'0'..=b'9' => DIGIT,
             b':' => JOINS_LETTERS,
             b'.' | b'\'' => JOINS_LETTERS | JOINS_DIGITS,
             b',' | b';' => JOINS_DIGITS,
@@ -50,55 +45,128 @@ fn flags(b: u8) -> u8 {
     FLAGS[b as usize]
 }
 
-/// Calls `emit` with each word of the ASCII `text`, lowercased (into
-/// `scratch` when it has capitals). `text` must be ASCII.
-#[inline]
-pub(crate) fn for_each_word(text: &[u8], scratch: &mut Vec<u8>, mut emit: impl FnMut(&[u8])) {
+const HIGH: u64 = 0x8080_8080_8080_8080;
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// The high bit of each byte of `x` (all below 0x80) that lies in `lo..=hi`.
+/// No addition carries into the next byte, as every byte is below 0x80.
+#[inline(always)]
+fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
+    let at_least_lo = x.wrapping_add(ONES * (0x80 - lo as u64));
+    let above_hi = x.wrapping_add(ONES * (0x7f - hi as u64));
+    at_least_lo & !above_hi & HIGH
+}
+
+/// The high bits of eight bytes gathered into the low eight bits.
+#[inline(always)]
+fn gather(high: u64) -> u64 {
+    ((high >> 7) & ONES).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// Scratch space of the ASCII path.
+#[derive(Debug, Default)]
+pub(crate) struct AsciiScratch {
+    lower: Vec<u8>,
+    /// Bit `i` is set when byte `i` is a word byte (lowercase letter, digit,
+    /// `_`).
+    words: Vec<u64>,
+}
+
+/// Lowercases `text` into `lower` and marks its word bytes in `words`, eight
+/// bytes at a time.
+fn classify(text: &[u8], lower: &mut Vec<u8>, words: &mut Vec<u64>) {
     let n = text.len();
-    let mut i = 0;
-    loop {
-        while i < n && flags(text[i]) & WORD == 0 {
-            i += 1;
+    lower.clear();
+    lower.resize(n + 8, 0);
+    words.clear();
+    words.resize(n.div_ceil(64) + 1, 0);
+    let full = n / 8;
+    for k in 0..=full {
+        let mut word = [0u8; 8];
+        if k < full {
+            word.copy_from_slice(&text[8 * k..8 * k + 8]);
+        } else {
+            word[..n - 8 * k].copy_from_slice(&text[8 * k..]);
         }
-        if i >= n {
+        let x = u64::from_le_bytes(word);
+        // Capitals get 0x20 added: the high bit of each capital, moved down.
+        let x = x | (in_range(x, b'A', b'Z') >> 2);
+        lower[8 * k..8 * k + 8].copy_from_slice(&x.to_le_bytes());
+        let word = in_range(x, b'a', b'z') | in_range(x, b'0', b'9') | in_range(x, b'_', b'_');
+        words[k / 8] |= gather(word) << (8 * (k % 8));
+    }
+    lower.truncate(n);
+}
+
+/// The first set bit at or after `from` (or `limit`).
+#[inline(always)]
+fn next_set(words: &[u64], from: usize, limit: usize) -> usize {
+    let mut k = from / 64;
+    let mut bits = words[k] & (u64::MAX << (from % 64));
+    loop {
+        if bits != 0 {
+            return (k * 64 + bits.trailing_zeros() as usize).min(limit);
+        }
+        k += 1;
+        if k * 64 >= limit {
+            return limit;
+        }
+        bits = words[k];
+    }
+}
+
+/// The first clear bit at or after `from` (or `limit`).
+#[inline(always)]
+fn next_clear(words: &[u64], from: usize, limit: usize) -> usize {
+    let mut k = from / 64;
+    let mut bits = !words[k] & (u64::MAX << (from % 64));
+    loop {
+        if bits != 0 {
+            return (k * 64 + bits.trailing_zeros() as usize).min(limit);
+        }
+        k += 1;
+        if k * 64 >= limit {
+            return limit;
+        }
+        bits = !words[k];
+    }
+}
+
+/// Calls `emit` with each word of the ASCII `text`, lowercased. `text` must
+/// be ASCII.
+#[inline]
+pub(crate) fn for_each_word(text: &[u8], scratch: &mut AsciiScratch, mut emit: impl FnMut(&[u8])) {
+    let AsciiScratch { lower, words } = scratch;
+    classify(text, lower, words);
+    let (lower, words, n) = (&lower[..], &words[..], text.len());
+    let mut at = 0;
+    while at < n {
+        let start = next_set(words, at, n);
+        if start >= n {
             return;
         }
-        let start = i;
-        let mut seen = 0u8;
-        let mut last = 0u8;
-        loop {
-            while i < n {
-                let f = flags(text[i]);
-                if f & WORD == 0 {
-                    break;
-                }
-                seen |= f;
-                last = f;
-                i += 1;
+        let mut end = next_clear(words, start, n);
+        // A single mid character between two letters or two digits joins.
+        while end + 1 < n {
+            let (last, mid, next) = (
+                flags(lower[end - 1]),
+                flags(lower[end]),
+                flags(lower[end + 1]),
+            );
+            if (last & LETTER != 0 && mid & JOINS_LETTERS != 0 && next & LETTER != 0)
+                || (last & DIGIT != 0 && mid & JOINS_DIGITS != 0 && next & DIGIT != 0)
+            {
+                end = next_clear(words, end + 1, n);
+            } else {
+                break;
             }
-            // A single mid character between two letters or two digits.
-            if i + 1 < n {
-                let (mid, next) = (flags(text[i]), flags(text[i + 1]));
-                if (last & LETTER != 0 && mid & JOINS_LETTERS != 0 && next & LETTER != 0)
-                    || (last & DIGIT != 0 && mid & JOINS_DIGITS != 0 && next & DIGIT != 0)
-                {
-                    i += 1;
-                    continue;
-                }
-            }
-            break;
         }
-        if seen & (LETTER | DIGIT) == 0 {
-            continue;
-        }
-        let word = &text[start..i];
-        if seen & UPPER != 0 {
-            scratch.clear();
-            scratch.extend(word.iter().map(u8::to_ascii_lowercase));
-            emit(scratch);
-        } else {
+        let word = &lower[start..end];
+        // A run of underscores alone is not a word.
+        if lower[start] != b'_' || word.iter().any(|&b| b != b'_') {
             emit(word);
         }
+        at = end;
     }
 }
 
@@ -110,7 +178,7 @@ mod tests {
 
     fn fast(text: &str) -> Vec<String> {
         let mut out = Vec::new();
-        let mut scratch = Vec::new();
+        let mut scratch = AsciiScratch::default();
         for_each_word(text.as_bytes(), &mut scratch, |w| {
             out.push(String::from_utf8(w.to_vec()).unwrap())
         });
@@ -122,6 +190,20 @@ mod tests {
             .unicode_words()
             .map(str::to_string)
             .collect()
+    }
+
+    #[test]
+    fn gather_moves_high_bits_down() {
+        for k in 0..8 {
+            assert_eq!(gather(0x80u64 << (8 * k)), 1 << k);
+        }
+        assert_eq!(gather(HIGH), 0xff);
+    }
+
+    #[test]
+    fn long_words_cross_blocks() {
+        let long = "A".repeat(200) + " b " + &"c_".repeat(70);
+        assert_eq!(fast(&long), reference(&long));
     }
 
     #[test]

@@ -32,7 +32,7 @@ pub(crate) use script::ScriptClass;
 #[derive(Default, Debug)]
 pub(crate) struct Scratch {
     normalized: String,
-    lowered: Vec<u8>,
+    ascii: ascii::AsciiScratch,
 }
 
 /// Cuts text into tokens.
@@ -87,7 +87,7 @@ impl Segmenter {
         scratch: &mut Scratch,
         emit: &mut impl FnMut(&[u8], ScriptClass),
     ) {
-        ascii::for_each_word(chunk, &mut scratch.lowered, |word| {
+        ascii::for_each_word(chunk, &mut scratch.ascii, |word| {
             emit(word, ScriptClass::Spaced)
         });
     }

@@ -8,6 +8,9 @@ use crate::json_lines::{self, Field};
 use crate::open::{Compression, is_stdin, open, read_line_capped, sniff};
 use crate::options::{Format, ReadOptions};
 
+/// The UTF-8 byte-order mark, which some editors put at the start of files.
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// Bytes looked at for a NUL byte before a text file is read as text.
 const BINARY_PROBE: usize = 8 << 10;
 
@@ -207,32 +210,35 @@ impl Documents<'_> {
         let limit = self.options().max_bytes;
         let state = self.current.as_mut()?;
         loop {
-            let (consumed, too_long) =
-                match read_line_capped(state.reader.as_mut(), &mut self.buf, limit) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        let place = state.place.clone();
-                        self.current = None;
-                        return Some(Err(Error::io(place, e)));
-                    }
-                };
-            if consumed == 0 {
+            let read = match read_line_capped(state.reader.as_mut(), &mut self.buf, limit) {
+                Ok(r) => r,
+                Err(e) => {
+                    let place = state.place.clone();
+                    self.current = None;
+                    return Some(Err(Error::io(place, e)));
+                }
+            };
+            if read.consumed == 0 {
                 self.current = None;
                 return None;
             }
             state.line += 1;
             let offset = state.offset;
-            state.offset += consumed;
+            state.offset += read.consumed;
             let place = Place {
                 path: state.place.path.clone(),
                 line: Some(state.line),
             };
-            if too_long {
+            if read.too_long {
                 return Some(Err(Error::TooLarge {
                     place,
-                    size: consumed,
+                    size: read.len,
                     limit,
                 }));
+            }
+            // A byte-order mark at the start of a file is not text.
+            if state.line == 1 && self.buf.starts_with(BOM) {
+                self.buf.drain(..BOM.len());
             }
             if self.buf.iter().all(u8::is_ascii_whitespace) {
                 continue;
@@ -406,6 +412,9 @@ fn read_whole(
             limit,
         });
     }
+    if bytes.starts_with(BOM) {
+        bytes.drain(..BOM.len());
+    }
     match String::from_utf8(bytes) {
         Ok(text) => Ok(Document {
             id: place.path.display().to_string(),
@@ -434,7 +443,13 @@ fn read_whole(
 fn json_record(line: &str, place: Place, offset: u64, options: &ReadOptions) -> Result<Document> {
     let record = match json_lines::parse(line, &options.text_field, &options.id_field) {
         Ok(r) => r,
-        Err(message) => return Err(Error::Json { place, message }),
+        // The place names the line already; serde's own line is always 1.
+        Err(message) => {
+            return Err(Error::Json {
+                place,
+                message: message.replace(" at line 1 column ", " at column "),
+            });
+        }
     };
     let text = match record.text {
         Some(Field::Text(t)) => t,

@@ -59,18 +59,29 @@ pub(crate) fn open(path: &Path, compression: Compression) -> io::Result<Box<dyn 
     })
 }
 
-/// Reads one line (without its `\n` or `\r\n`) into `buf`, keeping at most
-/// `limit` bytes. Returns the bytes consumed (0 at the end of input) and
-/// whether the line was longer than `limit`; a long line is consumed to its
-/// end, so reading resumes at the next line.
+/// One line read by [`read_line_capped`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LineRead {
+    /// Bytes consumed, line ending included; 0 at the end of input.
+    pub(crate) consumed: u64,
+    /// The length of the line without its `\n` or `\r\n`.
+    pub(crate) len: u64,
+    /// Whether `len` is over the limit (then the line was not kept).
+    pub(crate) too_long: bool,
+}
+
+/// Reads one line, without its `\n` or `\r\n`, into `buf` if it has at most
+/// `limit` bytes. A longer line is consumed to its end without being kept,
+/// so reading resumes at the next line.
 pub(crate) fn read_line_capped(
     reader: &mut dyn BufRead,
     buf: &mut Vec<u8>,
     limit: u64,
-) -> io::Result<(u64, bool)> {
+) -> io::Result<LineRead> {
     buf.clear();
     let mut consumed = 0u64;
-    let mut too_long = false;
+    let mut len = 0u64;
+    let mut last = None;
     loop {
         let available = match reader.fill_buf() {
             Ok(b) => b,
@@ -84,11 +95,12 @@ pub(crate) fn read_line_capped(
             Some(i) => (&available[..i], Some(i + 1)),
             None => (available, None),
         };
-        let room = limit.saturating_sub(buf.len() as u64) as usize;
-        if chunk.len() > room {
-            too_long = true;
+        len += chunk.len() as u64;
+        if let Some(&b) = chunk.last() {
+            last = Some(b);
         }
-        if !too_long {
+        // Keep one byte over the limit: it may be the `\r` of `\r\n`.
+        if len <= limit.saturating_add(1) {
             buf.extend_from_slice(chunk);
         }
         let used = done.unwrap_or(available.len());
@@ -98,10 +110,21 @@ pub(crate) fn read_line_capped(
             break;
         }
     }
-    if buf.last() == Some(&b'\r') {
-        buf.pop();
+    if last == Some(b'\r') {
+        len -= 1;
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
     }
-    Ok((consumed, too_long))
+    let too_long = len > limit;
+    if too_long {
+        buf.clear();
+    }
+    Ok(LineRead {
+        consumed,
+        len,
+        too_long,
+    })
 }
 
 #[cfg(test)]
@@ -123,25 +146,19 @@ mod tests {
 
     #[test]
     fn capped_lines() {
-        let mut input: &[u8] = b"short\r\nthis line is long\nend";
+        let mut input: &[u8] = b"short\r\nthis line is long\nend\r\neightchr\r\n";
         let mut buf = Vec::new();
-        assert_eq!(
-            read_line_capped(&mut input, &mut buf, 8).unwrap(),
-            (7, false)
-        );
+        let mut next = |buf: &mut Vec<u8>| {
+            let r = read_line_capped(&mut input, buf, 8).unwrap();
+            (r.consumed, r.len, r.too_long)
+        };
+        assert_eq!(next(&mut buf), (7, 5, false));
         assert_eq!(buf, b"short");
-        assert_eq!(
-            read_line_capped(&mut input, &mut buf, 8).unwrap(),
-            (18, true)
-        );
-        assert_eq!(
-            read_line_capped(&mut input, &mut buf, 8).unwrap(),
-            (3, false)
-        );
+        assert_eq!(next(&mut buf), (18, 17, true));
+        assert_eq!(next(&mut buf), (5, 3, false));
         assert_eq!(buf, b"end");
-        assert_eq!(
-            read_line_capped(&mut input, &mut buf, 8).unwrap(),
-            (0, false)
-        );
+        assert_eq!(next(&mut buf), (10, 8, false));
+        assert_eq!(buf, b"eightchr");
+        assert_eq!(next(&mut buf), (0, 0, false));
     }
 }

@@ -1,0 +1,3 @@
+//! Integration tests of neardup-corpus.
+
+mod fuzz;

@@ -12,7 +12,6 @@
 
 use unicode_general_category::{GeneralCategory, get_general_category};
 
-use crate::accumulate::Accumulator;
 use crate::fingerprint::{Fingerprint, Width};
 use crate::fingerprinter::WeightedFeature;
 use crate::hash::FeatureHash;
@@ -38,20 +37,25 @@ fn is_word_char(c: char) -> bool {
 }
 
 /// The distinct 4-character windows with their counts, sorted (as Python
-/// sorts them: by code point).
-fn windows(text: &str) -> Vec<(String, usize)> {
+/// sorts them: by code point). A window is kept as its characters, padded
+/// with NUL when the text is shorter than 4 (NUL never passes the filter).
+fn windows(text: &str) -> Vec<([char; WINDOW], u32)> {
     let kept: Vec<char> = text
         .to_lowercase()
         .chars()
         .filter(|&c| is_word_char(c))
         .collect();
-    let mut grams: Vec<String> = if kept.len() < WINDOW {
-        vec![kept.iter().collect()]
+    let mut grams: Vec<[char; WINDOW]> = if kept.len() < WINDOW {
+        let mut short = ['\0'; WINDOW];
+        short[..kept.len()].copy_from_slice(&kept);
+        vec![short]
     } else {
-        kept.windows(WINDOW).map(|w| w.iter().collect()).collect()
+        kept.windows(WINDOW)
+            .map(|w| [w[0], w[1], w[2], w[3]])
+            .collect()
     };
     grams.sort_unstable();
-    let mut counted: Vec<(String, usize)> = Vec::new();
+    let mut counted: Vec<([char; WINDOW], u32)> = Vec::with_capacity(grams.len());
     for g in grams {
         match counted.last_mut() {
             Some((last, n)) if *last == g => *n += 1,
@@ -61,40 +65,87 @@ fn windows(text: &str) -> Vec<(String, usize)> {
     counted
 }
 
+/// The UTF-8 bytes of a window, without the padding.
+fn encode(gram: &[char; WINDOW], buf: &mut [u8; 4 * WINDOW]) -> usize {
+    let mut len = 0;
+    for &c in gram.iter().filter(|&&c| c != '\0') {
+        len += c.encode_utf8(&mut buf[len..]).len();
+    }
+    len
+}
+
 pub(crate) fn weighted_features(text: &str, width: Width) -> Vec<WeightedFeature> {
+    let mut buf = [0u8; 4 * WINDOW];
     windows(text)
         .into_iter()
-        .map(|(g, n)| WeightedFeature {
-            hash: FeatureHash::Md5.hash(g.as_bytes(), width),
-            text: g,
-            weight: n as f64,
+        .map(|(g, n)| {
+            let len = encode(&g, &mut buf);
+            WeightedFeature {
+                hash: FeatureHash::Md5.hash(&buf[..len], width),
+                text: String::from_utf8_lossy(&buf[..len]).into_owned(),
+                weight: n as f64,
+            }
         })
         .collect()
 }
 
 pub(crate) fn fingerprint(text: &str, width: Width) -> Fingerprint {
-    let mut acc = Accumulator::with_width(width);
-    for f in weighted_features(text, width) {
-        acc.add(f.hash, f.weight);
+    // Counts are integers, so the sums are exact in any order.
+    let mut sums = [0i64; 128];
+    let bits = width.bits() as usize;
+    let mut buf = [0u8; 4 * WINDOW];
+    for (gram, n) in windows(text) {
+        let len = encode(&gram, &mut buf);
+        let hash = FeatureHash::Md5.hash(&buf[..len], width);
+        for (j, sum) in sums[..bits].iter_mut().enumerate() {
+            let sign = ((hash >> j) & 1) as i64 * 2 - 1;
+            *sum += sign * n as i64;
+        }
     }
-    Fingerprint::new(acc.value(), width)
+    let value = (0..bits)
+        .filter(|&j| sums[j] > 0)
+        .fold(0u128, |v, j| v | 1 << j);
+    Fingerprint::new(value, width)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::accumulate::Accumulator;
+
+    fn texts(text: &str) -> Vec<(String, f64)> {
+        weighted_features(text, Width::W64)
+            .into_iter()
+            .map(|f| (f.text, f.weight))
+            .collect()
+    }
 
     #[test]
     fn windows_follow_the_package() {
-        assert_eq!(windows(""), [(String::new(), 1)]);
-        assert_eq!(windows("a b!"), [("ab".to_string(), 1)]);
+        assert_eq!(texts(""), [(String::new(), 1.0)]);
+        assert_eq!(texts("a b!"), [("ab".to_string(), 1.0)]);
         assert_eq!(
-            windows("abcab cab"),
+            texts("abcab cab"),
             [
-                ("abca".to_string(), 2),
-                ("bcab".to_string(), 2),
-                ("cabc".to_string(), 1)
+                ("abca".to_string(), 2.0),
+                ("bcab".to_string(), 2.0),
+                ("cabc".to_string(), 1.0)
             ]
         );
+    }
+
+    #[test]
+    fn fingerprint_equals_accumulated_features() {
+        for text in ["", "abcab cab", "中文的文本和English混合", "ΟΔΟΣ"] {
+            let mut acc = Accumulator::with_width(Width::W64);
+            for f in weighted_features(text, Width::W64) {
+                acc.add(f.hash, f.weight);
+            }
+            assert_eq!(
+                fingerprint(text, Width::W64).bits(),
+                acc.value(),
+                "{text:?}"
+            );
+        }
     }
 }

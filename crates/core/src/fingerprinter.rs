@@ -28,7 +28,7 @@ use crate::profile::{Profile, Settings};
 use crate::python_compat;
 use crate::segment::{Scratch, ScriptClass, script};
 use crate::stopwords::StopWords;
-use crate::weight::idf::IdfTable;
+use crate::weight::idf::{IdfTable, jieba_table};
 use crate::weight::{Weighting, textrank};
 
 /// A feature with its hash and weight.
@@ -185,7 +185,15 @@ impl Fingerprinter {
 /// many as the other letters (a Chinese word has about 1.6 characters, an
 /// English one about 5.5, so this is about equal numbers of words).
 fn is_mostly_han(text: &str) -> bool {
-    if text.is_ascii() {
+    // Han characters start with UTF-8 lead bytes E3–E9, EF or F0: a text
+    // without any byte in E3..=F0 has none, and most non-Chinese text is
+    // settled by this one vectorised pass.
+    let may_have_han = text.as_bytes().chunks(64).any(|chunk| {
+        chunk
+            .iter()
+            .fold(false, |seen, b| seen | (b.wrapping_sub(0xe3) <= 0x0d))
+    });
+    if !may_have_han {
         return false;
     }
     let (mut han, mut other) = (0usize, 0usize);
@@ -317,6 +325,7 @@ impl<'a> Tallies<'a> {
                 count: 0.0,
                 idf: match (&s.weighting, &s.idf) {
                     (Weighting::TfIdf, Some(table)) => table.idf_of_bytes(feature),
+                    (Weighting::TfIdf, None) => jieba_table().idf_of_bytes(feature),
                     _ => 1.0,
                 },
             });
@@ -565,9 +574,6 @@ impl FingerprinterBuilder {
         }
         if let Some(idf) = &self.idf {
             s.idf = Some(idf.clone());
-        }
-        if s.weighting == Weighting::TfIdf && s.idf.is_none() {
-            s.idf = Some(IdfTable::jieba());
         }
         if s.weighting == Weighting::TextRank && s.features != FeatureKind::Words {
             return Err(Error::config(format!(

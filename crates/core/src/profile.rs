@@ -107,6 +107,8 @@ pub(crate) struct Settings {
     pub(crate) min_han_chars: usize,
     pub(crate) features: FeatureKind,
     pub(crate) weighting: Weighting,
+    /// The IDF table of TF-IDF weighting; `None` is jieba's, loaded on
+    /// first use.
     pub(crate) idf: Option<Arc<IdfTable>>,
     pub(crate) top_k: Option<usize>,
     pub(crate) hash: FeatureHash,
@@ -142,7 +144,7 @@ impl Settings {
             min_han_chars: 2,
             features: FeatureKind::Words,
             weighting: Weighting::TfIdf,
-            idf: Some(IdfTable::jieba()),
+            idf: None,
             top_k: None,
             hash: FeatureHash::Xxh3,
             width: Width::W64,

@@ -46,20 +46,7 @@ pub struct IdfTable {
 impl IdfTable {
     /// Jieba's IDF table, loaded once per process.
     pub fn jieba() -> Arc<IdfTable> {
-        static JIEBA: OnceLock<Arc<IdfTable>> = OnceLock::new();
-        JIEBA
-            .get_or_init(|| {
-                let mut text = String::new();
-                // The embedded table is checked by a test; a failure here is
-                // a build defect, and an empty table is the safe fallback.
-                let table = flate2::read::GzDecoder::new(JIEBA_IDF_GZ)
-                    .read_to_string(&mut text)
-                    .ok()
-                    .and_then(|_| IdfTable::from_text(&text).ok())
-                    .unwrap_or_else(|| IdfTable::empty(0.0));
-                Arc::new(table)
-            })
-            .clone()
+        jieba_shared().clone()
     }
 
     /// A table with no entries, giving `default` for every feature.
@@ -157,6 +144,28 @@ impl IdfTable {
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
+}
+
+/// Jieba's table, decompressed and parsed on first use (about 0.2 s), so
+/// that work without Chinese text never pays for it.
+fn jieba_shared() -> &'static Arc<IdfTable> {
+    static JIEBA: OnceLock<Arc<IdfTable>> = OnceLock::new();
+    JIEBA.get_or_init(|| {
+        let mut text = String::new();
+        // The embedded table is checked by a test; a failure here is a
+        // build defect, and an empty table is the safe fallback.
+        let table = flate2::read::GzDecoder::new(JIEBA_IDF_GZ)
+            .read_to_string(&mut text)
+            .ok()
+            .and_then(|_| IdfTable::from_text(&text).ok())
+            .unwrap_or_else(|| IdfTable::empty(0.0));
+        Arc::new(table)
+    })
+}
+
+/// Jieba's table, for the pipeline's lookups.
+pub(crate) fn jieba_table() -> &'static IdfTable {
+    jieba_shared()
 }
 
 /// The lower median, as jieba takes it; 0 for no values.

@@ -1,0 +1,190 @@
+//! Fingerprinting throughput on a JSON-lines corpus, as one JSON line.
+//!
+//! ```text
+//! cargo run --release -p neardup-core --example throughput -- \
+//!     --profile en --threads 1 --runs 7 data/corpora/bbc.jsonl
+//! ```
+//!
+//! Reads the `text` field of every line of FILE, fingerprints all texts once
+//! to warm up, then times `--runs` passes over them. With `--threads 1` a
+//! pass is a plain loop on the calling thread; with `--threads N` it is
+//! `Fingerprinter::fingerprint_batch` inside a rayon pool of N threads.
+//! Construction of the fingerprinter (e.g. loading jieba's dictionary) is not
+//! timed. It prints
+//!
+//! ```text
+//! {"tool":"neardup","profile":"en","threads":1,"corpus":"bbc.jsonl","bytes":..,"docs":..,"runs":7,"median_s":..,"mb_per_s":..}
+//! ```
+//!
+//! where `bytes` counts the UTF-8 bytes of the texts, `median_s` is the
+//! median time of one pass and `mb_per_s` is `bytes / 1e6 / median_s`.
+//! `bench/fingerprint.sh` runs it against the Python peers.
+
+use std::error::Error;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use neardup_core::{Fingerprinter, Profile};
+
+const USAGE: &str = "\
+usage: throughput [--profile P] [--threads N] [--runs R] FILE.jsonl
+
+  --profile P   auto, en, zh or python-simhash (default en)
+  --threads N   1: a plain loop; N > 1: fingerprint_batch in a rayon pool
+                of N threads (default 1)
+  --runs R      timed passes over all texts, after one warm-up (default 7)";
+
+/// What was typed, validated; no I/O yet.
+struct Args {
+    profile: Profile,
+    threads: usize,
+    runs: usize,
+    file: PathBuf,
+}
+
+fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
+    let mut profile = Profile::En;
+    let mut threads = 1;
+    let mut runs = 7;
+    let mut file = None;
+    while let Some(arg) = argv.next() {
+        let mut value = |flag: &str| argv.next().ok_or_else(|| format!("{flag} needs a value"));
+        match arg.as_str() {
+            "-h" | "--help" => return Err(String::new()),
+            "--profile" => {
+                profile = value("--profile")?
+                    .parse()
+                    .map_err(|e| format!("--profile: {e}"))?;
+            }
+            "--threads" => threads = positive(&value("--threads")?, "--threads")?,
+            "--runs" => runs = positive(&value("--runs")?, "--runs")?,
+            s if s.starts_with('-') => return Err(format!("unknown flag {s}")),
+            s if file.is_none() => file = Some(PathBuf::from(s)),
+            s => return Err(format!("unexpected argument {s:?}: give one FILE")),
+        }
+    }
+    let file = file.ok_or("missing FILE.jsonl")?;
+    Ok(Args {
+        profile,
+        threads,
+        runs,
+        file,
+    })
+}
+
+fn positive(s: &str, flag: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("{flag}: expected a positive integer, got {s:?}")),
+    }
+}
+
+/// The `text` field of every non-blank line of `path`.
+fn read_texts(path: &Path) -> Result<Vec<String>, Box<dyn Error>> {
+    let data = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut texts = Vec::new();
+    for (i, line) in data.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = || format!("{}:{}", path.display(), i + 1);
+        let value: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| format!("{}: {e}", at()))?;
+        let text = value["text"]
+            .as_str()
+            .ok_or_else(|| format!("{}: no string field \"text\"", at()))?;
+        texts.push(text.to_string());
+    }
+    if texts.is_empty() {
+        return Err(format!("{}: no texts", path.display()).into());
+    }
+    Ok(texts)
+}
+
+fn run(args: &Args) -> Result<(), Box<dyn Error>> {
+    let texts = read_texts(&args.file)?;
+    let bytes: usize = texts.iter().map(String::len).sum();
+    let fp = Fingerprinter::new(args.profile)?;
+    let pool = if args.threads > 1 {
+        Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(args.threads)
+                .build()?,
+        )
+    } else {
+        None
+    };
+    let pass = || match &pool {
+        None => {
+            for t in &texts {
+                black_box(fp.fingerprint(black_box(t)));
+            }
+        }
+        Some(pool) => {
+            black_box(pool.install(|| fp.fingerprint_batch(black_box(&texts))));
+        }
+    };
+
+    pass();
+    let mut times: Vec<f64> = (0..args.runs)
+        .map(|_| {
+            let start = Instant::now();
+            pass();
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let n = times.len();
+    let median = if n % 2 == 1 {
+        times[n / 2]
+    } else {
+        (times[n / 2 - 1] + times[n / 2]) / 2.0
+    };
+
+    let corpus = args
+        .file
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    // Written by hand so the keys keep this order.
+    let json = |s: &str| serde_json::Value::from(s).to_string();
+    let line = format!(
+        concat!(
+            r#"{{"tool":"neardup","profile":{},"threads":{},"corpus":{},"bytes":{},"#,
+            r#""docs":{},"runs":{},"median_s":{},"mb_per_s":{}}}"#
+        ),
+        json(args.profile.name()),
+        args.threads,
+        json(&corpus),
+        bytes,
+        texts.len(),
+        args.runs,
+        median,
+        bytes as f64 / 1e6 / median,
+    );
+    println!("{line}");
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(args) => args,
+        Err(msg) if msg.is_empty() => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(msg) => {
+            eprintln!("throughput: {msg}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("throughput: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -29,9 +29,11 @@ use std::time::Instant;
 use neardup_core::{Fingerprinter, Profile};
 
 const USAGE: &str = "\
-usage: throughput [--profile P] [--threads N] [--runs R] FILE.jsonl
+usage: throughput [--profile P] [--threads N] [--runs R] [--jieba-only] FILE.jsonl
 
   --profile P   auto, en, zh or python-simhash (default en)
+  --jieba-only  time jieba-rs segmentation alone (cut, no HMM), the
+                ceiling of the zh profile; one thread
   --threads N   1: a plain loop; N > 1: fingerprint_batch in a rayon pool
                 of N threads (default 1)
   --runs R      timed passes over all texts, after one warm-up (default 7)";
@@ -41,6 +43,7 @@ struct Args {
     profile: Profile,
     threads: usize,
     runs: usize,
+    jieba_only: bool,
     file: PathBuf,
 }
 
@@ -49,6 +52,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut threads = 1;
     let mut runs = 7;
     let mut file = None;
+    let mut jieba_only = false;
     while let Some(arg) = argv.next() {
         let mut value = |flag: &str| argv.next().ok_or_else(|| format!("{flag} needs a value"));
         match arg.as_str() {
@@ -60,6 +64,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
             }
             "--threads" => threads = positive(&value("--threads")?, "--threads")?,
             "--runs" => runs = positive(&value("--runs")?, "--runs")?,
+            "--jieba-only" => jieba_only = true,
             s if s.starts_with('-') => return Err(format!("unknown flag {s}")),
             s if file.is_none() => file = Some(PathBuf::from(s)),
             s => return Err(format!("unexpected argument {s:?}: give one FILE")),
@@ -70,6 +75,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
         profile,
         threads,
         runs,
+        jieba_only,
         file,
     })
 }
@@ -117,13 +123,19 @@ fn run(args: &Args) -> Result<(), Box<dyn Error>> {
     } else {
         None
     };
-    let pass = || match &pool {
-        None => {
+    let jieba = args.jieba_only.then(jieba_rs::Jieba::new);
+    let pass = || match (&jieba, &pool) {
+        (Some(jieba), _) => {
+            for t in &texts {
+                black_box(jieba.cut(black_box(t), false).len());
+            }
+        }
+        (None, None) => {
             for t in &texts {
                 black_box(fp.fingerprint(black_box(t)));
             }
         }
-        Some(pool) => {
+        (None, Some(pool)) => {
             black_box(pool.install(|| fp.fingerprint_batch(black_box(&texts))));
         }
     };
@@ -155,7 +167,11 @@ fn run(args: &Args) -> Result<(), Box<dyn Error>> {
             r#"{{"tool":"neardup","profile":{},"threads":{},"corpus":{},"bytes":{},"#,
             r#""docs":{},"runs":{},"median_s":{},"mb_per_s":{}}}"#
         ),
-        json(args.profile.name()),
+        json(if args.jieba_only {
+            "jieba-rs-cut"
+        } else {
+            args.profile.name()
+        }),
         args.threads,
         json(&corpus),
         bytes,

@@ -1,3 +1,4 @@
 //! Integration tests of neardup-corpus.
 
 mod fuzz;
+mod model;

@@ -98,11 +98,12 @@ fn classify(text: &[u8], lower: &mut Vec<u8>, words: &mut Vec<u64>) {
     lower.truncate(n);
 }
 
-/// The first set bit at or after `from` (or `limit`).
+/// The first bit at or after `from` (or `limit`) that is set, or with
+/// `flip = u64::MAX` clear.
 #[inline(always)]
-fn next_set(words: &[u64], from: usize, limit: usize) -> usize {
+fn next_bit(words: &[u64], from: usize, limit: usize, flip: u64) -> usize {
     let mut k = from / 64;
-    let mut bits = words[k] & (u64::MAX << (from % 64));
+    let mut bits = (words[k] ^ flip) & (u64::MAX << (from % 64));
     loop {
         if bits != 0 {
             return (k * 64 + bits.trailing_zeros() as usize).min(limit);
@@ -111,25 +112,20 @@ fn next_set(words: &[u64], from: usize, limit: usize) -> usize {
         if k * 64 >= limit {
             return limit;
         }
-        bits = words[k];
+        bits = words[k] ^ flip;
     }
 }
 
-/// The first clear bit at or after `from` (or `limit`).
+/// The first word byte at or after `from`.
+#[inline(always)]
+fn next_set(words: &[u64], from: usize, limit: usize) -> usize {
+    next_bit(words, from, limit, 0)
+}
+
+/// The first byte at or after `from` that is not a word byte.
 #[inline(always)]
 fn next_clear(words: &[u64], from: usize, limit: usize) -> usize {
-    let mut k = from / 64;
-    let mut bits = !words[k] & (u64::MAX << (from % 64));
-    loop {
-        if bits != 0 {
-            return (k * 64 + bits.trailing_zeros() as usize).min(limit);
-        }
-        k += 1;
-        if k * 64 >= limit {
-            return limit;
-        }
-        bits = !words[k];
-    }
+    next_bit(words, from, limit, u64::MAX)
 }
 
 /// Calls `emit` with each word of the ASCII `text`, lowercased. `text` must

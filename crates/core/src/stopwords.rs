@@ -25,9 +25,9 @@ use crate::error::{Error, Result};
 #[derive(Clone, Debug)]
 pub struct StopWords {
     words: Vec<String>,
-    /// Open addressing: slot → index into `words` plus one (0 is empty).
-    slots: Vec<u32>,
-    hashes: Vec<u64>,
+    /// Open addressing: each slot holds a word's XXH3 hash and its index in
+    /// `words` plus one (0 is an empty slot), so a probe reads one slot.
+    slots: Vec<(u64, u32)>,
 }
 
 const EN: &str = include_str!("../data/stopwords/en.txt");
@@ -80,22 +80,16 @@ impl StopWords {
         list.sort();
         list.dedup();
         let capacity = (list.len() * 4).next_power_of_two().max(16);
-        let mut slots = vec![0u32; capacity];
-        let mut hashes = Vec::with_capacity(list.len());
+        let mut slots = vec![(0u64, 0u32); capacity];
         for (index, word) in list.iter().enumerate() {
             let h = xxh3_64(word.as_bytes());
-            hashes.push(h);
             let mut slot = h as usize & (capacity - 1);
-            while slots[slot] != 0 {
+            while slots[slot].1 != 0 {
                 slot = (slot + 1) & (capacity - 1);
             }
-            slots[slot] = index as u32 + 1;
+            slots[slot] = (h, index as u32 + 1);
         }
-        StopWords {
-            words: list,
-            slots,
-            hashes,
-        }
+        StopWords { words: list, slots }
     }
 
     /// The number of words.
@@ -121,13 +115,15 @@ impl StopWords {
         let mut slot = xxh3 as usize & mask;
         loop {
             match self.slots[slot] {
-                0 => return false,
-                i => {
-                    let i = i as usize - 1;
-                    if self.hashes[i] == xxh3 && self.words[i].as_bytes() == word {
+                (_, 0) => return false,
+                (h, i) if h == xxh3 => {
+                    if let Some(w) = self.words.get(i as usize - 1)
+                        && w.as_bytes() == word
+                    {
                         return true;
                     }
                 }
+                _ => {}
             }
             slot = (slot + 1) & mask;
         }

@@ -9,8 +9,8 @@
 //!
 //! [`Accumulator`] takes any weights and any width up to 128 bits.
 //! [`UnitCounter`] is the fast path for the common case of weight 1 per
-//! occurrence (term-frequency weighting): it counts set bits in packed byte
-//! lanes, eight bits per addition, and gives the same bits as the
+//! occurrence (term-frequency weighting): it counts set bits in bit-sliced
+//! counters, 64 bits per addition, and gives the same bits as the
 //! accumulator fed with the term frequencies.
 
 use crate::error::{Error, Result};

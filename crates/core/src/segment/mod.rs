@@ -1,7 +1,7 @@
 //! Tokenisation: normalised text → words.
 //!
 //! The text is cut at ASCII whitespace into chunks. A chunk that is all ASCII
-//! takes the [fast path](ascii): words found byte by byte, lowercased. Any
+//! takes the [fast path](ascii): words found eight bytes at a time. Any
 //! other chunk is normalised ([`crate::normalize`]) and split into runs of
 //! one [script class](script::ScriptClass):
 //!

@@ -162,11 +162,22 @@ impl Fingerprinter {
 
     /// The fingerprint of `text` with the features that made it.
     pub fn explain(&self, text: &str) -> Explanation {
-        let profile = self.settings_for(text).map_or("python-simhash", |s| s.name);
-        Explanation {
-            fingerprint: self.fingerprint(text),
-            profile,
-            features: self.weighted_features(text),
+        match self.settings_for(text) {
+            None => Explanation {
+                fingerprint: python_compat::fingerprint(text, self.width()),
+                profile: "python-simhash",
+                features: python_compat::weighted_features(text, self.width()),
+            },
+            Some(settings) => {
+                // The features are collected once; accumulating them gives
+                // the same bits as the streaming path (a test checks it).
+                let features = collect_features(settings, text, true);
+                Explanation {
+                    fingerprint: accumulate(settings, text, &features),
+                    profile: settings.name,
+                    features,
+                }
+            }
         }
     }
 

@@ -26,7 +26,7 @@ use crate::fingerprint::{Fingerprint, Width};
 use crate::hash::{FeatureHash, IdentityBuild};
 use crate::profile::{Profile, Settings};
 use crate::python_compat;
-use crate::segment::{Scratch, ScriptClass, script};
+use crate::segment::{Scratch, ScriptClass, Token, script};
 use crate::stopwords::StopWords;
 use crate::weight::idf::{IdfTable, jieba_table};
 use crate::weight::{Weighting, textrank};
@@ -223,13 +223,17 @@ fn is_streamable(s: &Settings) -> bool {
 }
 
 #[inline(always)]
-fn keeps(s: &Settings, token: &[u8], class: ScriptClass, xxh3: u64) -> bool {
-    if class == ScriptClass::Han && s.min_han_chars > 1 && char_count(token) < s.min_han_chars {
-        return false;
-    }
-    !s.stop_words
+fn keeps(s: &Settings, token: &Token<'_>) -> bool {
+    // Evaluated without short cuts: whether a token is a stop word is a coin
+    // toss in running text, and a branch on it would be mispredicted.
+    let short_han = token.class == ScriptClass::Han
+        && s.min_han_chars > 1
+        && char_count(token.bytes) < s.min_han_chars;
+    let stop = s
+        .stop_words
         .as_ref()
-        .is_some_and(|stop| stop.contains_hashed(token, xxh3))
+        .is_some_and(|stop| stop.contains_token(token));
+    !(short_han | stop)
 }
 
 /// The number of characters of UTF-8 `bytes`: the bytes that start one.
@@ -244,17 +248,23 @@ fn stream_fingerprint(s: &Settings, text: &str) -> Fingerprint {
     SCRATCH.with(|scratch| {
         let mut scratch = scratch.borrow_mut();
         s.segmenter
-            .for_each_token(text, &mut scratch, |token, class| {
-                let x = xxh3_64(token);
-                if !keeps(s, token, class, x) {
-                    return;
-                }
-                match s.width {
-                    Width::W64 if fast_hash => counter.add64(x),
-                    Width::W64 => counter.add64(s.hash.hash64(token)),
-                    Width::W128 => counter.add128(s.hash.hash128(token)),
-                }
-            });
+            // Inlined, so that the per-token work runs in the tokeniser's
+            // loop without a call.
+            .for_each_token(
+                text,
+                &mut scratch,
+                #[inline(always)]
+                |token| {
+                    if !keeps(s, &token) {
+                        return;
+                    }
+                    match s.width {
+                        Width::W64 if fast_hash => counter.add64(xxh3_64(token.bytes)),
+                        Width::W64 => counter.add64(s.hash.hash64(token.bytes)),
+                        Width::W128 => counter.add128(s.hash.hash128(token.bytes)),
+                    }
+                },
+            );
     });
     if counter.total() == 0 {
         return featureless(s, text);
@@ -283,17 +293,16 @@ fn tokens(s: &Settings, text: &str) -> (String, Vec<(usize, usize)>) {
     let mut spans = Vec::new();
     SCRATCH.with(|scratch| {
         let mut scratch = scratch.borrow_mut();
-        s.segmenter
-            .for_each_token(text, &mut scratch, |token, class| {
-                // Tokens are slices of UTF-8 text cut at character boundaries.
-                let Ok(token) = std::str::from_utf8(token) else {
-                    return;
-                };
-                if keeps(s, token.as_bytes(), class, xxh3_64(token.as_bytes())) {
-                    spans.push((arena.len(), arena.len() + token.len()));
-                    arena.push_str(token);
-                }
-            });
+        s.segmenter.for_each_token(text, &mut scratch, |token| {
+            // Tokens are slices of UTF-8 text cut at character boundaries.
+            let Ok(word) = std::str::from_utf8(token.bytes) else {
+                return;
+            };
+            if keeps(s, &token) {
+                spans.push((arena.len(), arena.len() + word.len()));
+                arena.push_str(word);
+            }
+        });
     });
     (arena, spans)
 }
@@ -367,21 +376,13 @@ fn collect_features(s: &Settings, text: &str, keep_text: bool) -> Vec<WeightedFe
     let mut features = if s.features == FeatureKind::Words && s.weighting != Weighting::TextRank {
         // Words are tallied as they come, with no list of tokens.
         let mut tallies = Tallies::new(s, keep_text);
-        let reuse_xxh3 = s.hash == FeatureHash::Xxh3 && s.width == Width::W64;
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
-            s.segmenter
-                .for_each_token(text, &mut scratch, |token, class| {
-                    let x = xxh3_64(token);
-                    if keeps(s, token, class, x) {
-                        let hash = if reuse_xxh3 {
-                            x as u128
-                        } else {
-                            s.hash.hash(token, s.width)
-                        };
-                        tallies.add(token, hash);
-                    }
-                });
+            s.segmenter.for_each_token(text, &mut scratch, |token| {
+                if keeps(s, &token) {
+                    tallies.add(token.bytes, s.hash.hash(token.bytes, s.width));
+                }
+            });
         });
         tallies.weighted()
     } else {

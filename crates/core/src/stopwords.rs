@@ -6,12 +6,18 @@
 //! with neardup (`data/stopwords/en.txt`, `zh.txt`); callers may give their
 //! own.
 
-use xxhash_rust::xxh3::xxh3_64;
-
 use crate::error::{Error, Result};
+use crate::segment::{Token, head};
 
-/// A set of stop words, looked up by the XXH3 hash of the word and then
-/// confirmed by its bytes.
+/// A set of stop words.
+///
+/// A word of at most 15 bytes is matched by its key: its bytes packed into
+/// a `u128` with the length in the top byte. The keys sit in a cuckoo table
+/// (each key in one of two slots chosen by two hashes), so a lookup reads
+/// two slots and compares, with no loop and no branch on the outcome: in
+/// English text about every other token is a stop word, and a branch on it
+/// would be mispredicted half the time. Longer words (none in the shipped
+/// lists) are kept sorted apart.
 ///
 /// ```
 /// use neardup_core::StopWords;
@@ -25,10 +31,16 @@ use crate::error::{Error, Result};
 #[derive(Clone, Debug)]
 pub struct StopWords {
     words: Vec<String>,
-    /// Open addressing: each slot holds a word's XXH3 hash and its index in
-    /// `words` plus one (0 is an empty slot), so a probe reads one slot.
-    slots: Vec<(u64, u32)>,
+    /// The cuckoo table of the short words' keys (0 marks an empty slot).
+    slots: Vec<u128>,
+    /// The shift that takes a slot index from the top bits of a hash.
+    shift: u32,
+    /// The words longer than [`SHORT`] bytes, sorted.
+    long: Vec<Vec<u8>>,
 }
+
+/// The longest word matched by its key.
+const SHORT: usize = 15;
 
 const EN: &str = include_str!("../data/stopwords/en.txt");
 const ZH: &str = include_str!("../data/stopwords/zh.txt");
@@ -76,20 +88,27 @@ impl StopWords {
     }
 
     fn from_words<'a>(words: impl Iterator<Item = &'a str>) -> StopWords {
-        let mut list: Vec<String> = words.map(str::to_string).collect();
+        // No token is empty, so an empty word (a line that normalises to
+        // nothing) could never match.
+        let mut list: Vec<String> = words
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
         list.sort();
         list.dedup();
-        let capacity = (list.len() * 4).next_power_of_two().max(16);
-        let mut slots = vec![(0u64, 0u32); capacity];
-        for (index, word) in list.iter().enumerate() {
-            let h = xxh3_64(word.as_bytes());
-            let mut slot = h as usize & (capacity - 1);
-            while slots[slot].1 != 0 {
-                slot = (slot + 1) & (capacity - 1);
-            }
-            slots[slot] = (h, index as u32 + 1);
+        let (short, long): (Vec<&String>, Vec<&String>) =
+            list.iter().partition(|w| w.len() <= SHORT);
+        let keys: Vec<u128> = short
+            .iter()
+            .map(|w| key(w.as_bytes(), head(w.as_bytes())))
+            .collect();
+        let (slots, shift) = cuckoo(&keys);
+        StopWords {
+            slots,
+            shift,
+            long: long.iter().map(|w| w.as_bytes().to_vec()).collect(),
+            words: list,
         }
-        StopWords { words: list, slots }
     }
 
     /// The number of words.
@@ -104,30 +123,85 @@ impl StopWords {
 
     /// Whether `word` (normalised) is a stop word.
     pub fn contains(&self, word: &str) -> bool {
-        self.contains_hashed(word.as_bytes(), xxh3_64(word.as_bytes()))
+        self.contains_head(word.as_bytes(), head(word.as_bytes()))
     }
 
-    /// [`StopWords::contains`] for a caller that has the word's XXH3-64 hash
-    /// at hand already.
+    /// Whether `token` is a stop word.
     #[inline]
-    pub(crate) fn contains_hashed(&self, word: &[u8], xxh3: u64) -> bool {
-        let mask = self.slots.len() - 1;
-        let mut slot = xxh3 as usize & mask;
-        loop {
-            match self.slots[slot] {
-                (_, 0) => return false,
-                (h, i) if h == xxh3 => {
-                    if let Some(w) = self.words.get(i as usize - 1)
-                        && w.as_bytes() == word
-                    {
-                        return true;
-                    }
-                }
-                _ => {}
-            }
-            slot = (slot + 1) & mask;
-        }
+    pub(crate) fn contains_token(&self, token: &Token<'_>) -> bool {
+        self.contains_head(token.bytes, token.head)
     }
+
+    #[inline(always)]
+    fn contains_head(&self, word: &[u8], head: u128) -> bool {
+        if word.len() > SHORT {
+            return self.contains_long(word);
+        }
+        let key = key(word, head);
+        let (a, b) = slots_of(key, self.shift);
+        // Both slots exist: `slots` has 2^(64 - shift) of them.
+        (self.slots.get(a) == Some(&key)) | (self.slots.get(b) == Some(&key))
+    }
+
+    #[cold]
+    fn contains_long(&self, word: &[u8]) -> bool {
+        self.long.binary_search_by(|w| w[..].cmp(word)).is_ok()
+    }
+}
+
+/// The key of a word of at most [`SHORT`] bytes whose head is `head`.
+#[inline(always)]
+fn key(word: &[u8], head: u128) -> u128 {
+    head | (word.len() as u128) << 120
+}
+
+/// The two slots where `key` may sit, from the top bits of two
+/// multiplicative hashes.
+#[inline(always)]
+fn slots_of(key: u128, shift: u32) -> (usize, usize) {
+    let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+    (
+        (folded.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize,
+        (folded.wrapping_mul(0xc2b2_ae3d_27d4_eb4f) >> shift) as usize,
+    )
+}
+
+/// A cuckoo table holding `keys` (distinct and non-zero), and its shift:
+/// at least four slots per key, doubled until every key finds a place.
+fn cuckoo(keys: &[u128]) -> (Vec<u128>, u32) {
+    let mut bits = (keys.len() * 4)
+        .next_power_of_two()
+        .max(16)
+        .trailing_zeros();
+    loop {
+        let shift = 64 - bits;
+        let mut slots = vec![0u128; 1 << bits];
+        if keys.iter().all(|&k| place(&mut slots, k, shift)) {
+            return (slots, shift);
+        }
+        bits += 1;
+    }
+}
+
+/// Puts `key` in one of its slots, moving the keys in its way to their
+/// other slots; false when that goes on for too long.
+fn place(slots: &mut [u128], mut key: u128, shift: u32) -> bool {
+    let (mut slot, _) = slots_of(key, shift);
+    for _ in 0..64 {
+        let (a, b) = slots_of(key, shift);
+        if slots[a] == 0 {
+            slots[a] = key;
+            return true;
+        }
+        if slots[b] == 0 {
+            slots[b] = key;
+            return true;
+        }
+        // Evict from the slot the key did not just come from.
+        slot = if slot == a { b } else { a };
+        std::mem::swap(&mut slots[slot], &mut key);
+    }
+    false
 }
 
 fn list(text: &str) -> impl Iterator<Item = &str> {
@@ -139,6 +213,19 @@ fn list(text: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashSet;
+
+    proptest! {
+        #[test]
+        fn equals_a_set(words in proptest::collection::vec("[ab\u{e9}]{1,9}", 0..400), probes in proptest::collection::vec("[ab\u{e9}]{1,9}", 0..50)) {
+            let stop = StopWords::from_words(words.iter().map(String::as_str));
+            let set: HashSet<&str> = words.iter().map(String::as_str).collect();
+            for w in words.iter().chain(&probes) {
+                prop_assert_eq!(stop.contains(w), set.contains(w.as_str()), "{:?}", w);
+            }
+        }
+    }
 
     #[test]
     fn shipped_lists() {
@@ -153,6 +240,24 @@ mod tests {
     fn rejects_two_words_on_a_line() {
         let err = StopWords::from_lines("a\nb c\n").unwrap_err();
         assert!(err.to_string().contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn long_and_near_words() {
+        let stop =
+            StopWords::from_lines("pneumonoultramicroscopic\nabcdefghijklmnop\nab\n").unwrap();
+        assert!(stop.contains("pneumonoultramicroscopic") && stop.contains("abcdefghijklmnop"));
+        assert!(stop.contains("ab"));
+        for near in [
+            "pneumonoultramicroscopi",
+            "abcdefghijklmno",
+            "abcdefghijklmnopq",
+            "a",
+            "ab\0",
+            "b",
+        ] {
+            assert!(!stop.contains(near), "{near:?}");
+        }
     }
 
     #[test]

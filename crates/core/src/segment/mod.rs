@@ -27,6 +27,39 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::normalize::normalize_into;
 pub(crate) use script::ScriptClass;
 
+/// A token: a word of the normalised text, or an n-gram of an unspaced
+/// script.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Token<'a> {
+    /// The token's bytes (UTF-8, cut at character boundaries).
+    pub(crate) bytes: &'a [u8],
+    /// The first 16 bytes, little-endian, zero after the token's end (see
+    /// [`head`]): with the length, a short token in one integer, which is
+    /// how stop words are matched without hashing.
+    pub(crate) head: u128,
+    /// The class of the token's script.
+    pub(crate) class: ScriptClass,
+}
+
+impl<'a> Token<'a> {
+    fn new(bytes: &'a [u8], class: ScriptClass) -> Token<'a> {
+        Token {
+            bytes,
+            head: head(bytes),
+            class,
+        }
+    }
+}
+
+/// The first 16 bytes of `bytes` as a little-endian `u128`, zero after the
+/// end of a shorter one.
+pub(crate) fn head(bytes: &[u8]) -> u128 {
+    let mut window = [0u8; 16];
+    let n = bytes.len().min(16);
+    window[..n].copy_from_slice(&bytes[..n]);
+    u128::from_le_bytes(window)
+}
+
 /// Reusable buffers, so that tokenising allocates nothing per document once
 /// warm.
 #[derive(Default, Debug)]
@@ -45,12 +78,12 @@ pub(crate) struct Segmenter {
 }
 
 impl Segmenter {
-    /// Calls `emit` with each token of `text` and the class of its script.
+    /// Calls `emit` with each token of `text`.
     pub(crate) fn for_each_token(
         &self,
         text: &str,
         scratch: &mut Scratch,
-        mut emit: impl FnMut(&[u8], ScriptClass),
+        mut emit: impl FnMut(Token<'_>),
     ) {
         let bytes = text.as_bytes();
         let mut pos = 0;
@@ -81,23 +114,22 @@ impl Segmenter {
         }
     }
 
-    fn ascii_chunk(
-        &self,
-        chunk: &[u8],
-        scratch: &mut Scratch,
-        emit: &mut impl FnMut(&[u8], ScriptClass),
-    ) {
-        ascii::for_each_word(chunk, &mut scratch.ascii, |word| {
-            emit(word, ScriptClass::Spaced)
-        });
+    fn ascii_chunk(&self, chunk: &[u8], scratch: &mut Scratch, emit: &mut impl FnMut(Token<'_>)) {
+        ascii::for_each_word(
+            chunk,
+            &mut scratch.ascii,
+            #[inline(always)]
+            |bytes, head| {
+                emit(Token {
+                    bytes,
+                    head,
+                    class: ScriptClass::Spaced,
+                })
+            },
+        );
     }
 
-    fn unicode_chunk(
-        &self,
-        chunk: &str,
-        scratch: &mut Scratch,
-        emit: &mut impl FnMut(&[u8], ScriptClass),
-    ) {
+    fn unicode_chunk(&self, chunk: &str, scratch: &mut Scratch, emit: &mut impl FnMut(Token<'_>)) {
         let mut normalized = std::mem::take(&mut scratch.normalized);
         normalize_into(chunk, &mut normalized);
         self.normalized_text(&normalized, emit);
@@ -105,7 +137,7 @@ impl Segmenter {
     }
 
     /// Tokens of text that is already normalised.
-    pub(crate) fn normalized_text(&self, text: &str, emit: &mut impl FnMut(&[u8], ScriptClass)) {
+    pub(crate) fn normalized_text(&self, text: &str, emit: &mut impl FnMut(Token<'_>)) {
         let mut run_start = 0;
         let mut run_class = None;
         for (i, c) in text.char_indices() {
@@ -123,25 +155,25 @@ impl Segmenter {
         }
     }
 
-    fn run(&self, run: &str, class: ScriptClass, emit: &mut impl FnMut(&[u8], ScriptClass)) {
+    fn run(&self, run: &str, class: ScriptClass, emit: &mut impl FnMut(Token<'_>)) {
         match class {
             ScriptClass::Spaced => {
                 for word in run.unicode_words() {
-                    emit(word.as_bytes(), class);
+                    emit(Token::new(word.as_bytes(), class));
                 }
             }
             ScriptClass::Han => {
-                han::for_each_word(run, self.han_hmm, |w| emit(w.as_bytes(), class))
+                han::for_each_word(run, self.han_hmm, |w| emit(Token::new(w.as_bytes(), class)))
             }
             ScriptClass::Unspaced => {
                 let n = self.unspaced_ngram.max(1);
                 let starts: Vec<usize> = run.char_indices().map(|(i, _)| i).collect();
                 if starts.len() <= n {
-                    emit(run.as_bytes(), class);
+                    emit(Token::new(run.as_bytes(), class));
                 } else {
                     for k in 0..=starts.len() - n {
                         let end = starts.get(k + n).copied().unwrap_or(run.len());
-                        emit(&run.as_bytes()[starts[k]..end], class);
+                        emit(Token::new(&run.as_bytes()[starts[k]..end], class));
                     }
                 }
             }
@@ -182,8 +214,9 @@ mod tests {
 
     fn tokens(text: &str) -> Vec<(String, ScriptClass)> {
         let mut out = Vec::new();
-        SEGMENTER.for_each_token(text, &mut Scratch::default(), |t, c| {
-            out.push((String::from_utf8(t.to_vec()).unwrap(), c))
+        SEGMENTER.for_each_token(text, &mut Scratch::default(), |t| {
+            assert_eq!(t.head, head(t.bytes));
+            out.push((String::from_utf8(t.bytes.to_vec()).unwrap(), t.class))
         });
         out
     }
@@ -192,8 +225,8 @@ mod tests {
         let mut normalized = String::new();
         normalize_into(text, &mut normalized);
         let mut out = Vec::new();
-        SEGMENTER.normalized_text(&normalized, &mut |t: &[u8], c| {
-            out.push((String::from_utf8(t.to_vec()).unwrap(), c))
+        SEGMENTER.normalized_text(&normalized, &mut |t: Token<'_>| {
+            out.push((String::from_utf8(t.bytes.to_vec()).unwrap(), t.class))
         });
         out
     }

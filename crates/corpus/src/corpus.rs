@@ -470,10 +470,11 @@ fn json_record(line: &str, place: Place, offset: u64, options: &ReadOptions) -> 
             });
         }
         None => {
-            let hint = if record.names.is_empty() {
+            let names = json_lines::field_names(line);
+            let hint = if names.is_empty() {
                 " (the object is empty)".to_string()
             } else {
-                format!(" (it has: {})", record.names.join(", "))
+                format!(" (it has: {})", names.join(", "))
             };
             return Err(Error::MissingField {
                 place,

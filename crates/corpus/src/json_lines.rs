@@ -21,8 +21,6 @@ pub(crate) enum Field {
 pub(crate) struct Record {
     pub(crate) text: Option<Field>,
     pub(crate) id: Option<Field>,
-    /// A few of the record's field names, for error messages.
-    pub(crate) names: Vec<String>,
 }
 
 /// Parses `line` as a JSON object and picks `text_field` and `id_field`.
@@ -68,11 +66,44 @@ impl<'de> Visitor<'de> for Picker<'_> {
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
-            if record.names.len() < 8 {
-                record.names.push(key.into_owned());
-            }
         }
         Ok(record)
+    }
+}
+
+/// Up to eight field names of the JSON object on `line`, for the message
+/// about a missing field (read again then, so that the lines that are fine
+/// allocate nothing for their names).
+pub(crate) fn field_names(line: &str) -> Vec<String> {
+    serde_json::from_str::<Names>(line).map_or_else(|_| Vec::new(), |n| n.0)
+}
+
+struct Names(Vec<String>);
+
+impl<'de> de::Deserialize<'de> for Names {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Names, D::Error> {
+        d.deserialize_map(NamesVisitor)
+    }
+}
+
+struct NamesVisitor;
+
+impl<'de> Visitor<'de> for NamesVisitor {
+    type Value = Names;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Names, A::Error> {
+        let mut names = Vec::new();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            map.next_value::<IgnoredAny>()?;
+            if names.len() < 8 {
+                names.push(key.into_owned());
+            }
+        }
+        Ok(Names(names))
     }
 }
 
@@ -148,7 +179,10 @@ mod tests {
         .unwrap();
         assert_eq!(r.text, Some(Field::Text("a\nb".into())));
         assert_eq!(r.id, Some(Field::Number("7".into())));
-        assert_eq!(r.names, ["id", "x", "text"]);
+        assert_eq!(
+            field_names(r#"{"id": 7, "x": [1, {"y": 2}], "text": "a\nb"}"#),
+            ["id", "x", "text"]
+        );
     }
 
     #[test]

@@ -176,7 +176,7 @@ print()
 print(f"commit {env['commit']}; {env['cpu']}; nproc {env['nproc']}; "
       f"{env['rustc']}; Python {env['python']}; {env['date']}")
 print()
-print("| corpus | tool | profile | threads | docs | MB | median s | runs | MB/s "
+print("| corpus | tool | profile | threads | docs | MB | s per corpus | runs | MB/s "
       "| neardup ÷ tool | 2-core speedup | others' CPU |")
 print("|---|---|---|--:|--:|--:|--:|--:|--:|---|--:|--:|")
 for r in rows:
@@ -191,12 +191,14 @@ for r in rows:
         if one and one["corpus"] == r["corpus"]:
             ratio += f"{'; ' if ratio else ''}{profile} {one['mb_per_s'] / r['mb_per_s']:.1f}×"
     print(f"| {r['corpus']} | {r['tool']} | {r['profile']} | {r['threads']} | {r['docs']} "
-          f"| {r['bytes'] / 1e6:.2f} | {r['median_s']:.3f} | {r['runs']} "
+          f"| {r['bytes'] / 1e6:.2f} | {r['median_s'] / r.get('repeat', 1):.3f} | {r['runs']} "
           f"| {r['mb_per_s']:.2f} | {ratio} | {speedup} "
           f"| {100 * r['others_cpu_s'] / r['wall_s'] / env['nproc']:.0f}% |")
 print()
 print(f"neardup with 1 thread ran on core 0 (taskset -c 0), with 2 threads on both; "
-      f"every peer on core 0, one process each. Others' CPU: the share of the "
+      f"every peer on core 0, one process each. s per corpus: the median time of "
+      f"one pass over the corpus (neardup's timed passes repeat it to last at "
+      f"least 0.25 s). Others' CPU: the share of the "
       f"{env['nproc']} cores that other processes used during that command. "
       f"Results: {out}")
 PY

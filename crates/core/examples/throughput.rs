@@ -6,18 +6,22 @@
 //! ```
 //!
 //! Reads the `text` field of every line of FILE, fingerprints all texts once
-//! to warm up, then times `--runs` passes over them. With `--threads 1` a
-//! pass is a plain loop on the calling thread; with `--threads N` it is
-//! `Fingerprinter::fingerprint_batch` inside a rayon pool of N threads.
+//! to warm up, then times `--runs` passes. A pass goes over the texts as
+//! many times as it takes to last at least a quarter of a second (judged by
+//! the warm-up), so that threads get enough work to share evenly and
+//! start-up costs vanish. With `--threads 1` a pass is a plain loop on the
+//! calling thread; with `--threads N` it is `Fingerprinter::fingerprint_batch`
+//! inside a rayon pool of N threads.
 //! Construction of the fingerprinter (e.g. loading jieba's dictionary) is not
 //! timed. It prints
 //!
 //! ```text
-//! {"tool":"neardup","profile":"en","threads":1,"corpus":"bbc.jsonl","bytes":..,"docs":..,"runs":7,"median_s":..,"mb_per_s":..}
+//! {"tool":"neardup","profile":"en","threads":1,"corpus":"bbc.jsonl","bytes":..,"docs":..,"repeat":..,"runs":7,"median_s":..,"mb_per_s":..}
 //! ```
 //!
-//! where `bytes` counts the UTF-8 bytes of the texts, `median_s` is the
-//! median time of one pass and `mb_per_s` is `bytes / 1e6 / median_s`.
+//! where `bytes` counts the UTF-8 bytes of the texts, `repeat` is how many
+//! times a pass goes over them, `median_s` is the median time of one pass and
+//! `mb_per_s` is `repeat * bytes / 1e6 / median_s`.
 //! `bench/fingerprint.sh` runs it against the Python peers.
 
 use std::error::Error;
@@ -113,6 +117,11 @@ fn read_texts(path: &Path) -> Result<Vec<String>, Box<dyn Error>> {
 fn run(args: &Args) -> Result<(), Box<dyn Error>> {
     let texts = read_texts(&args.file)?;
     let bytes: usize = texts.iter().map(String::len).sum();
+    let timed = |f: &dyn Fn()| {
+        let start = Instant::now();
+        f();
+        start.elapsed().as_secs_f64()
+    };
     let fp = Fingerprinter::new(args.profile)?;
     let pool = if args.threads > 1 {
         Some(
@@ -124,30 +133,27 @@ fn run(args: &Args) -> Result<(), Box<dyn Error>> {
         None
     };
     let jieba = args.jieba_only.then(jieba_rs::Jieba::new);
-    let pass = || match (&jieba, &pool) {
+    let go_over = |work: &[&str]| match (&jieba, &pool) {
         (Some(jieba), _) => {
-            for t in &texts {
+            for t in work {
                 black_box(jieba.cut(black_box(t), false).len());
             }
         }
         (None, None) => {
-            for t in &texts {
+            for t in work {
                 black_box(fp.fingerprint(black_box(t)));
             }
         }
         (None, Some(pool)) => {
-            black_box(pool.install(|| fp.fingerprint_batch(black_box(&texts))));
+            black_box(pool.install(|| fp.fingerprint_batch(black_box(work))));
         }
     };
 
-    pass();
-    let mut times: Vec<f64> = (0..args.runs)
-        .map(|_| {
-            let start = Instant::now();
-            pass();
-            start.elapsed().as_secs_f64()
-        })
-        .collect();
+    let once: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let warm_up = timed(&|| go_over(&once));
+    let repeat = ((0.25 / warm_up.max(1e-9)).ceil() as usize).clamp(1, 1000);
+    let work: Vec<&str> = (0..repeat).flat_map(|_| once.iter().copied()).collect();
+    let mut times: Vec<f64> = (0..args.runs).map(|_| timed(&|| go_over(&work))).collect();
     times.sort_by(f64::total_cmp);
     let n = times.len();
     let median = if n % 2 == 1 {
@@ -165,7 +171,7 @@ fn run(args: &Args) -> Result<(), Box<dyn Error>> {
     let line = format!(
         concat!(
             r#"{{"tool":"neardup","profile":{},"threads":{},"corpus":{},"bytes":{},"#,
-            r#""docs":{},"runs":{},"median_s":{},"mb_per_s":{}}}"#
+            r#""docs":{},"repeat":{},"runs":{},"median_s":{},"mb_per_s":{}}}"#
         ),
         json(if args.jieba_only {
             "jieba-rs-cut"
@@ -176,9 +182,10 @@ fn run(args: &Args) -> Result<(), Box<dyn Error>> {
         json(&corpus),
         bytes,
         texts.len(),
+        repeat,
         args.runs,
         median,
-        bytes as f64 / 1e6 / median,
+        (repeat * bytes) as f64 / 1e6 / median,
     );
     println!("{line}");
     Ok(())

@@ -36,7 +36,10 @@ impl Dir {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        // A command that does not read stdin may exit before it is written.
+        if let Err(e) = child.stdin.take().unwrap().write_all(stdin) {
+            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+        }
         Run(child.wait_with_output().unwrap())
     }
 }

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
 
 /// A field's value, as far as a record needs it.
 #[derive(Debug, PartialEq)]
@@ -60,9 +61,9 @@ impl<'de> Visitor<'de> for Picker<'_> {
         let mut record = Record::default();
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             if key == self.text_field && record.text.is_none() {
-                record.text = Some(map.next_value_seed(FieldSeed)?);
+                record.text = Some(field(map.next_value::<&'de RawValue>()?)?);
             } else if key == self.id_field && record.id.is_none() {
-                record.id = Some(map.next_value_seed(FieldSeed)?);
+                record.id = Some(field(map.next_value::<&'de RawValue>()?)?);
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -105,6 +106,49 @@ impl<'de> Visitor<'de> for NamesVisitor {
         }
         Ok(Names(names))
     }
+}
+
+/// The field whose JSON text, already validated, is `raw`.
+///
+/// A string is unescaped here, in one pass into a string of the right size:
+/// going through serde_json would build it in a scratch buffer grown from
+/// empty for every line, then copy it. `\u` escapes, rare in text, are left
+/// to serde_json with the rest of the types.
+fn field<E: de::Error>(raw: &RawValue) -> Result<Field, E> {
+    let raw = raw.get();
+    if let Some(body) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"'))
+        && let Some(text) = unescape_simple(body)
+    {
+        return Ok(Field::Text(text));
+    }
+    FieldSeed
+        .deserialize(&mut serde_json::Deserializer::from_str(raw))
+        .map_err(E::custom)
+}
+
+/// The value of the body of a valid JSON string literal, or `None` when it
+/// holds a `\u` escape.
+fn unescape_simple(body: &str) -> Option<String> {
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(i) = memchr::memchr(b'\\', rest.as_bytes()) {
+        out.push_str(&rest[..i]);
+        out.push(match rest.as_bytes().get(i + 1)? {
+            b'n' => '\n',
+            b't' => '\t',
+            b'r' => '\r',
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            _ => return None,
+        });
+        // Both bytes are ASCII, so the rest starts at a character boundary.
+        rest = rest.get(i + 2..)?;
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 struct FieldSeed;
@@ -183,6 +227,23 @@ mod tests {
             field_names(r#"{"id": 7, "x": [1, {"y": 2}], "text": "a\nb"}"#),
             ["id", "x", "text"]
         );
+    }
+
+    #[test]
+    fn strings_with_every_escape() {
+        for raw in [
+            r#""plain""#,
+            r#""a\nb\tc\rd\"e\\f\/g\bh\fi""#,
+            r#""\u00e9t\u00e9 \ud83d\ude00 \n""#,
+            r#""ends with \\""#,
+            r#""""#,
+        ] {
+            let line = format!(r#"{{"text": {raw}}}"#);
+            let want: String = serde_json::from_str(raw).unwrap();
+            let r = parse(&line, "text", "id").unwrap();
+            assert_eq!(r.text, Some(Field::Text(want)), "{raw}");
+        }
+        assert!(parse(r#"{"text": "\ud800 lone"}"#, "text", "id").is_err());
     }
 
     #[test]

@@ -245,18 +245,10 @@ impl UnitCounter {
     /// only the low half counts).
     #[inline]
     pub fn add128(&mut self, hash: u128) {
-        self.add128_if(hash, true);
-    }
-
-    /// Adds `hash` when `counted`, with no branch on `counted`: the hash is
-    /// written to the batch either way and the batch grows only when it
-    /// counts.
-    #[inline(always)]
-    pub(crate) fn add128_if(&mut self, hash: u128, counted: bool) {
         let slot = self.batched % BATCH;
         self.batch[0][slot] = hash as u64;
         self.batch[1][slot] = (hash >> 64) as u64;
-        self.batched = slot + usize::from(counted);
+        self.batched = slot + 1;
         if self.batched == BATCH {
             self.add_batch();
         }

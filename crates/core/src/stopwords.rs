@@ -14,9 +14,9 @@ use crate::segment::{Token, head};
 /// A word of at most 15 bytes is matched by its key: its bytes packed into
 /// a `u128` with the length in the top byte. The keys sit in a cuckoo table
 /// (each key in one of two slots chosen by two hashes), so a lookup reads
-/// two slots and compares, with no loop and no branch on the outcome: in
-/// English text about every other token is a stop word, and a branch on it
-/// would be mispredicted half the time. Longer words (none in the shipped
+/// two slots and compares: one multiplication, no pass over the bytes, no
+/// probing loop whose
+/// length varies from word to word. Longer words (none in the shipped
 /// lists) are kept sorted apart.
 ///
 /// ```

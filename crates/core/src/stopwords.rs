@@ -14,10 +14,9 @@ use crate::segment::{Token, head};
 /// A word of at most 15 bytes is matched by its key: its bytes packed into
 /// a `u128` with the length in the top byte. The keys sit in a cuckoo table
 /// (each key in one of two slots chosen by two hashes), so a lookup reads
-/// two slots and compares: one multiplication, no pass over the bytes, no
-/// probing loop whose
-/// length varies from word to word. Longer words (none in the shipped
-/// lists) are kept sorted apart.
+/// two slots and compares: two multiplications, no pass over the bytes, no
+/// probing loop whose length varies from word to word. Longer words (none in
+/// the shipped lists) are kept sorted apart.
 ///
 /// ```
 /// use neardup_core::StopWords;

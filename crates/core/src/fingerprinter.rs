@@ -247,27 +247,30 @@ fn char_count(bytes: &[u8]) -> usize {
 /// Term frequency over words: every kept token votes once, no table needed.
 fn stream_fingerprint(s: &Settings, text: &str) -> Fingerprint {
     let mut counter = UnitCounter::new(s.width);
-    let fast_hash = s.hash == FeatureHash::Xxh3 && s.width == Width::W64;
     SCRATCH.with(|scratch| {
         let mut scratch = scratch.borrow_mut();
-        s.segmenter
-            // Inlined, so that the per-token work runs in the tokeniser's
-            // loop without a call.
-            .for_each_token(
+        let scratch = &mut *scratch;
+        // The common case gets a loop of its own, with nothing to decide per
+        // token but whether to keep it. The closures are inlined, so that
+        // the per-token work runs in the tokeniser's loop without a call.
+        if s.hash == FeatureHash::Xxh3 && s.width == Width::W64 {
+            s.segmenter.for_each_token(
                 text,
-                &mut scratch,
+                scratch,
                 #[inline(always)]
                 |token| {
-                    if !keeps(s, &token) {
-                        return;
-                    }
-                    match s.width {
-                        Width::W64 if fast_hash => counter.add64(xxh3_64(token.bytes)),
-                        Width::W64 => counter.add64(s.hash.hash64(token.bytes)),
-                        Width::W128 => counter.add128(s.hash.hash128(token.bytes)),
+                    if keeps(s, &token) {
+                        counter.add64(xxh3_64(token.bytes));
                     }
                 },
             );
+        } else {
+            s.segmenter.for_each_token(text, scratch, |token| {
+                if keeps(s, &token) {
+                    counter.add128(s.hash.hash(token.bytes, s.width));
+                }
+            });
+        }
     });
     if counter.total() == 0 {
         return featureless(s, text);

@@ -41,6 +41,7 @@ mod fingerprint;
 mod fingerprinter;
 mod hash;
 mod normalize;
+mod packed;
 mod profile;
 mod python_compat;
 mod segment;

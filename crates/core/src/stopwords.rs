@@ -7,7 +7,8 @@
 //! own.
 
 use crate::error::{Error, Result};
-use crate::segment::{Token, head};
+use crate::packed::{self, head, key, mix};
+use crate::segment::Token;
 
 /// A set of stop words.
 ///
@@ -34,12 +35,9 @@ pub struct StopWords {
     slots: Vec<u128>,
     /// The shift that takes a slot index from the top bits of a hash.
     shift: u32,
-    /// The words longer than [`SHORT`] bytes, sorted.
+    /// The words longer than [`packed::MAX_LEN`] bytes, sorted.
     long: Vec<Vec<u8>>,
 }
-
-/// The longest word matched by its key.
-const SHORT: usize = 15;
 
 const EN: &str = include_str!("../data/stopwords/en.txt");
 const ZH: &str = include_str!("../data/stopwords/zh.txt");
@@ -96,10 +94,10 @@ impl StopWords {
         list.sort();
         list.dedup();
         let (short, long): (Vec<&String>, Vec<&String>) =
-            list.iter().partition(|w| w.len() <= SHORT);
+            list.iter().partition(|w| w.len() <= packed::MAX_LEN);
         let keys: Vec<u128> = short
             .iter()
-            .map(|w| key(w.as_bytes(), head(w.as_bytes())))
+            .filter_map(|w| key(w.as_bytes(), head(w.as_bytes())))
             .collect();
         let (slots, shift) = cuckoo(&keys);
         StopWords {
@@ -133,10 +131,9 @@ impl StopWords {
 
     #[inline(always)]
     fn contains_head(&self, word: &[u8], head: u128) -> bool {
-        if word.len() > SHORT {
+        let Some(key) = key(word, head) else {
             return self.contains_long(word);
-        }
-        let key = key(word, head);
+        };
         let (a, b) = slots_of(key, self.shift);
         // Both slots exist: `slots` has 2^(64 - shift) of them.
         (self.slots.get(a) == Some(&key)) | (self.slots.get(b) == Some(&key))
@@ -148,20 +145,13 @@ impl StopWords {
     }
 }
 
-/// The key of a word of at most [`SHORT`] bytes whose head is `head`.
-#[inline(always)]
-fn key(word: &[u8], head: u128) -> u128 {
-    head | (word.len() as u128) << 120
-}
-
 /// The two slots where `key` may sit, from the top bits of two
 /// multiplicative hashes.
 #[inline(always)]
 fn slots_of(key: u128, shift: u32) -> (usize, usize) {
-    let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
     (
-        (folded.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize,
-        (folded.wrapping_mul(0xc2b2_ae3d_27d4_eb4f) >> shift) as usize,
+        (mix(key, 0x9e37_79b9_7f4a_7c15) >> shift) as usize,
+        (mix(key, 0xc2b2_ae3d_27d4_eb4f) >> shift) as usize,
     )
 }
 

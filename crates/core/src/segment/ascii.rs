@@ -226,7 +226,7 @@ pub(crate) fn for_each_word(
         // The padding after the text makes the window whole.
         let head = lower[start..]
             .first_chunk::<PAD>()
-            .map_or_else(|| super::head(bytes), |w| u128::from_le_bytes(*w))
+            .map_or_else(|| crate::packed::head(bytes), |w| u128::from_le_bytes(*w))
             & LOW_BYTES[bytes.len().min(PAD)];
         emit(bytes, head);
     }
@@ -311,7 +311,7 @@ mod tests {
         let mut out = Vec::new();
         let mut scratch = AsciiScratch::default();
         for_each_word(text.as_bytes(), &mut scratch, |w, head| {
-            assert_eq!(head, super::super::head(w));
+            assert_eq!(head, crate::packed::head(w));
             out.push(String::from_utf8(w.to_vec()).unwrap())
         });
         out

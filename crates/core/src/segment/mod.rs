@@ -25,6 +25,7 @@ pub(crate) mod script;
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::normalize::normalize_into;
+use crate::packed::head;
 pub(crate) use script::ScriptClass;
 
 /// A token: a word of the normalised text, or an n-gram of an unspaced
@@ -34,7 +35,7 @@ pub(crate) struct Token<'a> {
     /// The token's bytes (UTF-8, cut at character boundaries).
     pub(crate) bytes: &'a [u8],
     /// The first 16 bytes, little-endian, zero after the token's end (see
-    /// [`head`]): with the length, a short token in one integer, which is
+    /// [`crate::packed`]): with the length, a short token in one integer, which is
     /// how stop words are matched without hashing.
     pub(crate) head: u128,
     /// The class of the token's script.
@@ -49,15 +50,6 @@ impl<'a> Token<'a> {
             class,
         }
     }
-}
-
-/// The first 16 bytes of `bytes` as a little-endian `u128`, zero after the
-/// end of a shorter one.
-pub(crate) fn head(bytes: &[u8]) -> u128 {
-    let mut window = [0u8; 16];
-    let n = bytes.len().min(16);
-    window[..n].copy_from_slice(&bytes[..n]);
-    u128::from_le_bytes(window)
 }
 
 /// Reusable buffers, so that tokenising allocates nothing per document once

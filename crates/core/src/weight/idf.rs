@@ -21,7 +21,7 @@ use std::sync::{Arc, OnceLock};
 
 use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
-use crate::hash::TextKeyBuild;
+use crate::packed::{WordMap, head};
 
 use crate::error::{Error, Result};
 
@@ -39,7 +39,10 @@ const JIEBA_IDF_GZ: &[u8] = include_bytes!("../../data/jieba_idf.txt.gz");
 /// ```
 #[derive(Clone, Debug)]
 pub struct IdfTable {
-    values: HashMap<Box<[u8]>, f64, TextKeyBuild>,
+    /// Looked up once per distinct word of every document, so kept as a
+    /// [`WordMap`]: a short word (most of them) is found without hashing
+    /// its bytes or following a pointer.
+    values: WordMap<f64>,
     default: f64,
 }
 
@@ -52,7 +55,7 @@ impl IdfTable {
     /// A table with no entries, giving `default` for every feature.
     pub fn empty(default: f64) -> IdfTable {
         IdfTable {
-            values: HashMap::default(),
+            values: WordMap::new([]),
             default,
         }
     }
@@ -66,7 +69,7 @@ impl IdfTable {
     ///
     /// [`Error::Table`] naming the line of a missing or non-finite value.
     pub fn from_text(text: &str) -> Result<IdfTable> {
-        let mut values = HashMap::default();
+        let mut values = Vec::new();
         let mut default = None;
         for (i, line) in text.lines().enumerate() {
             let line = line.trim_end_matches('\r');
@@ -91,21 +94,24 @@ impl IdfTable {
             if key == "#default" {
                 default = Some(idf);
             } else if !key.starts_with('#') {
-                values.insert(Box::from(key.as_bytes()), idf);
+                values.push((key.as_bytes(), idf));
             }
         }
-        let default = default.unwrap_or_else(|| median(values.values().copied()));
-        Ok(IdfTable { values, default })
+        let default = default.unwrap_or_else(|| median(values.iter().map(|(_, v)| *v)));
+        Ok(IdfTable {
+            values: WordMap::new(values),
+            default,
+        })
     }
 
     /// The table in the text form [`IdfTable::from_text`] reads, sorted by
     /// feature, values with enough digits to read back exactly.
     pub fn to_text(&self) -> String {
         // Keys were inserted from `&str`, so they are UTF-8.
-        let mut entries: Vec<(std::borrow::Cow<'_, str>, f64)> = self
+        let mut entries: Vec<(String, f64)> = self
             .values
-            .iter()
-            .map(|(k, v)| (String::from_utf8_lossy(k), *v))
+            .entries()
+            .map(|(k, v)| (String::from_utf8_lossy(&k).into_owned(), v))
             .collect();
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         let mut out = format!("#default\t{}\n", self.default);
@@ -127,7 +133,9 @@ impl IdfTable {
     /// The IDF of the feature with these UTF-8 bytes, or the default.
     #[inline]
     pub(crate) fn idf_of_bytes(&self, feature: &[u8]) -> f64 {
-        self.values.get(feature).copied().unwrap_or(self.default)
+        self.values
+            .get(feature, head(feature))
+            .unwrap_or(self.default)
     }
 
     /// The value for features the table does not hold.
@@ -142,7 +150,7 @@ impl IdfTable {
 
     /// Whether the table holds no features.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.values.len() == 0
     }
 }
 
@@ -236,10 +244,9 @@ impl DocumentFrequencies {
             .counts
             .iter()
             .filter(|(_, df)| **df >= min_df.max(1))
-            .map(|(k, df)| (Box::from(k.as_bytes()), idf(*df)))
-            .collect();
+            .map(|(k, df)| (k.as_bytes(), idf(*df)));
         IdfTable {
-            values,
+            values: WordMap::new(values),
             default: idf(1),
         }
     }

@@ -33,20 +33,24 @@ use std::time::Instant;
 use neardup_core::{Fingerprinter, Profile};
 
 const USAGE: &str = "\
-usage: throughput [--profile P] [--threads N] [--runs R] [--jieba-only] FILE.jsonl
+usage: throughput [--profile P] [--threads N] [--runs R] [--repeat K] [--jieba-only] FILE.jsonl
 
   --profile P   auto, en, zh or python-simhash (default en)
   --jieba-only  time jieba-rs segmentation alone (cut, no HMM), the
                 ceiling of the zh profile; one thread
   --threads N   1: a plain loop; N > 1: fingerprint_batch in a rayon pool
                 of N threads (default 1)
-  --runs R      timed passes over all texts, after one warm-up (default 7)";
+  --runs R      timed passes, after one warm-up (default 7)
+  --repeat K    times a pass goes over the texts (default: enough for a
+                pass to last 0.25 s; give it for a fixed amount of work, as
+                when counting instructions)";
 
 /// What was typed, validated; no I/O yet.
 struct Args {
     profile: Profile,
     threads: usize,
     runs: usize,
+    repeat: Option<usize>,
     jieba_only: bool,
     file: PathBuf,
 }
@@ -55,6 +59,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut profile = Profile::En;
     let mut threads = 1;
     let mut runs = 7;
+    let mut repeat = None;
     let mut file = None;
     let mut jieba_only = false;
     while let Some(arg) = argv.next() {
@@ -68,6 +73,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
             }
             "--threads" => threads = positive(&value("--threads")?, "--threads")?,
             "--runs" => runs = positive(&value("--runs")?, "--runs")?,
+            "--repeat" => repeat = Some(positive(&value("--repeat")?, "--repeat")?),
             "--jieba-only" => jieba_only = true,
             s if s.starts_with('-') => return Err(format!("unknown flag {s}")),
             s if file.is_none() => file = Some(PathBuf::from(s)),
@@ -79,6 +85,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
         profile,
         threads,
         runs,
+        repeat,
         jieba_only,
         file,
     })
@@ -151,7 +158,9 @@ fn run(args: &Args) -> Result<(), Box<dyn Error>> {
 
     let once: Vec<&str> = texts.iter().map(String::as_str).collect();
     let warm_up = timed(&|| go_over(&once));
-    let repeat = ((0.25 / warm_up.max(1e-9)).ceil() as usize).clamp(1, 1000);
+    let repeat = args
+        .repeat
+        .unwrap_or_else(|| ((0.25 / warm_up.max(1e-9)).ceil() as usize).clamp(1, 1000));
     let work: Vec<&str> = (0..repeat).flat_map(|_| once.iter().copied()).collect();
     let mut times: Vec<f64> = (0..args.runs).map(|_| timed(&|| go_over(&work))).collect();
     times.sort_by(f64::total_cmp);

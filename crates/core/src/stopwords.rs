@@ -35,6 +35,8 @@ pub struct StopWords {
     slots: Vec<u128>,
     /// The shift that takes a slot index from the top bits of a hash.
     shift: u32,
+    /// Keys that found no slot, sorted (empty but for contrived lists).
+    stash: Vec<u128>,
     /// The words longer than [`packed::MAX_LEN`] bytes, sorted.
     long: Vec<Vec<u8>>,
 }
@@ -99,10 +101,11 @@ impl StopWords {
             .iter()
             .filter_map(|w| key(w.as_bytes(), head(w.as_bytes())))
             .collect();
-        let (slots, shift) = cuckoo(&keys);
+        let (slots, shift, stash) = cuckoo(&keys);
         StopWords {
             slots,
             shift,
+            stash,
             long: long.iter().map(|w| w.as_bytes().to_vec()).collect(),
             words: list,
         }
@@ -134,9 +137,20 @@ impl StopWords {
         let Some(key) = key(word, head) else {
             return self.contains_long(word);
         };
+        self.contains_key(key)
+    }
+
+    #[inline(always)]
+    fn contains_key(&self, key: u128) -> bool {
         let (a, b) = slots_of(key, self.shift);
         // Both slots exist: `slots` has 2^(64 - shift) of them.
-        (self.slots.get(a) == Some(&key)) | (self.slots.get(b) == Some(&key))
+        let hit = (self.slots.get(a) == Some(&key)) | (self.slots.get(b) == Some(&key));
+        hit || (!self.stash.is_empty() && self.in_stash(key))
+    }
+
+    #[cold]
+    fn in_stash(&self, key: u128) -> bool {
+        self.stash.binary_search(&key).is_ok()
     }
 
     #[cold]
@@ -155,42 +169,52 @@ fn slots_of(key: u128, shift: u32) -> (usize, usize) {
     )
 }
 
-/// A cuckoo table holding `keys` (distinct and non-zero), and its shift:
-/// at least four slots per key, doubled until every key finds a place.
-fn cuckoo(keys: &[u128]) -> (Vec<u128>, u32) {
-    let mut bits = (keys.len() * 4)
+/// A cuckoo table holding `keys` (distinct and non-zero), its shift, and
+/// the stash of keys that found no slot: at least four slots per key,
+/// doubled (at most three times) while more than a few keys are left over.
+/// Keys whose hashes coincide can never all be placed, so the stash, not
+/// endless growth, is where they end up.
+fn cuckoo(keys: &[u128]) -> (Vec<u128>, u32, Vec<u128>) {
+    let first = (keys.len() * 4)
         .next_power_of_two()
         .max(16)
         .trailing_zeros();
+    let mut bits = first;
     loop {
         let shift = 64 - bits;
         let mut slots = vec![0u128; 1 << bits];
-        if keys.iter().all(|&k| place(&mut slots, k, shift)) {
-            return (slots, shift);
+        let mut stash: Vec<u128> = keys
+            .iter()
+            .filter_map(|&k| place(&mut slots, k, shift))
+            .collect();
+        if stash.len() <= 4 || bits == first + 3 {
+            stash.sort_unstable();
+            return (slots, shift, stash);
         }
         bits += 1;
     }
 }
 
 /// Puts `key` in one of its slots, moving the keys in its way to their
-/// other slots; false when that goes on for too long.
-fn place(slots: &mut [u128], mut key: u128, shift: u32) -> bool {
+/// other slots; when that goes on for too long, the key left in hand, which
+/// the caller keeps aside.
+fn place(slots: &mut [u128], mut key: u128, shift: u32) -> Option<u128> {
     let (mut slot, _) = slots_of(key, shift);
     for _ in 0..64 {
         let (a, b) = slots_of(key, shift);
         if slots[a] == 0 {
             slots[a] = key;
-            return true;
+            return None;
         }
         if slots[b] == 0 {
             slots[b] = key;
-            return true;
+            return None;
         }
         // Evict from the slot the key did not just come from.
         slot = if slot == a { b } else { a };
         std::mem::swap(&mut slots[slot], &mut key);
     }
-    false
+    Some(key)
 }
 
 fn list(text: &str) -> impl Iterator<Item = &str> {
@@ -229,6 +253,25 @@ mod tests {
     fn rejects_two_words_on_a_line() {
         let err = StopWords::from_lines("a\nb c\n").unwrap_err();
         assert!(err.to_string().contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn keys_with_equal_hashes_are_all_found() {
+        // Every key folds to the same 64 bits, so all share their two slots.
+        let keys: Vec<u128> = (1..40u64)
+            .map(|hi| ((hi as u128) << 64) | u128::from(0x1234 ^ hi.rotate_left(29)))
+            .collect();
+        let (slots, shift, stash) = cuckoo(&keys);
+        assert!(slots.len() <= 1 << 12, "{} slots", slots.len());
+        let stop = StopWords {
+            words: Vec::new(),
+            slots,
+            shift,
+            stash,
+            long: Vec::new(),
+        };
+        assert!(keys.iter().all(|&k| stop.contains_key(k)));
+        assert!(!stop.contains_key(0x1234_5678));
     }
 
     #[test]

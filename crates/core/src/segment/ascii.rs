@@ -54,23 +54,9 @@ impl Classes {
     }
 }
 
-/// Lowercases one block into `lower` and classifies its bytes.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn classify_block(block: &[u8; BLOCK], lower: &mut [u8; BLOCK]) -> Classes {
-    // SAFETY: SSE2 is part of the x86-64 baseline: every x86-64 CPU has it.
-    unsafe { sse2::classify_block(block, lower) }
-}
-
-/// Lowercases one block into `lower` and classifies its bytes.
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-fn classify_block(block: &[u8; BLOCK], lower: &mut [u8; BLOCK]) -> Classes {
-    classify_block_bytewise(block, lower)
-}
-
-/// The classifier one byte at a time: the path of CPUs other than x86-64,
-/// and the reference the SSE2 path is tested against.
+/// Lowercases one block into `lower` and classifies its bytes, one byte at
+/// a time: the path of CPUs other than x86-64, and the reference the SSE2
+/// path is tested against.
 #[cfg(any(test, not(target_arch = "x86_64")))]
 fn classify_block_bytewise(block: &[u8; BLOCK], lower: &mut [u8; BLOCK]) -> Classes {
     let mut c = Classes::default();
@@ -100,7 +86,7 @@ mod sse2 {
         _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_storeu_si128,
     };
 
-    use super::{BLOCK, Classes};
+    use super::{BLOCK, Classes, classify_with};
 
     #[inline]
     #[target_feature(enable = "sse2")]
@@ -133,7 +119,15 @@ mod sse2 {
         u64::from(_mm_movemask_epi8(x) as u16)
     }
 
-    /// [`super::classify_block`], sixteen bytes per instruction.
+    /// [`super::classify`] with the SSE2 block classifier.
+    #[target_feature(enable = "sse2")]
+    pub(super) fn classify(text: &[u8], lower: &mut Vec<u8>, words: &mut Vec<u64>) {
+        classify_with(text, lower, words, |block, out| classify_block(block, out));
+    }
+
+    /// Lowercases one block into `lower` and classifies its bytes, sixteen
+    /// bytes per instruction.
+    #[inline]
     #[target_feature(enable = "sse2")]
     pub(super) fn classify_block(block: &[u8; BLOCK], lower: &mut [u8; BLOCK]) -> Classes {
         let mut c = Classes::default();
@@ -173,24 +167,49 @@ pub(crate) struct AsciiScratch {
 }
 
 /// Lowercases `text` into `lower` and marks its word bytes in `words`.
+#[cfg(target_arch = "x86_64")]
 fn classify(text: &[u8], lower: &mut Vec<u8>, words: &mut Vec<u64>) {
+    // SAFETY: SSE2 is part of the x86-64 baseline: every x86-64 CPU has it.
+    unsafe { sse2::classify(text, lower, words) }
+}
+
+/// Lowercases `text` into `lower` and marks its word bytes in `words`.
+#[cfg(not(target_arch = "x86_64"))]
+fn classify(text: &[u8], lower: &mut Vec<u8>, words: &mut Vec<u64>) {
+    classify_with(text, lower, words, classify_block_bytewise);
+}
+
+/// [`classify`] with `classify_block` for each block of 64 bytes (the last
+/// one padded with zeros).
+#[inline(always)]
+fn classify_with(
+    text: &[u8],
+    lower: &mut Vec<u8>,
+    words: &mut Vec<u64>,
+    mut classify_block: impl FnMut(&[u8; BLOCK], &mut [u8; BLOCK]) -> Classes,
+) {
     let (full, tail) = text.as_chunks::<BLOCK>();
     let mut last = [0u8; BLOCK];
     last[..tail.len()].copy_from_slice(tail);
-    let inputs = full.iter().chain((!tail.is_empty()).then_some(&last));
+    let blocks = text.len().div_ceil(BLOCK);
+    let input = |k: usize| full.get(k).unwrap_or(&last);
     lower.clear();
-    lower.resize(text.len().div_ceil(BLOCK) * BLOCK + PAD, 0);
+    lower.resize(blocks * BLOCK + PAD, 0);
     words.clear();
+    words.reserve(blocks);
     let (outputs, _) = lower.as_chunks_mut::<BLOCK>();
-    let mut classes = inputs
-        .zip(outputs.iter_mut())
-        .map(|(block, out)| classify_block(block, out));
     let mut before = Classes::default();
-    let mut current = classes.next();
-    while let Some(this) = current {
-        let after = classes.next();
-        words.push(this.words(&before, &after.unwrap_or_default()));
-        before = this;
+    let mut current = match outputs.first_mut() {
+        Some(out) => classify_block(input(0), out),
+        None => return,
+    };
+    for k in 0..blocks {
+        let after = match outputs.get_mut(k + 1) {
+            Some(out) if k + 1 < blocks => classify_block(input(k + 1), out),
+            _ => Classes::default(),
+        };
+        words.push(current.words(&before, &after));
+        before = current;
         current = after;
     }
 }
@@ -349,7 +368,9 @@ mod tests {
             whole[..32].copy_from_slice(&block);
             whole[32..].copy_from_slice(&more);
             let (mut a, mut b) = ([0u8; BLOCK], [0u8; BLOCK]);
-            prop_assert_eq!(classify_block(&whole, &mut a), classify_block_bytewise(&whole, &mut b));
+            // SAFETY: SSE2 is part of the x86-64 baseline.
+            let fast = unsafe { sse2::classify_block(&whole, &mut a) };
+            prop_assert_eq!(fast, classify_block_bytewise(&whole, &mut b));
             prop_assert_eq!(a, b);
         }
     }

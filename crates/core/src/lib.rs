@@ -6,7 +6,7 @@
 //! 2007). Its modules follow the data:
 //!
 //! - [`normalize`]: NFKC and lowercase;
-//! - tokenisation: ASCII fast path, UAX #29 words, jieba for Han text,
+//! - tokenisation: ASCII fast path, UAX #29 words, Han text cut as jieba cuts it,
 //!   character n-grams for kana and Thai; [`StopWords`];
 //! - [`FeatureKind`]: words, word shingles or character n-grams;
 //! - [`Weighting`]: term frequency, binary, TF-IDF ([`IdfTable`],

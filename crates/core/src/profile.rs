@@ -115,10 +115,7 @@ pub(crate) struct Settings {
     pub(crate) width: Width,
 }
 
-const SEGMENTER: Segmenter = Segmenter {
-    unspaced_ngram: 2,
-    han_hmm: false,
-};
+const SEGMENTER: Segmenter = Segmenter { unspaced_ngram: 2 };
 
 impl Settings {
     pub(crate) fn en() -> Settings {

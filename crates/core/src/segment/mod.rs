@@ -65,8 +65,6 @@ pub(crate) struct Scratch {
 pub(crate) struct Segmenter {
     /// Characters per n-gram in unspaced scripts.
     pub(crate) unspaced_ngram: usize,
-    /// Whether jieba guesses words missing from its dictionary with its HMM.
-    pub(crate) han_hmm: bool,
 }
 
 impl Segmenter {
@@ -155,7 +153,7 @@ impl Segmenter {
                 }
             }
             ScriptClass::Han => {
-                han::for_each_word(run, self.han_hmm, |w| emit(Token::new(w.as_bytes(), class)))
+                han::for_each_word(run, |w, _| emit(Token::new(w.as_bytes(), class)))
             }
             ScriptClass::Unspaced => {
                 let n = self.unspaced_ngram.max(1);
@@ -199,10 +197,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const SEGMENTER: Segmenter = Segmenter {
-        unspaced_ngram: 2,
-        han_hmm: false,
-    };
+    const SEGMENTER: Segmenter = Segmenter { unspaced_ngram: 2 };
 
     fn tokens(text: &str) -> Vec<(String, ScriptClass)> {
         let mut out = Vec::new();

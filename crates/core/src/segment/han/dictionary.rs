@@ -1,0 +1,278 @@
+//! jieba's dictionary, laid out for finding every word that starts at a
+//! character.
+//!
+//! The words and their frequencies are jieba's `dict.txt` (MIT) as
+//! `jieba-rs` 0.11.0 embeds it, shipped in `data/jieba_dict.txt.gz` without
+//! its part-of-speech tags. Its 349,045 words use 12,045 distinct
+//! characters, all in the Basic Multilingual Plane, so each character gets a
+//! 14-bit id and a prefix of up to three characters packs into one key:
+//!
+//! - one character: an array indexed by the character's id;
+//! - two and three characters: a [`PrefixTable`] each, keyed by the packed
+//!   ids. Their keys do not depend on each other, so the processor looks up
+//!   both at once;
+//! - four and more (about 100,000 prefixes, rarely reached): one more table,
+//!   keyed by the slot of the prefix one character shorter and the next id.
+
+use std::io::Read;
+
+use super::prefix_table::{Entry, MAX_WORD, PrefixTable};
+
+const JIEBA_DICT_GZ: &[u8] = include_bytes!("../../../data/jieba_dict.txt.gz");
+
+/// Bits of a character id.
+pub(super) const CHAR_BITS: u32 = 14;
+/// The character id that no dictionary character has.
+pub(super) const NO_CHAR: u16 = 0;
+const MAX_CHARS: usize = (1 << CHAR_BITS) - 1;
+
+/// The dictionary: which prefixes exist, which are words, and each word's
+/// log-probability.
+#[derive(Debug)]
+pub(crate) struct Dictionary {
+    /// Id of every BMP character, [`NO_CHAR`] for one in no word.
+    char_ids: Box<[u16]>,
+    /// One-character prefixes, by character id.
+    first: Box<[Entry]>,
+    second: PrefixTable,
+    third: PrefixTable,
+    /// Four characters and more: keyed by [`deeper_key`].
+    deeper: PrefixTable,
+    /// `ln(freq) - ln(total)` of every word, by word id: what a word adds to
+    /// a route's log-probability.
+    log_probs: Box<[f64]>,
+    /// What a character in no word adds: `ln(1) - ln(total)`.
+    unknown_log_prob: f64,
+}
+
+/// The key of a two-character prefix.
+#[inline(always)]
+pub(super) fn second_key(a: u16, b: u16) -> u64 {
+    u64::from(a) << CHAR_BITS | u64::from(b)
+}
+
+/// The key of a three-character prefix.
+#[inline(always)]
+pub(super) fn third_key(a: u16, b: u16, c: u16) -> u64 {
+    second_key(a, b) << CHAR_BITS | u64::from(c)
+}
+
+/// The key of a prefix of four or more characters: the slot of the prefix
+/// without its last character (in the third table, or in the deeper one
+/// when `parent_is_deeper`) and the last character's id.
+#[inline(always)]
+pub(super) fn deeper_key(parent_slot: u32, parent_is_deeper: bool, c: u16) -> u64 {
+    (u64::from(parent_slot) << 1 | u64::from(parent_is_deeper)) << CHAR_BITS | u64::from(c)
+}
+
+impl Dictionary {
+    /// The shipped dictionary. A test checks that it loads; if it did not
+    /// (a build defect), every character would be a word of its own.
+    pub(crate) fn jieba() -> Dictionary {
+        let mut text = String::new();
+        let parsed = flate2::read::GzDecoder::new(JIEBA_DICT_GZ)
+            .read_to_string(&mut text)
+            .map_err(|e| e.to_string())
+            .and_then(|_| Dictionary::parse(&text));
+        parsed.unwrap_or_else(|_| Dictionary::parse_words(Vec::new(), Box::default(), 0))
+    }
+
+    /// A dictionary from lines `word frequency`, as jieba's `dict.txt`
+    /// (anything after the frequency is ignored). Its words may use at most
+    /// 16,383 distinct characters, all in the Basic Multilingual Plane.
+    pub(crate) fn parse(text: &str) -> Result<Dictionary, String> {
+        let mut words: Vec<(Vec<u16>, u64)> = Vec::new();
+        let mut char_ids = vec![NO_CHAR; 0x1_0000].into_boxed_slice();
+        let mut chars = 0usize;
+        for (n, line) in text.lines().enumerate() {
+            let mut fields = line.split_whitespace();
+            let Some(word) = fields.next() else { continue };
+            let freq: u64 = fields
+                .next()
+                .and_then(|f| f.parse().ok())
+                .ok_or_else(|| format!("line {}: no frequency after {word:?}", n + 1))?;
+            let mut ids = Vec::with_capacity(word.len() / 3);
+            for c in word.chars() {
+                let code = usize::try_from(u32::from(c)).unwrap_or(usize::MAX);
+                let slot = char_ids
+                    .get_mut(code)
+                    .ok_or_else(|| format!("line {}: {c:?} is outside the BMP", n + 1))?;
+                if *slot == NO_CHAR {
+                    chars += 1;
+                    if chars > MAX_CHARS {
+                        return Err(format!("more than {MAX_CHARS} distinct characters"));
+                    }
+                    *slot = chars as u16;
+                }
+                ids.push(*slot);
+            }
+            words.push((ids, freq));
+        }
+        if words.len() > MAX_WORD as usize + 1 {
+            return Err(format!("more than {} words", MAX_WORD + 1));
+        }
+        if words
+            .iter()
+            .map(|(w, _)| w.len().saturating_sub(3))
+            .sum::<usize>()
+            > 1 << 24
+        {
+            return Err("too many long words".to_string());
+        }
+        Ok(Dictionary::parse_words(words, char_ids, chars))
+    }
+
+    /// The dictionary of `words` (character ids and frequencies), whose
+    /// `chars` distinct characters have the ids in `char_ids`. The callers
+    /// have checked the limits of ids and tables.
+    fn parse_words(words: Vec<(Vec<u16>, u64)>, char_ids: Box<[u16]>, chars: usize) -> Dictionary {
+        let total: u64 = words.iter().map(|(_, f)| f).sum();
+        let log_total = (total as f64).ln();
+
+        let count_prefixes = |len: usize| {
+            let mut keys: Vec<&[u16]> = words
+                .iter()
+                .filter(|(w, _)| w.len() >= len)
+                .map(|(w, _)| &w[..len])
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            keys.len()
+        };
+        let deeper_count: usize = words.iter().map(|(w, _)| w.len().saturating_sub(3)).sum();
+        let mut dictionary = Dictionary {
+            char_ids,
+            first: vec![Entry::default(); chars + 1].into_boxed_slice(),
+            second: PrefixTable::with_capacity(count_prefixes(2)),
+            third: PrefixTable::with_capacity(count_prefixes(3)),
+            deeper: PrefixTable::with_capacity(deeper_count),
+            log_probs: words
+                .iter()
+                .map(|&(_, freq)| (freq as f64).ln() - log_total)
+                .collect(),
+            unknown_log_prob: 0.0 - log_total,
+        };
+        for (id, (word, _)) in words.iter().enumerate() {
+            // Cannot fail: the tables are sized for every prefix.
+            let _ = dictionary.insert(word, id as u32);
+        }
+        dictionary
+    }
+
+    /// Records the word of character ids `word` as word `id`: every prefix
+    /// of it marked as extended, the whole of it marked as the word.
+    fn insert(&mut self, word: &[u16], id: u32) -> Option<()> {
+        let mark = |entry: Entry, len: usize| {
+            if len == word.len() {
+                entry.with_word(id)
+            } else {
+                entry.with_longer()
+            }
+        };
+        let (&a, rest) = word.split_first()?;
+        let first = self.first.get_mut(usize::from(a))?;
+        *first = mark(*first, 1);
+        let Some(&b) = rest.first() else {
+            return Some(());
+        };
+        let slot = self.second.slot_of(second_key(a, b))?;
+        self.second
+            .set_entry(slot, mark(self.second.entry(slot), 2));
+        let Some(&c) = rest.get(1) else {
+            return Some(());
+        };
+        let mut parent = self.third.slot_of(third_key(a, b, c))?;
+        self.third
+            .set_entry(parent, mark(self.third.entry(parent), 3));
+        let mut parent_is_deeper = false;
+        for (i, &d) in word.iter().enumerate().skip(3) {
+            let slot = self
+                .deeper
+                .slot_of(deeper_key(parent, parent_is_deeper, d))?;
+            self.deeper
+                .set_entry(slot, mark(self.deeper.entry(slot), i + 1));
+            parent = slot;
+            parent_is_deeper = true;
+        }
+        Some(())
+    }
+
+    /// The id of character `c`, [`NO_CHAR`] if no word uses it.
+    #[inline(always)]
+    pub(super) fn char_id(&self, c: char) -> u16 {
+        self.char_ids
+            .get(u32::from(c) as usize)
+            .copied()
+            .unwrap_or(NO_CHAR)
+    }
+
+    /// The entry of the one-character prefix `a`.
+    #[inline(always)]
+    pub(super) fn first(&self, a: u16) -> Entry {
+        self.first.get(usize::from(a)).copied().unwrap_or_default()
+    }
+
+    /// The two-character prefix table.
+    #[inline(always)]
+    pub(super) fn second(&self) -> &PrefixTable {
+        &self.second
+    }
+
+    /// The three-character prefix table.
+    #[inline(always)]
+    pub(super) fn third(&self) -> &PrefixTable {
+        &self.third
+    }
+
+    /// The table of longer prefixes.
+    #[inline(always)]
+    pub(super) fn deeper(&self) -> &PrefixTable {
+        &self.deeper
+    }
+
+    /// What word `id` adds to a route's log-probability.
+    #[inline(always)]
+    pub(super) fn log_prob(&self, id: u32) -> f64 {
+        self.log_probs
+            .get(id as usize)
+            .copied()
+            .unwrap_or(f64::NEG_INFINITY)
+    }
+
+    /// What a character that starts no word adds to a route's
+    /// log-probability.
+    #[inline(always)]
+    pub(super) fn unknown_log_prob(&self) -> f64 {
+        self.unknown_log_prob
+    }
+
+    /// How many words the dictionary has.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.log_probs.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_dictionary_loads() {
+        let d = Dictionary::jieba();
+        assert_eq!(d.len(), 349_045);
+        let id = |c| d.char_id(c);
+        assert_ne!(id('中'), NO_CHAR);
+        assert_eq!(id('😀'), NO_CHAR);
+        let (_, e) = d.second().find(second_key(id('中'), id('国'))).unwrap();
+        assert!(e.word().is_some() && e.has_longer());
+    }
+
+    #[test]
+    fn bad_dictionaries_are_refused() {
+        assert!(Dictionary::parse("中国 x\n").is_err());
+        assert!(Dictionary::parse("中国\n").is_err());
+        assert!(Dictionary::parse("𠀀 3\n").is_err());
+        assert!(Dictionary::parse("").is_ok());
+    }
+}

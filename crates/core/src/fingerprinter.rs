@@ -338,9 +338,10 @@ impl<'a> Tallies<'a> {
         }
     }
 
-    /// Counts one occurrence of `feature`, whose feature hash is `hash`.
+    /// Counts one occurrence of `feature`, whose feature hash is `hash`
+    /// and which is word `han_word` of the Han dictionary if given.
     #[inline]
-    fn add(&mut self, feature: &[u8], hash: u128) {
+    fn add(&mut self, feature: &[u8], han_word: Option<u32>, hash: u128) {
         let s = self.settings;
         let keep_text = self.keep_text;
         let tallies = &mut self.tallies;
@@ -349,9 +350,17 @@ impl<'a> Tallies<'a> {
                 text: keep_text.then(|| String::from_utf8_lossy(feature).into_owned()),
                 hash,
                 count: 0.0,
-                idf: match (&s.weighting, &s.idf) {
-                    (Weighting::TfIdf, Some(table)) => table.idf_of_bytes(feature),
-                    (Weighting::TfIdf, None) => jieba_table().idf_of_bytes(feature),
+                idf: match s.weighting {
+                    Weighting::TfIdf => {
+                        let table: &IdfTable = match &s.idf {
+                            Some(table) => table,
+                            None => jieba_table(),
+                        };
+                        match han_word {
+                            Some(id) => table.idf_of_han_word(id),
+                            None => table.idf_of_bytes(feature),
+                        }
+                    }
                     _ => 1.0,
                 },
             });
@@ -386,7 +395,8 @@ fn collect_features(s: &Settings, text: &str, keep_text: bool) -> Vec<WeightedFe
             let mut scratch = scratch.borrow_mut();
             s.segmenter.for_each_token(text, &mut scratch, |token| {
                 if keeps(s, &token) {
-                    tallies.add(token.bytes, s.hash.hash(token.bytes, s.width));
+                    let hash = s.hash.hash(token.bytes, s.width);
+                    tallies.add(token.bytes, token.han_word, hash);
                 }
             });
         });
@@ -412,7 +422,11 @@ fn collect_features(s: &Settings, text: &str, keep_text: bool) -> Vec<WeightedFe
             let mut tallies = Tallies::new(s, keep_text);
             let mut buffer = String::new();
             for_each_feature(s.features, &tokens, &mut buffer, |feature| {
-                tallies.add(feature.as_bytes(), s.hash.hash(feature.as_bytes(), s.width));
+                tallies.add(
+                    feature.as_bytes(),
+                    None,
+                    s.hash.hash(feature.as_bytes(), s.width),
+                );
             });
             tallies.weighted()
         }

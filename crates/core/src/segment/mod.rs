@@ -19,7 +19,7 @@
 //! against normalising and segmenting the text in one piece.
 
 mod ascii;
-mod han;
+pub(crate) mod han;
 pub(crate) mod script;
 
 use unicode_segmentation::UnicodeSegmentation;
@@ -40,6 +40,10 @@ pub(crate) struct Token<'a> {
     pub(crate) head: u128,
     /// The class of the token's script.
     pub(crate) class: ScriptClass,
+    /// For a Han word of the dictionary, its id there (see
+    /// [`han::dictionary_words`]), by which what is known of the word can
+    /// be looked up without its bytes.
+    pub(crate) han_word: Option<u32>,
 }
 
 impl<'a> Token<'a> {
@@ -48,6 +52,7 @@ impl<'a> Token<'a> {
             bytes,
             head: head(bytes),
             class,
+            han_word: None,
         }
     }
 }
@@ -114,6 +119,7 @@ impl Segmenter {
                     bytes,
                     head,
                     class: ScriptClass::Spaced,
+                    han_word: None,
                 })
             },
         );
@@ -152,9 +158,12 @@ impl Segmenter {
                     emit(Token::new(word.as_bytes(), class));
                 }
             }
-            ScriptClass::Han => {
-                han::for_each_word(run, |w, _| emit(Token::new(w.as_bytes(), class)))
-            }
+            ScriptClass::Han => han::for_each_word(run, |w, id| {
+                emit(Token {
+                    han_word: id,
+                    ..Token::new(w.as_bytes(), class)
+                })
+            }),
             ScriptClass::Unspaced => {
                 let n = self.unspaced_ngram.max(1);
                 let starts: Vec<usize> = run.char_indices().map(|(i, _)| i).collect();

@@ -43,6 +43,34 @@ pub(crate) struct Dictionary {
     log_probs: Box<[f64]>,
     /// What a character in no word adds: `ln(1) - ln(total)`.
     unknown_log_prob: f64,
+    /// Every word, back to back, in order of id.
+    text: Box<str>,
+    /// Where each word ends in `text`.
+    ends: Box<[u32]>,
+}
+
+/// Words as read, before the tables are built.
+struct Words {
+    /// Character ids and frequency of each word.
+    words: Vec<(Vec<u16>, u64)>,
+    text: String,
+    ends: Vec<u32>,
+    /// Id of every BMP character, [`NO_CHAR`] for one in no word.
+    char_ids: Box<[u16]>,
+    /// Distinct characters.
+    chars: usize,
+}
+
+impl Default for Words {
+    fn default() -> Words {
+        Words {
+            words: Vec::new(),
+            text: String::new(),
+            ends: Vec::new(),
+            char_ids: vec![NO_CHAR; 0x1_0000].into_boxed_slice(),
+            chars: 0,
+        }
+    }
 }
 
 /// The key of a two-character prefix.
@@ -74,16 +102,21 @@ impl Dictionary {
             .read_to_string(&mut text)
             .map_err(|e| e.to_string())
             .and_then(|_| Dictionary::parse(&text));
-        parsed.unwrap_or_else(|_| Dictionary::parse_words(Vec::new(), Box::default(), 0))
+        parsed.unwrap_or_else(|_| Dictionary::from_words(Words::default()))
     }
 
     /// A dictionary from lines `word frequency`, as jieba's `dict.txt`
     /// (anything after the frequency is ignored). Its words may use at most
     /// 16,383 distinct characters, all in the Basic Multilingual Plane.
     pub(crate) fn parse(text: &str) -> Result<Dictionary, String> {
-        let mut words: Vec<(Vec<u16>, u64)> = Vec::new();
-        let mut char_ids = vec![NO_CHAR; 0x1_0000].into_boxed_slice();
-        let mut chars = 0usize;
+        let mut parsed = Words::default();
+        let Words {
+            words,
+            text: all,
+            ends,
+            char_ids,
+            chars,
+        } = &mut parsed;
         for (n, line) in text.lines().enumerate() {
             let mut fields = line.split_whitespace();
             let Some(word) = fields.next() else { continue };
@@ -98,15 +131,17 @@ impl Dictionary {
                     .get_mut(code)
                     .ok_or_else(|| format!("line {}: {c:?} is outside the BMP", n + 1))?;
                 if *slot == NO_CHAR {
-                    chars += 1;
-                    if chars > MAX_CHARS {
+                    *chars += 1;
+                    if *chars > MAX_CHARS {
                         return Err(format!("more than {MAX_CHARS} distinct characters"));
                     }
-                    *slot = chars as u16;
+                    *slot = *chars as u16;
                 }
                 ids.push(*slot);
             }
             words.push((ids, freq));
+            all.push_str(word);
+            ends.push(u32::try_from(all.len()).map_err(|_| "too many words".to_string())?);
         }
         if words.len() > MAX_WORD as usize + 1 {
             return Err(format!("more than {} words", MAX_WORD + 1));
@@ -119,13 +154,19 @@ impl Dictionary {
         {
             return Err("too many long words".to_string());
         }
-        Ok(Dictionary::parse_words(words, char_ids, chars))
+        Ok(Dictionary::from_words(parsed))
     }
 
-    /// The dictionary of `words` (character ids and frequencies), whose
-    /// `chars` distinct characters have the ids in `char_ids`. The callers
-    /// have checked the limits of ids and tables.
-    fn parse_words(words: Vec<(Vec<u16>, u64)>, char_ids: Box<[u16]>, chars: usize) -> Dictionary {
+    /// The dictionary of `words`, whose limits of ids and tables the caller
+    /// has checked.
+    fn from_words(parsed: Words) -> Dictionary {
+        let Words {
+            words,
+            text,
+            ends,
+            char_ids,
+            chars,
+        } = parsed;
         let total: u64 = words.iter().map(|(_, f)| f).sum();
         let log_total = (total as f64).ln();
 
@@ -151,6 +192,8 @@ impl Dictionary {
                 .map(|&(_, freq)| (freq as f64).ln() - log_total)
                 .collect(),
             unknown_log_prob: 0.0 - log_total,
+            text: text.into_boxed_str(),
+            ends: ends.into_boxed_slice(),
         };
         for (id, (word, _)) in words.iter().enumerate() {
             // Cannot fail: the tables are sized for every prefix.
@@ -247,9 +290,19 @@ impl Dictionary {
     }
 
     /// How many words the dictionary has.
-    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.log_probs.len()
+    }
+
+    /// Word `id`, empty for an id the dictionary does not have.
+    pub(crate) fn word(&self, id: u32) -> &str {
+        let id = id as usize;
+        let start = match id.checked_sub(1) {
+            Some(previous) => self.ends.get(previous).copied().unwrap_or(0),
+            None => 0,
+        };
+        let end = self.ends.get(id).copied().unwrap_or(start);
+        self.text.get(start as usize..end as usize).unwrap_or("")
     }
 }
 
@@ -266,6 +319,9 @@ mod tests {
         assert_eq!(id('😀'), NO_CHAR);
         let (_, e) = d.second().find(second_key(id('中'), id('国'))).unwrap();
         assert!(e.word().is_some() && e.has_longer());
+        assert_eq!(d.word(e.word().unwrap()), "中国");
+        assert_eq!(d.word(0), "1号店");
+        assert_eq!(d.word(u32::MAX), "");
     }
 
     #[test]

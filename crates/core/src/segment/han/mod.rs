@@ -34,6 +34,12 @@ fn dictionary() -> &'static Dictionary {
     DICTIONARY.get_or_init(Dictionary::jieba)
 }
 
+/// The words of the dictionary, by id: the ids [`for_each_word`] gives.
+pub(crate) fn dictionary_words() -> impl ExactSizeIterator<Item = &'static str> {
+    let dict = dictionary();
+    (0..dict.len() as u32).map(|id| dict.word(id))
+}
+
 /// The best way on from one character of a block.
 #[derive(Clone, Copy, Debug)]
 struct Step {

@@ -17,7 +17,7 @@ fn ours(run: &str) -> Vec<String> {
     let mut words = Vec::new();
     for_each_word(run, |w, id| {
         if let Some(id) = id {
-            assert!((id as usize) < dictionary().len());
+            assert_eq!(dictionary().word(id), w);
         }
         words.push(w.to_string())
     });

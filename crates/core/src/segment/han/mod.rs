@@ -129,6 +129,9 @@ fn cut_block(
     }
 }
 
+/// How many characters ahead of the route the tables are prefetched.
+const PREFETCH_DISTANCE: usize = 4;
+
 /// Fills `route` with the best step from every character of `ids`, from the
 /// last to the first.
 fn best_route(dict: &Dictionary, ids: &[u16], route: &mut Vec<Step>) {
@@ -143,6 +146,15 @@ fn best_route(dict: &Dictionary, ids: &[u16], route: &mut Vec<Step>) {
         },
     );
     for i in (0..n).rev() {
+        // The lookups of a character further back do not depend on this
+        // one's, so their cache lines are fetched now, while this one waits.
+        if let Some(ahead) = i.checked_sub(PREFETCH_DISTANCE)
+            && ahead + 2 < n
+        {
+            let (a, b, c) = (ids[ahead], ids[ahead + 1], ids[ahead + 2]);
+            dict.second().prefetch(second_key(a, b));
+            dict.third().prefetch(third_key(a, b, c));
+        }
         let mut best: Option<Step> = None;
         // Candidates come in order of length, so `>=` is jieba-rs's rule:
         // the greater sum, and the longer word among equal sums.

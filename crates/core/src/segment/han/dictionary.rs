@@ -102,12 +102,16 @@ impl Dictionary {
             .read_to_string(&mut text)
             .map_err(|e| e.to_string())
             .and_then(|_| Dictionary::parse(&text));
-        parsed.unwrap_or_else(|_| Dictionary::from_words(Words::default()))
+        parsed.unwrap_or_else(|_| Dictionary::from_words(Words::default()).0)
     }
 
     /// A dictionary from lines `word frequency`, as jieba's `dict.txt`
-    /// (anything after the frequency is ignored). Its words may use at most
-    /// 16,383 distinct characters, all in the Basic Multilingual Plane.
+    /// (anything after the frequency is ignored), each word once. Its words
+    /// may use at most 16,383 distinct characters, all in the Basic
+    /// Multilingual Plane.
+    ///
+    /// Word ids go by descending frequency, so that what is stored per word
+    /// id for the common words shares a few cache lines.
     pub(crate) fn parse(text: &str) -> Result<Dictionary, String> {
         let mut parsed = Words::default();
         let Words {
@@ -117,6 +121,7 @@ impl Dictionary {
             char_ids,
             chars,
         } = &mut parsed;
+        let mut lines = Vec::new();
         for (n, line) in text.lines().enumerate() {
             let mut fields = line.split_whitespace();
             let Some(word) = fields.next() else { continue };
@@ -139,6 +144,10 @@ impl Dictionary {
                 }
                 ids.push(*slot);
             }
+            lines.push((word, ids, freq));
+        }
+        lines.sort_by_key(|&(_, _, freq)| std::cmp::Reverse(freq));
+        for (word, ids, freq) in lines {
             words.push((ids, freq));
             all.push_str(word);
             ends.push(u32::try_from(all.len()).map_err(|_| "too many words".to_string())?);
@@ -154,12 +163,15 @@ impl Dictionary {
         {
             return Err("too many long words".to_string());
         }
-        Ok(Dictionary::from_words(parsed))
+        match Dictionary::from_words(parsed) {
+            (dictionary, true) => Ok(dictionary),
+            (_, false) => Err("a word is given twice".to_string()),
+        }
     }
 
     /// The dictionary of `words`, whose limits of ids and tables the caller
-    /// has checked.
-    fn from_words(parsed: Words) -> Dictionary {
+    /// has checked, and whether every word was new.
+    fn from_words(parsed: Words) -> (Dictionary, bool) {
         let Words {
             words,
             text,
@@ -195,18 +207,23 @@ impl Dictionary {
             text: text.into_boxed_str(),
             ends: ends.into_boxed_slice(),
         };
+        let mut all_new = true;
         for (id, (word, _)) in words.iter().enumerate() {
-            // Cannot fail: the tables are sized for every prefix.
-            let _ = dictionary.insert(word, id as u32);
+            // The tables are sized for every prefix, so each one finds a
+            // slot.
+            all_new &= dictionary.insert(word, id as u32) == Some(true);
         }
-        dictionary
+        (dictionary, all_new)
     }
 
     /// Records the word of character ids `word` as word `id`: every prefix
     /// of it marked as extended, the whole of it marked as the word.
-    fn insert(&mut self, word: &[u16], id: u32) -> Option<()> {
+    /// `Some(false)` if it was a word already.
+    fn insert(&mut self, word: &[u16], id: u32) -> Option<bool> {
+        let was_word = std::cell::Cell::new(false);
         let mark = |entry: Entry, len: usize| {
             if len == word.len() {
+                was_word.set(entry.word().is_some());
                 entry.with_word(id)
             } else {
                 entry.with_longer()
@@ -215,29 +232,27 @@ impl Dictionary {
         let (&a, rest) = word.split_first()?;
         let first = self.first.get_mut(usize::from(a))?;
         *first = mark(*first, 1);
-        let Some(&b) = rest.first() else {
-            return Some(());
-        };
-        let slot = self.second.slot_of(second_key(a, b))?;
-        self.second
-            .set_entry(slot, mark(self.second.entry(slot), 2));
-        let Some(&c) = rest.get(1) else {
-            return Some(());
-        };
-        let mut parent = self.third.slot_of(third_key(a, b, c))?;
-        self.third
-            .set_entry(parent, mark(self.third.entry(parent), 3));
-        let mut parent_is_deeper = false;
-        for (i, &d) in word.iter().enumerate().skip(3) {
-            let slot = self
-                .deeper
-                .slot_of(deeper_key(parent, parent_is_deeper, d))?;
-            self.deeper
-                .set_entry(slot, mark(self.deeper.entry(slot), i + 1));
-            parent = slot;
-            parent_is_deeper = true;
+        if let Some(&b) = rest.first() {
+            let slot = self.second.slot_of(second_key(a, b))?;
+            self.second
+                .set_entry(slot, mark(self.second.entry(slot), 2));
+            if let Some(&c) = rest.get(1) {
+                let mut parent = self.third.slot_of(third_key(a, b, c))?;
+                self.third
+                    .set_entry(parent, mark(self.third.entry(parent), 3));
+                let mut parent_is_deeper = false;
+                for (i, &d) in word.iter().enumerate().skip(3) {
+                    let slot = self
+                        .deeper
+                        .slot_of(deeper_key(parent, parent_is_deeper, d))?;
+                    self.deeper
+                        .set_entry(slot, mark(self.deeper.entry(slot), i + 1));
+                    parent = slot;
+                    parent_is_deeper = true;
+                }
+            }
         }
-        Some(())
+        Some(!was_word.get())
     }
 
     /// The id of character `c`, [`NO_CHAR`] if no word uses it.
@@ -320,7 +335,8 @@ mod tests {
         let (_, e) = d.second().find(second_key(id('中'), id('国'))).unwrap();
         assert!(e.word().is_some() && e.has_longer());
         assert_eq!(d.word(e.word().unwrap()), "中国");
-        assert_eq!(d.word(0), "1号店");
+        // Ids go by descending frequency: jieba's most frequent word first.
+        assert_eq!(d.word(0), "了");
         assert_eq!(d.word(u32::MAX), "");
     }
 
@@ -329,6 +345,7 @@ mod tests {
         assert!(Dictionary::parse("中国 x\n").is_err());
         assert!(Dictionary::parse("中国\n").is_err());
         assert!(Dictionary::parse("𠀀 3\n").is_err());
+        assert!(Dictionary::parse("中国 3\n人 1\n中国 4\n").is_err());
         assert!(Dictionary::parse("").is_ok());
     }
 }

@@ -140,3 +140,41 @@ fn batch_equals_one_by_one() {
         assert_eq!(f.fingerprint(t), b);
     }
 }
+
+/// Fingerprints without a feature list (tables reused from document to
+/// document) equal the fingerprints of the explained features.
+#[test]
+fn tallied_equals_explained() {
+    let texts = [
+        "美国51区雇员称内部有9架飞碟，曾看见灰色外星人",
+        "the cat and the hat and the cat",
+        "",
+        "中华人民共和国 中华人民共和国 成立 of the people",
+        "美国51区雇员称内部有9架飞碟，曾看见灰色外星人",
+    ];
+    let configs = [
+        Fingerprinter::new(Profile::Zh).unwrap(),
+        Fingerprinter::builder(Profile::En)
+            .weighting(Weighting::Binary)
+            .build()
+            .unwrap(),
+        Fingerprinter::builder(Profile::Zh)
+            .width(Width::W128)
+            .features(FeatureKind::Shingles(2))
+            .build()
+            .unwrap(),
+        Fingerprinter::builder(Profile::Zh)
+            .top_k(Some(3))
+            .build()
+            .unwrap(),
+    ];
+    for fp in &configs {
+        for text in texts {
+            assert_eq!(
+                fp.fingerprint(text),
+                fp.explain(text).fingerprint,
+                "{text:?}"
+            );
+        }
+    }
+}

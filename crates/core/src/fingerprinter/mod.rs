@@ -12,24 +12,26 @@
 //! texts still match, but different ones are not all piled onto one value as
 //! they would be with an all-zero fingerprint.
 
+mod collect;
+mod stream;
+
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use xxhash_rust::xxh3::xxh3_64;
 
-use crate::accumulate::{Accumulator, UnitCounter};
 use crate::error::{Error, Result};
-use crate::features::{FeatureKind, for_each_feature};
+use crate::features::FeatureKind;
 use crate::fingerprint::{Fingerprint, Width};
-use crate::hash::{FeatureHash, IdentityBuild};
+use crate::hash::FeatureHash;
 use crate::profile::{Profile, Settings};
 use crate::python_compat;
-use crate::segment::{Scratch, ScriptClass, Token, script};
+use crate::segment::{Scratch, script};
 use crate::stopwords::StopWords;
-use crate::weight::idf::{IdfTable, jieba_table};
-use crate::weight::{Weighting, textrank};
+use crate::weight::Weighting;
+use crate::weight::idf::IdfTable;
+use collect::{accumulate, collect_features};
+use stream::{is_streamable, stream_fingerprint};
 
 /// A feature with its hash and weight.
 ///
@@ -137,10 +139,7 @@ impl Fingerprinter {
         match self.settings_for(text) {
             None => python_compat::fingerprint(text, self.width()),
             Some(settings) if is_streamable(settings) => stream_fingerprint(settings, text),
-            Some(settings) => {
-                let features = collect_features(settings, text, false);
-                accumulate(settings, text, &features)
-            }
+            Some(settings) => collect::fingerprint(settings, text),
         }
     }
 
@@ -219,246 +218,6 @@ fn is_mostly_han(text: &str) -> bool {
         }
     }
     han > 0 && 4 * han >= other
-}
-
-fn is_streamable(s: &Settings) -> bool {
-    s.weighting == Weighting::Tf && s.top_k.is_none() && s.features == FeatureKind::Words
-}
-
-#[inline(always)]
-fn keeps(s: &Settings, token: &Token<'_>) -> bool {
-    // Both tests are cheap, so they are made without short cuts: one
-    // unpredictable branch on the outcome instead of two.
-    let short_han = token.class == ScriptClass::Han
-        && s.min_han_chars > 1
-        && char_count(token.bytes) < s.min_han_chars;
-    let stop = s
-        .stop_words
-        .as_ref()
-        .is_some_and(|stop| stop.contains_token(token));
-    !(short_han | stop)
-}
-
-/// The number of characters of UTF-8 `bytes`: the bytes that start one.
-fn char_count(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| b & 0xc0 != 0x80).count()
-}
-
-/// Term frequency over words: every kept token votes once, no table needed.
-fn stream_fingerprint(s: &Settings, text: &str) -> Fingerprint {
-    let mut counter = UnitCounter::new(s.width);
-    SCRATCH.with(|scratch| {
-        let mut scratch = scratch.borrow_mut();
-        let scratch = &mut *scratch;
-        // The common case gets a loop of its own, with nothing to decide per
-        // token but whether to keep it. The closures are inlined, so that
-        // the per-token work runs in the tokeniser's loop without a call.
-        if s.hash == FeatureHash::Xxh3 && s.width == Width::W64 {
-            s.segmenter.for_each_token(
-                text,
-                scratch,
-                #[inline(always)]
-                |token| {
-                    if keeps(s, &token) {
-                        counter.add64(xxh3_64(token.bytes));
-                    }
-                },
-            );
-        } else {
-            s.segmenter.for_each_token(text, scratch, |token| {
-                if keeps(s, &token) {
-                    counter.add128(s.hash.hash(token.bytes, s.width));
-                }
-            });
-        }
-    });
-    if counter.total() == 0 {
-        return featureless(s, text);
-    }
-    counter.fingerprint()
-}
-
-fn featureless(s: &Settings, text: &str) -> Fingerprint {
-    Fingerprint::new(s.hash.hash(text.as_bytes(), s.width), s.width)
-}
-
-fn accumulate(s: &Settings, text: &str, features: &[WeightedFeature]) -> Fingerprint {
-    if features.is_empty() {
-        return featureless(s, text);
-    }
-    let mut acc = Accumulator::with_width(s.width);
-    for f in features {
-        acc.add(f.hash, f.weight);
-    }
-    Fingerprint::new(acc.value(), s.width)
-}
-
-/// The kept tokens of `text`, copied into one string.
-fn tokens(s: &Settings, text: &str) -> (String, Vec<(usize, usize)>) {
-    let mut arena = String::new();
-    let mut spans = Vec::new();
-    SCRATCH.with(|scratch| {
-        let mut scratch = scratch.borrow_mut();
-        s.segmenter.for_each_token(text, &mut scratch, |token| {
-            // Tokens are slices of UTF-8 text cut at character boundaries.
-            let Ok(word) = std::str::from_utf8(token.bytes) else {
-                return;
-            };
-            if keeps(s, &token) {
-                spans.push((arena.len(), arena.len() + word.len()));
-                arena.push_str(word);
-            }
-        });
-    });
-    (arena, spans)
-}
-
-struct Tally {
-    text: Option<String>,
-    hash: u128,
-    count: f64,
-    idf: f64,
-}
-
-/// Distinct features and their counts, in order of first occurrence.
-struct Tallies<'a> {
-    settings: &'a Settings,
-    keep_text: bool,
-    index: HashMap<u128, usize, IdentityBuild>,
-    tallies: Vec<Tally>,
-}
-
-impl<'a> Tallies<'a> {
-    fn new(settings: &'a Settings, keep_text: bool) -> Tallies<'a> {
-        Tallies {
-            settings,
-            keep_text,
-            index: HashMap::default(),
-            tallies: Vec::new(),
-        }
-    }
-
-    /// Counts one occurrence of `feature`, whose feature hash is `hash`
-    /// and which is word `han_word` of the Han dictionary if given.
-    #[inline]
-    fn add(&mut self, feature: &[u8], han_word: Option<u32>, hash: u128) {
-        let s = self.settings;
-        let keep_text = self.keep_text;
-        let tallies = &mut self.tallies;
-        let i = *self.index.entry(hash).or_insert_with(|| {
-            tallies.push(Tally {
-                text: keep_text.then(|| String::from_utf8_lossy(feature).into_owned()),
-                hash,
-                count: 0.0,
-                idf: match s.weighting {
-                    Weighting::TfIdf => {
-                        let table: &IdfTable = match &s.idf {
-                            Some(table) => table,
-                            None => jieba_table(),
-                        };
-                        match han_word {
-                            Some(id) => table.idf_of_han_word(id),
-                            None => table.idf_of_bytes(feature),
-                        }
-                    }
-                    _ => 1.0,
-                },
-            });
-            tallies.len() - 1
-        });
-        tallies[i].count += 1.0;
-    }
-
-    fn weighted(self) -> Vec<WeightedFeature> {
-        let weighting = self.settings.weighting;
-        self.tallies
-            .into_iter()
-            .map(|t| WeightedFeature {
-                text: t.text.unwrap_or_default(),
-                hash: t.hash,
-                weight: match weighting {
-                    Weighting::Binary => 1.0,
-                    Weighting::TfIdf => t.count * t.idf,
-                    _ => t.count,
-                },
-            })
-            .collect()
-    }
-}
-
-/// Distinct features with their weights, in order of first occurrence.
-fn collect_features(s: &Settings, text: &str, keep_text: bool) -> Vec<WeightedFeature> {
-    let mut features = if s.features == FeatureKind::Words && s.weighting != Weighting::TextRank {
-        // Words are tallied as they come, with no list of tokens.
-        let mut tallies = Tallies::new(s, keep_text);
-        SCRATCH.with(|scratch| {
-            let mut scratch = scratch.borrow_mut();
-            s.segmenter.for_each_token(text, &mut scratch, |token| {
-                if keeps(s, &token) {
-                    let hash = s.hash.hash(token.bytes, s.width);
-                    tallies.add(token.bytes, token.han_word, hash);
-                }
-            });
-        });
-        tallies.weighted()
-    } else {
-        let (arena, spans) = tokens(s, text);
-        let tokens: Vec<&str> = spans.iter().map(|&(a, b)| &arena[a..b]).collect();
-        if s.weighting == Weighting::TextRank {
-            // TextRank ranks words; the builder allows it with words only.
-            textrank::scores(&tokens)
-                .into_iter()
-                .map(|(t, score)| WeightedFeature {
-                    text: if keep_text {
-                        t.to_string()
-                    } else {
-                        String::new()
-                    },
-                    hash: s.hash.hash(t.as_bytes(), s.width),
-                    weight: score,
-                })
-                .collect()
-        } else {
-            let mut tallies = Tallies::new(s, keep_text);
-            let mut buffer = String::new();
-            for_each_feature(s.features, &tokens, &mut buffer, |feature| {
-                tallies.add(
-                    feature.as_bytes(),
-                    None,
-                    s.hash.hash(feature.as_bytes(), s.width),
-                );
-            });
-            tallies.weighted()
-        }
-    };
-    if let Some(k) = s.top_k {
-        keep_top(&mut features, k);
-    }
-    features
-}
-
-/// Keeps the `k` heaviest features (earlier first among equals), in their
-/// original order.
-fn keep_top(features: &mut Vec<WeightedFeature>, k: usize) {
-    if features.len() <= k {
-        return;
-    }
-    let mut order: Vec<usize> = (0..features.len()).collect();
-    order.sort_by(|&a, &b| {
-        features[b]
-            .weight
-            .total_cmp(&features[a].weight)
-            .then(a.cmp(&b))
-    });
-    let mut keep = vec![false; features.len()];
-    for &i in &order[..k] {
-        keep[i] = true;
-    }
-    let mut i = 0;
-    features.retain(|_| {
-        i += 1;
-        keep[i - 1]
-    });
 }
 
 /// Builds a [`Fingerprinter`]: a profile, then any setting changed.

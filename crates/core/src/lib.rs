@@ -35,6 +35,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod accumulate;
+mod compact;
 mod error;
 mod features;
 mod fingerprint;

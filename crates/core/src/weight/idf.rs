@@ -21,6 +21,7 @@ use std::sync::{Arc, OnceLock};
 
 use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
+use crate::compact::CompactF64s;
 use crate::packed::{WordMap, head};
 use crate::segment::han::dictionary_words;
 
@@ -45,57 +46,10 @@ pub struct IdfTable {
     /// its bytes or following a pointer.
     values: WordMap<f64>,
     default: f64,
-    /// The IDF of every word of the Han dictionary, by its id. Built on
-    /// first use.
-    han_words: OnceLock<HanWordIdf>,
-}
-
-/// IDF values by Han dictionary word id. Chinese words arrive with their
-/// id, and a dense array stays in cache where the map does not; jieba's
-/// table has only 3,328 distinct values, so the array holds 2-byte indices
-/// into them (700 KB for 349,045 words, where `f64`s would take 2.8 MB).
-#[derive(Clone, Debug)]
-enum HanWordIdf {
-    Indexed {
-        index: Box<[u16]>,
-        values: Box<[f64]>,
-    },
-    /// For a table with more distinct values than a `u16` counts.
-    Direct(Box<[f64]>),
-}
-
-impl HanWordIdf {
-    fn new(idf: impl Iterator<Item = f64>) -> HanWordIdf {
-        let direct: Box<[f64]> = idf.collect();
-        let mut values: Vec<f64> = Vec::new();
-        let mut ids: HashMap<u64, u16> = HashMap::new();
-        let mut index = Vec::with_capacity(direct.len());
-        for &v in direct.iter() {
-            let next = values.len();
-            let Ok(next) = u16::try_from(next) else {
-                return HanWordIdf::Direct(direct);
-            };
-            index.push(*ids.entry(v.to_bits()).or_insert_with(|| {
-                values.push(v);
-                next
-            }));
-        }
-        HanWordIdf::Indexed {
-            index: index.into_boxed_slice(),
-            values: values.into_boxed_slice(),
-        }
-    }
-
-    #[inline(always)]
-    fn get(&self, id: u32) -> Option<f64> {
-        match self {
-            HanWordIdf::Indexed { index, values } => {
-                let i = *index.get(id as usize)?;
-                values.get(usize::from(i)).copied()
-            }
-            HanWordIdf::Direct(values) => values.get(id as usize).copied(),
-        }
-    }
+    /// The IDF of every word of the Han dictionary, by its id: Chinese
+    /// words arrive with their id, and this array stays in cache where the
+    /// map does not. Built on first use.
+    han_words: OnceLock<CompactF64s>,
 }
 
 impl IdfTable {
@@ -199,7 +153,7 @@ impl IdfTable {
     pub(crate) fn idf_of_han_word(&self, id: u32) -> f64 {
         let by_id = self
             .han_words
-            .get_or_init(|| HanWordIdf::new(dictionary_words().map(|w| self.idf(w))));
+            .get_or_init(|| CompactF64s::new(dictionary_words().map(|w| self.idf(w))));
         by_id.get(id).unwrap_or(self.default)
     }
 

@@ -17,6 +17,7 @@
 use std::io::Read;
 
 use super::prefix_table::{Entry, MAX_WORD, PrefixTable};
+use crate::compact::CompactF64s;
 
 const JIEBA_DICT_GZ: &[u8] = include_bytes!("../../../data/jieba_dict.txt.gz");
 
@@ -40,7 +41,7 @@ pub(crate) struct Dictionary {
     deeper: PrefixTable,
     /// `ln(freq) - ln(total)` of every word, by word id: what a word adds to
     /// a route's log-probability.
-    log_probs: Box<[f64]>,
+    log_probs: CompactF64s,
     /// What a character in no word adds: `ln(1) - ln(total)`.
     unknown_log_prob: f64,
     /// Every word, back to back, in order of id.
@@ -199,10 +200,11 @@ impl Dictionary {
             second: PrefixTable::with_capacity(count_prefixes(2)),
             third: PrefixTable::with_capacity(count_prefixes(3)),
             deeper: PrefixTable::with_capacity(deeper_count),
-            log_probs: words
-                .iter()
-                .map(|&(_, freq)| (freq as f64).ln() - log_total)
-                .collect(),
+            log_probs: CompactF64s::new(
+                words
+                    .iter()
+                    .map(|&(_, freq)| (freq as f64).ln() - log_total),
+            ),
             unknown_log_prob: 0.0 - log_total,
             text: text.into_boxed_str(),
             ends: ends.into_boxed_slice(),
@@ -291,10 +293,7 @@ impl Dictionary {
     /// What word `id` adds to a route's log-probability.
     #[inline(always)]
     pub(super) fn log_prob(&self, id: u32) -> f64 {
-        self.log_probs
-            .get(id as usize)
-            .copied()
-            .unwrap_or(f64::NEG_INFINITY)
+        self.log_probs.get(id).unwrap_or(f64::NEG_INFINITY)
     }
 
     /// What a character that starts no word adds to a route's
@@ -306,7 +305,7 @@ impl Dictionary {
 
     /// How many words the dictionary has.
     pub(crate) fn len(&self) -> usize {
-        self.log_probs.len()
+        self.ends.len()
     }
 
     /// Word `id`, empty for an id the dictionary does not have.

@@ -11,14 +11,12 @@ use std::collections::HashMap;
 
 /// `f64`s by id: 2-byte indices into the distinct values, or the values
 /// themselves when there are more distinct ones than a `u16` counts.
-///
-/// ```ignore
-/// let values = CompactF64s::new([0.5, 2.0, 0.5]);
-/// assert_eq!(values.get(2), Some(0.5));
-/// ```
 #[derive(Clone, Debug)]
 pub(crate) enum CompactF64s {
-    Indexed { index: Box<[u16]>, values: Box<[f64]> },
+    Indexed {
+        index: Box<[u16]>,
+        values: Box<[f64]>,
+    },
     Direct(Box<[f64]>),
 }
 

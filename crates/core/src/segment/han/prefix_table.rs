@@ -5,8 +5,8 @@
 //! the prefix is itself a word, and which, and whether longer words extend
 //! it, so a walk along a text knows from one slot both what to record and
 //! whether to go on. Slots are `u64`s in an open-addressing table with
-//! linear probing, at most half full: a lookup reads one cache line nearly
-//! always, and eight slots share it.
+//! linear probing, at most three fifths full: a lookup reads one cache line
+//! nearly always, and eight slots share it.
 
 /// Bits of a key.
 const KEY_BITS: u32 = 42;
@@ -54,23 +54,35 @@ impl Entry {
 #[derive(Clone, Debug)]
 pub(super) struct PrefixTable {
     slots: Box<[u64]>,
-    /// `64 - log2(slots.len())`: a hash shifted right by it is a slot index.
-    shift: u32,
 }
 
+/// The most a table is filled: a denser table keeps more of itself in
+/// cache, a sparser one probes fewer slots.
+const LOAD_NUMERATOR: usize = 3;
+const LOAD_DENOMINATOR: usize = 5;
+
 impl PrefixTable {
-    /// A table that will hold up to `capacity` keys at most half full.
+    /// A table that will hold up to `capacity` keys, at most three fifths full.
     pub(super) fn with_capacity(capacity: usize) -> PrefixTable {
-        let len = (2 * capacity).next_power_of_two().max(8);
+        // One empty slot in LOAD_DENOMINATOR - LOAD_NUMERATOR at least, and
+        // always one, so that every probe sequence ends.
+        let len = capacity * LOAD_DENOMINATOR / LOAD_NUMERATOR + 1;
         PrefixTable {
             slots: vec![0; len].into_boxed_slice(),
-            shift: 64 - len.trailing_zeros(),
         }
     }
 
+    /// Where the probes for `key` start: the hash scaled to the table's
+    /// length (multiply and shift, not a division).
     #[inline(always)]
     fn home(&self, key: u64) -> usize {
-        (key.wrapping_mul(MULTIPLIER) >> self.shift) as usize
+        let hash = key.wrapping_mul(MULTIPLIER);
+        ((u128::from(hash) * self.slots.len() as u128) >> 64) as usize
+    }
+
+    #[inline(always)]
+    fn next(&self, i: usize) -> usize {
+        if i + 1 == self.slots.len() { 0 } else { i + 1 }
     }
 
     /// Asks the processor to fetch the cache line where a lookup of `key`
@@ -92,7 +104,6 @@ impl PrefixTable {
     /// The slot of `key` and its entry, if the key is present.
     #[inline(always)]
     pub(super) fn find(&self, key: u64) -> Option<(u32, Entry)> {
-        let mask = self.slots.len() - 1;
         let mut i = self.home(key);
         loop {
             let slot = self.slots[i];
@@ -102,7 +113,7 @@ impl PrefixTable {
             if slot & KEY_MASK == key {
                 return Some((i as u32, Entry(slot)));
             }
-            i = (i + 1) & mask;
+            i = self.next(i);
         }
     }
 
@@ -110,7 +121,6 @@ impl PrefixTable {
     /// when the table is full, which the sizing of the tables rules out.
     pub(super) fn slot_of(&mut self, key: u64) -> Option<u32> {
         debug_assert!(key <= KEY_MASK);
-        let mask = self.slots.len() - 1;
         let mut i = self.home(key);
         for _ in 0..self.slots.len() {
             let slot = self.slots[i];
@@ -121,7 +131,7 @@ impl PrefixTable {
             if slot & KEY_MASK == key {
                 return Some(i as u32);
             }
-            i = (i + 1) & mask;
+            i = self.next(i);
         }
         None
     }

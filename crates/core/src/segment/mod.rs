@@ -63,6 +63,7 @@ impl<'a> Token<'a> {
 pub(crate) struct Scratch {
     normalized: String,
     ascii: ascii::AsciiScratch,
+    han: han::Scratch,
 }
 
 /// Cuts text into tokens.
@@ -128,37 +129,48 @@ impl Segmenter {
     fn unicode_chunk(&self, chunk: &str, scratch: &mut Scratch, emit: &mut impl FnMut(Token<'_>)) {
         let mut normalized = std::mem::take(&mut scratch.normalized);
         normalize_into(chunk, &mut normalized);
-        self.normalized_text(&normalized, emit);
+        self.normalized_text(&normalized, &mut scratch.han, emit);
         scratch.normalized = normalized;
     }
 
     /// Tokens of text that is already normalised.
-    pub(crate) fn normalized_text(&self, text: &str, emit: &mut impl FnMut(Token<'_>)) {
+    pub(crate) fn normalized_text(
+        &self,
+        text: &str,
+        han: &mut han::Scratch,
+        emit: &mut impl FnMut(Token<'_>),
+    ) {
         let mut run_start = 0;
         let mut run_class = None;
         for (i, c) in text.char_indices() {
             let class = script::class_of(c);
             if run_class != Some(class) {
                 if let Some(previous) = run_class {
-                    self.run(&text[run_start..i], previous, emit);
+                    self.run(&text[run_start..i], previous, han, emit);
                 }
                 run_start = i;
                 run_class = Some(class);
             }
         }
         if let Some(class) = run_class {
-            self.run(&text[run_start..], class, emit);
+            self.run(&text[run_start..], class, han, emit);
         }
     }
 
-    fn run(&self, run: &str, class: ScriptClass, emit: &mut impl FnMut(Token<'_>)) {
+    fn run(
+        &self,
+        run: &str,
+        class: ScriptClass,
+        han: &mut han::Scratch,
+        emit: &mut impl FnMut(Token<'_>),
+    ) {
         match class {
             ScriptClass::Spaced => {
                 for word in run.unicode_words() {
                     emit(Token::new(word.as_bytes(), class));
                 }
             }
-            ScriptClass::Han => han::for_each_word(run, |w, id| {
+            ScriptClass::Han => han::for_each_word(run, han, |w, id| {
                 emit(Token {
                     han_word: id,
                     ..Token::new(w.as_bytes(), class)
@@ -221,9 +233,11 @@ mod tests {
         let mut normalized = String::new();
         normalize_into(text, &mut normalized);
         let mut out = Vec::new();
-        SEGMENTER.normalized_text(&normalized, &mut |t: Token<'_>| {
-            out.push((String::from_utf8(t.bytes.to_vec()).unwrap(), t.class))
-        });
+        SEGMENTER.normalized_text(
+            &normalized,
+            &mut han::Scratch::default(),
+            &mut |t: Token<'_>| out.push((String::from_utf8(t.bytes.to_vec()).unwrap(), t.class)),
+        );
         out
     }
 

@@ -24,7 +24,6 @@
 mod dictionary;
 mod prefix_table;
 
-use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use dictionary::{Dictionary, deeper_key, second_key, third_key};
@@ -55,8 +54,8 @@ struct Step {
 const NO_WORD: u32 = u32::MAX;
 
 /// Buffers reused from block to block.
-#[derive(Default)]
-struct Scratch {
+#[derive(Default, Debug)]
+pub(crate) struct Scratch {
     /// Character ids of the block.
     ids: Vec<u16>,
     /// Byte offset of each character in the block, and the block's length.
@@ -64,31 +63,28 @@ struct Scratch {
     route: Vec<Step>,
 }
 
-thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
-}
-
 /// Calls `emit` with each word of the Han run `run` and its dictionary id
 /// (`None` for a character that is no word of the dictionary).
-pub(crate) fn for_each_word(run: &str, mut emit: impl FnMut(&str, Option<u32>)) {
+pub(crate) fn for_each_word(
+    run: &str,
+    scratch: &mut Scratch,
+    mut emit: impl FnMut(&str, Option<u32>),
+) {
     let dict = dictionary();
-    SCRATCH.with(|scratch| {
-        let mut scratch = scratch.borrow_mut();
-        let mut block_start = 0;
-        for (i, c) in run.char_indices() {
-            if !in_jieba_blocks(c) {
-                if block_start < i {
-                    cut_block(dict, &run[block_start..i], &mut scratch, &mut emit);
-                }
-                let end = i + c.len_utf8();
-                emit(&run[i..end], None);
-                block_start = end;
+    let mut block_start = 0;
+    for (i, c) in run.char_indices() {
+        if !in_jieba_blocks(c) {
+            if block_start < i {
+                cut_block(dict, &run[block_start..i], scratch, &mut emit);
             }
+            let end = i + c.len_utf8();
+            emit(&run[i..end], None);
+            block_start = end;
         }
-        if block_start < run.len() {
-            cut_block(dict, &run[block_start..], &mut scratch, &mut emit);
-        }
-    });
+    }
+    if block_start < run.len() {
+        cut_block(dict, &run[block_start..], scratch, &mut emit);
+    }
 }
 
 /// Whether jieba-rs puts Han character `c` in its blocks of Han text.

@@ -15,7 +15,7 @@ fn jieba() -> &'static Jieba {
 
 fn ours(run: &str) -> Vec<String> {
     let mut words = Vec::new();
-    for_each_word(run, |w, id| {
+    for_each_word(run, &mut Scratch::default(), |w, id| {
         if let Some(id) = id {
             assert_eq!(dictionary().word(id), w);
         }
@@ -47,10 +47,14 @@ fn cuts_by_dictionary() {
 
 #[test]
 fn word_ids_are_the_dictionary_words() {
-    for_each_word("中华人民共和国成立了", |w, id| {
-        let id = id.unwrap();
-        assert!(dictionary().log_prob(id) < 0.0, "{w}");
-    });
+    for_each_word(
+        "中华人民共和国成立了",
+        &mut Scratch::default(),
+        |w, id| {
+            let id = id.unwrap();
+            assert!(dictionary().log_prob(id) < 0.0, "{w}");
+        },
+    );
 }
 
 /// Every Han run of People's Daily, January 1998 (fetched by

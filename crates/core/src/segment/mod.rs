@@ -166,6 +166,11 @@ impl Segmenter {
     ) {
         match class {
             ScriptClass::Spaced => {
+                // Chinese text has a run of punctuation between every two
+                // clauses; none can hold a letter or a digit.
+                if run.chars().all(is_common_punctuation) {
+                    return;
+                }
                 for word in run.unicode_words() {
                     emit(Token::new(word.as_bytes(), class));
                 }
@@ -190,6 +195,18 @@ impl Segmenter {
             }
         }
     }
+}
+
+/// Whether `c` is ASCII punctuation or one of the punctuation marks common
+/// in Chinese text (after NFKC, which turns full-width ones into ASCII).
+/// Every one of them is in a Unicode punctuation category, which a test
+/// checks: none is a letter or a digit.
+#[inline]
+fn is_common_punctuation(c: char) -> bool {
+    c.is_ascii_punctuation()
+        || matches!(c,
+            '\u{b7}' | '\u{2014}' | '\u{2018}' | '\u{2019}' | '\u{201c}' | '\u{201d}' | '\u{2026}'
+            | '\u{3001}' | '\u{3002}' | '\u{3008}'..='\u{3011}' | '\u{3014}'..='\u{301f}')
 }
 
 /// The position of the first byte of `bytes` that is not ASCII, eight bytes
@@ -254,6 +271,36 @@ mod tests {
             text.insert(at, 'é');
             assert_eq!(first_non_ascii(text.as_bytes()), Some(at));
         }
+    }
+
+    #[test]
+    fn common_punctuation_is_punctuation() {
+        use unicode_general_category::{GeneralCategory as G, get_general_category};
+        let mut count = 0;
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            if is_common_punctuation(c) {
+                count += 1;
+                let category = get_general_category(c);
+                let punctuation = matches!(
+                    category,
+                    G::ConnectorPunctuation
+                        | G::DashPunctuation
+                        | G::OpenPunctuation
+                        | G::ClosePunctuation
+                        | G::InitialPunctuation
+                        | G::FinalPunctuation
+                        | G::OtherPunctuation
+                );
+                // ASCII's $+<=>^`|~ are symbols, no more a letter or digit.
+                assert!(
+                    punctuation || c.is_ascii_punctuation(),
+                    "{c:?} is {category:?}"
+                );
+                assert!(!c.is_alphanumeric());
+            }
+        }
+        assert_eq!(count, 32 + 7 + 2 + 10 + 12);
+        assert_eq!(words("“中国”，（人民）。"), ["中国", "人民"]);
     }
 
     #[test]

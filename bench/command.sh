@@ -5,12 +5,13 @@
 #
 # 1. Fetches the corpora if needed and builds, portably (RUSTFLAGS empty),
 #    the `neardup` binary and the throughput example.
-# 2. Writes ten copies of BBC News's JSON lines to bench/results/bbc10.jsonl
-#    (50.4 MB of text), so that start-up costs are small against the run.
+# 2. Writes COPIES (default 40) copies of BBC News's JSON lines to
+#    bench/results/bbcCOPIES.jsonl (202 MB of text for 40), so that start-up
+#    costs are small against the run.
 # 3. Alternates, PAIRS times (default 7) and all on core 1 (taskset -c 1):
 #    the library (`throughput --profile auto --threads 1` on BBC, the
 #    profile the command uses by default) and the command
-#    (`neardup fingerprint -j 1 bbc10.jsonl > /dev/null`: read, parse the
+#    (`neardup fingerprint -j 1 bbc40.jsonl > /dev/null`: read, parse the
 #    JSON, fingerprint, write one JSON line per document).
 # 4. Prints the median MB/s of each, the command's share of the library's
 #    speed, and the command's peak memory; appends them as a JSON line to
@@ -25,13 +26,14 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 pairs="${PAIRS:-7}"
 bbc=data/corpora/bbc.jsonl
-big=bench/results/bbc10.jsonl
+copies="${COPIES:-40}"
+big=bench/results/bbc$copies.jsonl
 
 [[ -f "$bbc" ]] || scripts/fetch-corpora.sh
 RUSTFLAGS="" cargo build --release -q -p neardup-cli -p neardup-core --example throughput
 mkdir -p bench/results
 if [[ ! -f "$big" ]]; then
-    for _ in $(seq 10); do cat "$bbc"; done > "$big.tmp"
+    for _ in $(seq "$copies"); do cat "$bbc"; done > "$big.tmp"
     mv "$big.tmp" "$big"
 fi
 text_bytes=$(target/release/examples/throughput --runs 1 "$big" |
@@ -43,10 +45,14 @@ memory=()
 for _ in $(seq "$pairs"); do
     library+=("$(taskset -c 1 target/release/examples/throughput --profile auto --threads 1 \
         --runs 5 "$bbc" | sed -E 's/.*"mb_per_s":([0-9.]+).*/\1/')")
-    timing=$( { /usr/bin/time -f "%e %M" taskset -c 1 target/release/neardup fingerprint \
-        -j 1 --quiet "$big" > /dev/null; } 2>&1 | tail -1)
-    command+=("$(awk -v b="$text_bytes" -v t="${timing% *}" 'BEGIN { print b / 1e6 / t }')")
-    memory+=("${timing#* }")
+    # Wall time in nanoseconds (time's %e has only 10 ms steps); peak
+    # memory from time's %M.
+    start=$(date +%s%N)
+    /usr/bin/time -f "%M" -o "$big.mem" taskset -c 1 target/release/neardup fingerprint \
+        -j 1 --quiet "$big" > /dev/null
+    end=$(date +%s%N)
+    command+=("$(awk -v b="$text_bytes" -v ns="$((end - start))" 'BEGIN { print b / 1e6 / (ns / 1e9) }')")
+    memory+=("$(tail -1 "$big.mem")")
 done
 
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -56,7 +62,7 @@ mem=$(median "${memory[@]}")
 share=$(awk -v c="$cmd" -v l="$lib" 'BEGIN { printf "%.1f", 100 * c / l }')
 commit=$(git rev-parse --short=12 HEAD)
 echo "library (auto, 1 thread): ${library[*]} MB/s; median $lib"
-echo "command (-j 1, bbc10):    ${command[*]} MB/s; median $cmd"
+echo "command (-j 1, bbc$copies):    ${command[*]} MB/s; median $cmd"
 echo "command keeps ${share}% of the library's speed; peak memory ${mem} KB (median)"
 printf '{"commit":"%s","pairs":%s,"library_mb_per_s":%s,"command_mb_per_s":%s,"share_pct":%s,"peak_kb":%s}\n' \
     "$commit" "$pairs" "$lib" "$cmd" "$share" "$mem" >> bench/results/command.jsonl

@@ -1,6 +1,7 @@
 //! Reading and computing side by side: one thread reads documents in
 //! batches, the worker pool fingerprints each batch in parallel, and results
-//! come out in input order.
+//! come out in input order. With a pool of one thread, that thread does it
+//! all, one document after another.
 
 use std::sync::mpsc;
 use std::thread;
@@ -28,8 +29,31 @@ pub fn run<T: Send>(
     mut sink: impl FnMut(&Document, T) -> Result<()>,
 ) -> Result<Skipped> {
     let mut skipped = Skipped::default();
+    if rayon::current_num_threads() == 1 {
+        // One thread asked for: it reads each document and computes it in
+        // turn, with no hand-over between threads.
+        for item in corpus.documents() {
+            match item {
+                Ok(doc) => {
+                    let value = work(&doc);
+                    progress.document(doc.text.len());
+                    sink(&doc, value)?;
+                }
+                Err(e) if skip_invalid && e.is_record() => {
+                    progress.suspend(|| skipped.add(&e));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        return Ok(skipped);
+    }
     thread::scope(|scope| {
-        let (tx, rx) = mpsc::sync_channel::<Vec<Result<Document, ReadError>>>(2);
+        let (tx, rx) = mpsc::sync_channel::<Batch>(2);
+        // Processed batches go back to the reader to be freed there: an
+        // allocator reuses memory freed by the thread that allocated it at
+        // once, but memory freed by another thread only later, so freeing
+        // here would make the reader take fresh pages all the time.
+        let (done_tx, done_rx) = mpsc::channel::<Batch>();
         scope.spawn(move || {
             let mut batch = Vec::with_capacity(BATCH_DOCS);
             let mut bytes = 0;
@@ -38,7 +62,14 @@ pub fn run<T: Send>(
                 bytes += item.as_ref().map_or(0, |d| d.text.len());
                 batch.push(item);
                 if batch.len() >= BATCH_DOCS || bytes >= BATCH_BYTES || fatal {
-                    if tx.send(std::mem::take(&mut batch)).is_err() {
+                    let next = done_rx.try_recv().map_or_else(
+                        |_| Vec::with_capacity(BATCH_DOCS),
+                        |mut done| {
+                            done.clear();
+                            done
+                        },
+                    );
+                    if tx.send(std::mem::replace(&mut batch, next)).is_err() {
                         return;
                     }
                     bytes = 0;
@@ -56,20 +87,25 @@ pub fn run<T: Send>(
                 .par_iter()
                 .map(|item| item.as_ref().ok().map(&work))
                 .collect();
-            for (item, result) in batch.into_iter().zip(results) {
+            for (item, result) in batch.iter().zip(results) {
                 match (item, result) {
                     (Ok(doc), Some(value)) => {
                         progress.document(doc.text.len());
-                        sink(&doc, value)?;
+                        sink(doc, value)?;
                     }
                     (Err(e), _) if skip_invalid && e.is_record() => {
-                        progress.suspend(|| skipped.add(&e));
+                        progress.suspend(|| skipped.add(e));
                     }
-                    (Err(e), _) => return Err(e.into()),
+                    (Err(e), _) => return Err(e.clone().into()),
                     (Ok(_), None) => {}
                 }
             }
+            // The reader may have finished; then the batch is freed here.
+            let _ = done_tx.send(batch);
         }
         Ok(skipped)
     })
 }
+
+/// Documents read together, or the errors met reading them.
+type Batch = Vec<Result<Document, ReadError>>;

@@ -172,19 +172,28 @@ fn skip_invalid_counts_and_goes_on() {
         "{\"text\": \"good one\"}\n{bad\n{\"body\": 1}\n{\"text\": \"good two\"}\n",
     );
     d.write("latin1.txt", b"caf\xe9");
-    let run = d.run(
-        &["fingerprint", "mixed.jsonl", "latin1.txt", "--skip-invalid"],
-        b"",
-    );
-    assert_eq!(run.code(), 0, "{}", run.stderr());
-    assert_eq!(run.lines().len(), 2);
-    assert!(
-        run.stderr().contains(
-            "skipped 3 invalid records (1 invalid-json, 1 invalid-utf8, 1 missing-field)"
-        ),
-        "{}",
-        run.stderr()
-    );
+    // One thread reads and computes in turn; more hand batches over.
+    for threads in ["1", "2"] {
+        let args = ["fingerprint", "mixed.jsonl", "latin1.txt", "--skip-invalid"];
+        let run = d.run(&[&args[..], &["-j", threads]].concat(), b"");
+        assert_eq!(run.code(), 0, "{}", run.stderr());
+        assert_eq!(run.lines().len(), 2);
+        assert!(
+            run.stderr().contains(
+                "skipped 3 invalid records (1 invalid-json, 1 invalid-utf8, 1 missing-field)"
+            ),
+            "{}",
+            run.stderr()
+        );
+        let strict = d.run(&["fingerprint", "mixed.jsonl", "-j", threads], b"");
+        assert_eq!(strict.code(), 2);
+        assert_eq!(strict.lines().len(), 1, "the record before the bad line");
+        assert!(
+            strict.stderr().contains("mixed.jsonl:2"),
+            "{}",
+            strict.stderr()
+        );
+    }
 }
 
 #[test]

@@ -11,7 +11,8 @@
 #    target-cpu=native) from .cargo/config.toml files.
 # 3. Runs neardup on core 0 with 1 thread (taskset -c 0) and on both cores
 #    with 2 threads (taskset -c 0,1): en and python-simhash on BBC News, zh on
-#    People's Daily.
+#    People's Daily; and jieba-rs's cut alone on People's Daily, the
+#    segmentation neardup's own reproduces.
 # 4. Runs each peer (bench/peers/fingerprint_peers.py) in its own process on
 #    core 0: simhash (char 4-grams and words) and gaoya on BBC; jieba+simhash,
 #    jieba and jieba without HMM on People's Daily.
@@ -113,6 +114,9 @@ done
 if ((cores < 2)); then
     echo "note: one core only; no 2-thread runs" >&2
 fi
+# jieba-rs's own cut (no HMM), which neardup's Han segmentation reproduces:
+# the segmentation alone, against the whole zh pipeline above.
+measure taskset -c 0 "$exe" --jieba-only --runs "$runs" "$pd"
 
 peer() {
     local name="$1" n="$2" file="$3"
@@ -168,6 +172,7 @@ compare = {
     ("jieba+simhash", "words"): ["zh"],
     ("jieba", "segment"): ["zh"],
     ("jieba", "segment-nohmm"): ["zh"],
+    ("neardup", "jieba-rs-cut"): ["zh"],
 }
 
 print()

@@ -36,8 +36,8 @@ const USAGE: &str = "\
 usage: throughput [--profile P] [--threads N] [--runs R] [--repeat K] [--jieba-only] FILE.jsonl
 
   --profile P   auto, en, zh or python-simhash (default en)
-  --jieba-only  time jieba-rs segmentation alone (cut, no HMM), the
-                ceiling of the zh profile; one thread
+  --jieba-only  time jieba-rs's cut alone (no HMM), which the zh
+                profile's own Han segmentation reproduces; one thread
   --threads N   1: a plain loop; N > 1: fingerprint_batch in a rayon pool
                 of N threads (default 1)
   --runs R      timed passes, after one warm-up (default 7)

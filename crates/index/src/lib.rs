@@ -1,0 +1,41 @@
+//! Exact Hamming-distance search over SimHash fingerprints.
+//!
+//! This crate knows fingerprints, never text. Its modules follow a search:
+//!
+//! - [`Bits`]: fingerprints as `u64` or `u128`;
+//! - [`TablePlan`]: which blocks of the bits key which table, and which plan
+//!   suits a number of fingerprints ([`TablePlan::choose`]);
+//! - [`self_join`] and [`cross_join`]: every pair within `k` bits, one table
+//!   at a time (Manku, Jain and Das Sarma 2007, §3);
+//! - [`brute_force_pairs`], [`brute_force_cross`]: the same by comparing
+//!   every pair, the oracle the tests hold the rest to.
+//!
+//! Results are exact: every pair within `k` is found, once, with its
+//! distance.
+//!
+//! # Example
+//!
+//! ```
+//! use neardup_core::Width;
+//! use neardup_index::{TablePlan, brute_force_pairs, self_join};
+//!
+//! let fps: Vec<u64> = (0..1000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+//! let plan = TablePlan::new(Width::W64, 3, 5)?;
+//! assert_eq!(self_join(&plan, &fps)?, brute_force_pairs(3, &fps));
+//! # Ok::<(), neardup_index::Error>(())
+//! ```
+
+#![deny(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+mod bits;
+mod brute;
+mod error;
+mod join;
+mod plan;
+
+pub use bits::Bits;
+pub use brute::{brute_force_cross, brute_force_pairs};
+pub use error::{Error, Result};
+pub use join::{Pair, cross_join, self_join};
+pub use plan::{Block, MAX_TABLES, PlanChoice, PlanOption, TablePlan};

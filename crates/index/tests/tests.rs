@@ -1,0 +1,3 @@
+//! The index against brute force.
+
+mod join;

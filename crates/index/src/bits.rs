@@ -25,6 +25,12 @@ pub trait Bits: Copy + Send + Sync + Eq + Ord + std::fmt::Debug + 'static {
 
     /// The bits as a `u128`.
     fn to_u128(self) -> u128;
+
+    /// The low bits of `bits`, as many as the width holds.
+    fn from_u128(bits: u128) -> Self;
+
+    /// The bits set in both.
+    fn and(self, other: Self) -> Self;
 }
 
 impl Bits for u64 {
@@ -44,6 +50,15 @@ impl Bits for u64 {
     fn to_u128(self) -> u128 {
         u128::from(self)
     }
+
+    fn from_u128(bits: u128) -> u64 {
+        bits as u64
+    }
+
+    #[inline(always)]
+    fn and(self, other: u64) -> u64 {
+        self & other
+    }
 }
 
 impl Bits for u128 {
@@ -62,6 +77,15 @@ impl Bits for u128 {
 
     fn to_u128(self) -> u128 {
         self
+    }
+
+    fn from_u128(bits: u128) -> u128 {
+        bits
+    }
+
+    #[inline(always)]
+    fn and(self, other: u128) -> u128 {
+        self & other
     }
 }
 

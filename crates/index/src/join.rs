@@ -1,20 +1,15 @@
 //! Every pair within `k`: the batch mode of Manku et al. §3.
 //!
-//! One table at a time, every fingerprint's key in that table is packed with
-//! the fingerprint's number into one `u64` and the array is sorted; then
-//! fingerprints with equal keys are neighbours, and each pair of them is
-//! compared. Memory is the fingerprints and one table's array, 8 bytes per
-//! fingerprint, whatever the number of tables.
+//! One table at a time, the fingerprints (each with its number) are sorted
+//! by their bits under the table's key mask, so that fingerprints that share
+//! the key are neighbours, and each pair of neighbours is compared without
+//! reading anything else. Memory is the fingerprints and one table's array
+//! (12 bytes per 64-bit fingerprint), whatever the number of tables.
 //!
 //! A pair shares keys in several tables. It is reported by the first table
-//! in which its keys are equal, and skipped by the others, which check the
-//! earlier tables' keys of the two fingerprints; so no set of pairs already
-//! seen is kept.
-//!
-//! A key longer than the bits left beside the fingerprint's number keeps its
-//! highest bits: fingerprints equal on a whole key are equal on part of it,
-//! so no pair is lost, and the few extra candidates are compared and
-//! dropped.
+//! in which it shares the key, and skipped by the others, which test the two
+//! fingerprints against the earlier tables' masks; so no set of pairs
+//! already seen is kept.
 
 use rayon::prelude::*;
 
@@ -138,10 +133,8 @@ impl<B: Bits> Sides<'_, B> {
 struct Join<'a, B> {
     plan: &'a TablePlan,
     sides: Sides<'a, B>,
-    /// Bits of a fingerprint's number in a packed entry.
-    id_bits: u32,
-    /// For each table, how far its key is shifted right to fit.
-    drop_bits: Vec<u32>,
+    /// Each table's key mask.
+    masks: Vec<B>,
 }
 
 impl<'a, B: Bits> Join<'a, B> {
@@ -159,42 +152,28 @@ impl<'a, B: Bits> Join<'a, B> {
                 "{n} fingerprints; a join takes fewer than 2^32"
             )));
         }
-        let id_bits = (usize::BITS - n.saturating_sub(1).leading_zeros()).max(1);
-        let drop_bits = (0..plan.tables())
-            .map(|t| plan.key_bits(t).saturating_sub(64 - id_bits))
+        let masks = (0..plan.tables())
+            .map(|t| B::from_u128(plan.mask(t)))
             .collect();
-        Ok(Join {
-            plan,
-            sides,
-            id_bits,
-            drop_bits,
-        })
-    }
-
-    /// The key of fingerprint `fp` in table `t`, as it is packed.
-    #[inline(always)]
-    fn key(&self, t: usize, fp: B) -> u64 {
-        self.plan.key(t, fp) >> self.drop_bits[t]
+        Ok(Join { plan, sides, masks })
     }
 
     fn run(&self) -> Result<Vec<Pair>> {
         let n = self.sides.len() as u32;
-        let mut entries: Vec<u64> = Vec::with_capacity(n as usize);
+        let mut entries: Vec<Entry<B>> = Vec::with_capacity(n as usize);
         let mut pairs = Vec::new();
-        for t in 0..self.plan.tables() {
-            entries.clear();
-            (0..n)
+        (0..n)
+            .into_par_iter()
+            .map(|id| Entry {
+                fp: self.sides.get(id),
+                id,
+            })
+            .collect_into_vec(&mut entries);
+        for (t, &mask) in self.masks.iter().enumerate() {
+            entries.par_sort_unstable_by_key(|e| e.masked(mask));
+            let found: Vec<Vec<Pair>> = segments(&entries, mask)
                 .into_par_iter()
-                .map(|id| self.key(t, self.sides.get(id)) << self.id_bits | u64::from(id))
-                .collect_into_vec(&mut entries);
-            entries.par_sort_unstable();
-            let id_mask = (1u64 << self.id_bits) - 1;
-            let id_bits = self.id_bits;
-            let found: Vec<Vec<Pair>> = entries
-                .par_chunk_by(|x, y| x >> id_bits == y >> id_bits)
-                .filter(|run| run.len() > 1)
-                .map(|run| self.pairs_in_run(t, run, id_mask))
-                .filter(|p| !p.is_empty())
+                .map(|segment| self.pairs_in_segment(t, mask, segment))
                 .collect();
             pairs.extend(found.into_iter().flatten());
         }
@@ -202,29 +181,83 @@ impl<'a, B: Bits> Join<'a, B> {
         Ok(pairs)
     }
 
-    /// The pairs first found in table `t` among fingerprints whose entries
-    /// `run` share a key.
-    fn pairs_in_run(&self, t: usize, run: &[u64], id_mask: u64) -> Vec<Pair> {
-        let k = self.plan.k();
+    /// The pairs first found in table `t` in `segment`, whole runs of
+    /// entries sorted by their key under `mask`.
+    fn pairs_in_segment(&self, t: usize, mask: B, segment: &[Entry<B>]) -> Vec<Pair> {
         let mut out = Vec::new();
-        for (i, &x) in run.iter().enumerate() {
-            let a = (x & id_mask) as u32;
-            let fa = self.sides.get(a);
-            for &y in &run[i + 1..] {
-                let b = (y & id_mask) as u32;
-                let fb = self.sides.get(b);
-                let distance = fa.distance(fb);
+        let mut start = 0;
+        while start < segment.len() {
+            let key = segment[start].masked(mask);
+            let end = segment[start + 1..]
+                .iter()
+                .position(|e| e.masked(mask) != key)
+                .map_or(segment.len(), |i| start + 1 + i);
+            if end - start > 1 {
+                self.pairs_in_run(t, &segment[start..end], &mut out);
+            }
+            start = end;
+        }
+        out
+    }
+
+    /// The pairs first found in table `t` among the entries of `run`, which
+    /// share its key, added to `out`.
+    fn pairs_in_run(&self, t: usize, run: &[Entry<B>], out: &mut Vec<Pair>) {
+        let k = self.plan.k();
+        for (i, x) in run.iter().enumerate() {
+            let (fx, ix) = (x.fp, x.id);
+            for y in &run[i + 1..] {
+                let (fy, iy) = (y.fp, y.id);
+                let distance = fx.distance(fy);
                 if distance > k {
                     continue;
                 }
+                let (a, b) = if ix < iy { (ix, iy) } else { (iy, ix) };
                 let Some(pair) = self.sides.pair(a, b, distance) else {
                     continue;
                 };
-                if (0..t).all(|earlier| self.key(earlier, fa) != self.key(earlier, fb)) {
+                let earlier = &self.masks[..t];
+                if earlier.iter().all(|&m| fx.and(m) != fy.and(m)) {
                     out.push(pair);
                 }
             }
         }
-        out
     }
+}
+
+/// A fingerprint and its number, 12 bytes for 64 bits: the array of one
+/// table is the join's memory.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, packed(4))]
+struct Entry<B> {
+    fp: B,
+    id: u32,
+}
+
+impl<B: Bits> Entry<B> {
+    /// The fingerprint's bits under `mask`: the table's key.
+    #[inline(always)]
+    fn masked(&self, mask: B) -> B {
+        let fp = self.fp;
+        fp.and(mask)
+    }
+}
+
+/// `entries`, sorted by key under `mask`, cut into about as many parts as
+/// there are threads times eight, each cut at the start of a run of equal
+/// keys.
+fn segments<B: Bits>(entries: &[Entry<B>], mask: B) -> Vec<&[Entry<B>]> {
+    let parts = rayon::current_num_threads() * 8;
+    let step = entries.len().div_ceil(parts).max(1);
+    let mut out = Vec::with_capacity(parts);
+    let mut start = 0;
+    while start < entries.len() {
+        let mut end = (start + step).min(entries.len());
+        while end < entries.len() && entries[end].masked(mask) == entries[end - 1].masked(mask) {
+            end += 1;
+        }
+        out.push(&entries[start..end]);
+        start = end;
+    }
+    out
 }

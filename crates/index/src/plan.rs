@@ -160,6 +160,29 @@ impl TablePlan {
             .map_or(0, |parts| parts.iter().map(|p| p.len).sum())
     }
 
+    /// The bits of table `table`'s key blocks, set in a mask (of the low
+    /// 64 bits for 64-bit fingerprints). Two fingerprints share the table's
+    /// whole key exactly when they agree on these bits.
+    ///
+    /// ```
+    /// use neardup_core::Width;
+    /// use neardup_index::TablePlan;
+    ///
+    /// let plan = TablePlan::pigeonhole(Width::W64, 1)?;
+    /// assert_eq!(plan.mask(0), 0xffff_ffff);
+    /// assert_eq!(plan.mask(1), 0xffff_ffff_0000_0000);
+    /// # Ok::<(), neardup_index::Error>(())
+    /// ```
+    pub fn mask(&self, table: usize) -> u128 {
+        self.table_blocks(table)
+            .iter()
+            .filter_map(|&b| self.blocks.get(b))
+            .fold(0, |mask, b| {
+                let ones = 1u128.checked_shl(b.len).map_or(u128::MAX, |x| x - 1);
+                mask | ones << b.offset
+            })
+    }
+
     /// The key of `fingerprint` in table `table`: the bits of its key blocks,
     /// the first block highest. Two fingerprints within `k` bits have the
     /// same key in at least one table.

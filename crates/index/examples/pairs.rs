@@ -8,7 +8,7 @@
 //! Makes `--n` random 64-bit fingerprints (SplitMix64, fixed seed) and
 //! `--planted` more, each a copy of a random one with 1 to `--k` bits
 //! flipped; joins them all at `--k` (default 3) with `--blocks` blocks
-//! (default: the planner's choice for that many fingerprints) on the current
+//! (default: `TablePlan::choose_for_join` for that many fingerprints) on the current
 //! rayon pool (`RAYON_NUM_THREADS`), checks that every planted pair was
 //! found, and prints the time of the join (median of `--runs`), the pairs,
 //! and the peak memory of the process in bytes per fingerprint.
@@ -95,7 +95,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     let n = fps.len() as f64;
     let plan = match args.blocks {
         Some(r) => TablePlan::new(Width::W64, args.k, r)?,
-        None => TablePlan::choose(Width::W64, args.k, n, None)?.plan(Width::W64, args.k)?,
+        None => TablePlan::choose_for_join(Width::W64, args.k, n)?.plan(Width::W64, args.k)?,
     };
     let mut times = Vec::new();
     let mut pairs = Vec::new();

@@ -33,6 +33,12 @@ pub enum Command {
     /// Count document frequencies of a corpus into an IDF table for --idf.
     #[command(after_help = IDF_EXAMPLES)]
     Idf(IdfArgs),
+    /// Every pair of fingerprints within k bits: JSON lines {"a", "b", "distance"}.
+    #[command(after_help = PAIRS_EXAMPLES)]
+    Pairs(PairsArgs),
+    /// The table plans for N fingerprints at distance k, and the one chosen.
+    #[command(after_help = PLAN_EXAMPLES)]
+    Plan(PlanArgs),
 }
 
 const FINGERPRINT_EXAMPLES: &str = "\
@@ -54,6 +60,19 @@ const IDF_EXAMPLES: &str = "\
 Examples:
   neardup idf corpus.jsonl -o corpus.idf
   neardup fingerprint corpus.jsonl --idf corpus.idf";
+
+const PAIRS_EXAMPLES: &str = "\
+Examples:
+  neardup fingerprint corpus/ > prints.jsonl
+  neardup pairs prints.jsonl -k 3 > pairs.jsonl
+  neardup pairs new.jsonl --against old.jsonl
+  neardup pairs prints.jsonl --id-field url --blocks 6";
+
+const PLAN_EXAMPLES: &str = "\
+Examples:
+  neardup plan -n 1e9 -k 3
+  neardup plan -n 1e7 -k 3 --max-bytes 48
+  neardup plan -n 5e6 -k 6 --width 128";
 
 /// The settings of the fingerprint itself.
 #[derive(Debug, Args)]
@@ -176,6 +195,50 @@ pub struct IdfArgs {
     /// No progress bar or summary on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PairsArgs {
+    /// Fingerprint JSON lines (the output of `neardup fingerprint`), or - for stdin.
+    #[arg(required = true, value_name = "FILE")]
+    pub paths: Vec<PathBuf>,
+    /// Pairs are at most K bits apart.
+    #[arg(short, long, default_value_t = 3)]
+    pub k: u32,
+    /// Pair FILE's fingerprints with these instead of with each other.
+    #[arg(long, value_name = "BASE", num_args = 1..)]
+    pub against: Option<Vec<PathBuf>>,
+    /// Blocks of the table plan [default: the planner's choice].
+    #[arg(long, value_name = "R")]
+    pub blocks: Option<u32>,
+    /// JSON field holding the fingerprint.
+    #[arg(long, default_value = "fingerprint", value_name = "NAME")]
+    pub fingerprint_field: String,
+    /// JSON field holding the id.
+    #[arg(long, default_value = "id", value_name = "NAME")]
+    pub id_field: String,
+    /// Worker threads [default: all cores].
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+    /// No summary on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Expected number of fingerprints (1e9 and the like accepted).
+    #[arg(short, long)]
+    pub n: f64,
+    /// Pairs are at most K bits apart.
+    #[arg(short, long, default_value_t = 3)]
+    pub k: u32,
+    /// Fingerprint width in bits: 64 or 128.
+    #[arg(long, default_value_t = 64)]
+    pub width: u32,
+    /// Memory budget of an online index, in bytes per fingerprint.
+    #[arg(long, value_name = "BYTES")]
+    pub max_bytes: Option<f64>,
 }
 
 #[cfg(test)]

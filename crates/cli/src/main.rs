@@ -29,6 +29,8 @@ fn main() -> ExitCode {
         Command::Fingerprint(a) => commands::fingerprint::run(a),
         Command::Compare(a) => commands::compare::run(a),
         Command::Idf(a) => commands::idf::run(a),
+        Command::Pairs(a) => commands::pairs::run(a),
+        Command::Plan(a) => commands::plan::run(a),
     };
     match result {
         Ok(code) => code,

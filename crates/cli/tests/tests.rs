@@ -1,4 +1,5 @@
 //! End-to-end tests of the `neardup` binary.
 
 mod cli;
+mod pairs;
 mod util;

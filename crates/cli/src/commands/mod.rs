@@ -3,3 +3,5 @@
 pub mod compare;
 pub mod fingerprint;
 pub mod idf;
+pub mod pairs;
+pub mod plan;

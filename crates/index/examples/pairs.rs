@@ -11,14 +11,16 @@
 //! (default: `TablePlan::choose_for_join` for that many fingerprints) on the current
 //! rayon pool (`RAYON_NUM_THREADS`), checks that every planted pair was
 //! found, and prints the time of the join (median of `--runs`), the pairs,
-//! and the peak memory of the process in bytes per fingerprint.
+//! and the peak memory of the process in bytes per fingerprint. `--brute`
+//! times brute force (one thread) instead; `--dump FILE` first writes the
+//! fingerprints as little-endian `u64`s, for the Python peers.
 
 use std::error::Error;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use neardup_core::Width;
-use neardup_index::{TablePlan, self_join};
+use neardup_index::{TablePlan, brute_force_pairs, self_join};
 
 struct Args {
     n: usize,
@@ -26,6 +28,8 @@ struct Args {
     k: u32,
     blocks: Option<u32>,
     runs: usize,
+    brute: bool,
+    dump: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -35,9 +39,15 @@ fn parse_args() -> Result<Args, String> {
         k: 3,
         blocks: None,
         runs: 3,
+        brute: false,
+        dump: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
+        if flag == "--brute" {
+            args.brute = true;
+            continue;
+        }
         let value = it.next().ok_or(format!("{flag} needs a value"))?;
         let number = |v: &str| v.parse::<f64>().map_err(|e| format!("{flag} {v}: {e}"));
         match flag.as_str() {
@@ -46,6 +56,7 @@ fn parse_args() -> Result<Args, String> {
             "--k" => args.k = number(&value)? as u32,
             "--blocks" => args.blocks = Some(number(&value)? as u32),
             "--runs" => args.runs = (number(&value)? as usize).max(1),
+            "--dump" => args.dump = Some(value),
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -92,6 +103,11 @@ fn run() -> Result<(), Box<dyn Error>> {
         planted.push((of as u32, fps.len() as u32));
         fps.push(x);
     }
+    if let Some(path) = &args.dump {
+        // The same fingerprints for the Python peers: little-endian u64s.
+        let bytes: Vec<u8> = fps.iter().flat_map(|f| f.to_le_bytes()).collect();
+        std::fs::write(path, bytes)?;
+    }
     let n = fps.len() as f64;
     let plan = match args.blocks {
         Some(r) => TablePlan::new(Width::W64, args.k, r)?,
@@ -101,7 +117,11 @@ fn run() -> Result<(), Box<dyn Error>> {
     let mut pairs = Vec::new();
     for _ in 0..args.runs {
         let started = Instant::now();
-        pairs = self_join(&plan, &fps)?;
+        pairs = if args.brute {
+            brute_force_pairs(args.k, &fps)
+        } else {
+            self_join(&plan, &fps)?
+        };
         times.push(started.elapsed().as_secs_f64());
     }
     times.sort_by(f64::total_cmp);
@@ -111,7 +131,8 @@ fn run() -> Result<(), Box<dyn Error>> {
         .count();
     let peak = peak_bytes().unwrap_or(0);
     println!(
-        r#"{{"n":{},"planted":{},"planted_found":{},"k":{},"blocks":{},"tables":{},"threads":{},"pairs":{},"median_s":{:.3},"peak_bytes_per_fingerprint":{:.1}}}"#,
+        r#"{{"tool":"{}","n":{},"planted":{},"planted_found":{},"k":{},"blocks":{},"tables":{},"threads":{},"pairs":{},"median_s":{:.3},"peak_bytes_per_fingerprint":{:.1}}}"#,
+        if args.brute { "brute force" } else { "neardup" },
         fps.len(),
         planted.len(),
         found,

@@ -5,6 +5,7 @@
 //! - [`Bits`]: fingerprints as `u64` or `u128`;
 //! - [`TablePlan`]: which blocks of the bits key which table, and which plan
 //!   suits a number of fingerprints ([`TablePlan::choose`]);
+//! - [`OnlineIndex`]: queries between inserts and deletes;
 //! - [`self_join`] and [`cross_join`]: every pair within `k` bits, one table
 //!   at a time (Manku, Jain and Das Sarma 2007, §3);
 //! - [`brute_force_pairs`], [`brute_force_cross`]: the same by comparing
@@ -32,10 +33,12 @@ mod bits;
 mod brute;
 mod error;
 mod join;
+mod online;
 mod plan;
 
 pub use bits::Bits;
 pub use brute::{brute_force_cross, brute_force_pairs};
 pub use error::{Error, Result};
 pub use join::{Pair, cross_join, self_join};
+pub use online::{Match, OnlineIndex};
 pub use plan::{Block, MAX_TABLES, PlanChoice, PlanOption, TablePlan};

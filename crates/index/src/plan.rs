@@ -160,9 +160,10 @@ impl TablePlan {
             .map_or(0, |parts| parts.iter().map(|p| p.len).sum())
     }
 
-    /// The bits of table `table`'s key blocks, set in a mask (of the low
-    /// 64 bits for 64-bit fingerprints). Two fingerprints share the table's
-    /// whole key exactly when they agree on these bits.
+    /// The bits of table `table`'s key, set in a mask (of the low 64 bits
+    /// for 64-bit fingerprints): its key blocks, as far as the 64 bits of a
+    /// key go. Two fingerprints have the same key exactly when they agree on
+    /// these bits.
     ///
     /// ```
     /// use neardup_core::Width;
@@ -174,13 +175,12 @@ impl TablePlan {
     /// # Ok::<(), neardup_index::Error>(())
     /// ```
     pub fn mask(&self, table: usize) -> u128 {
-        self.table_blocks(table)
-            .iter()
-            .filter_map(|&b| self.blocks.get(b))
-            .fold(0, |mask, b| {
-                let ones = 1u128.checked_shl(b.len).map_or(u128::MAX, |x| x - 1);
-                mask | ones << b.offset
+        self.parts.get(table).map_or(0, |parts| {
+            parts.iter().fold(0, |mask, p| {
+                let ones = 1u128.checked_shl(p.len).map_or(u128::MAX, |x| x - 1);
+                mask | ones << p.offset
             })
+        })
     }
 
     /// The key of `fingerprint` in table `table`: the bits of its key blocks,
@@ -463,10 +463,18 @@ mod tests {
             }
             assert_eq!(plan.key(t, x), expected);
         }
-        // A 128-bit key longer than 64 bits keeps its first 64.
+        // A 128-bit key longer than 64 bits keeps its first 64, and its
+        // mask says which.
         let plan = TablePlan::new(Width::W128, 0, 1).unwrap();
         assert_eq!(plan.key_bits(0), 64);
         assert_eq!(plan.key(0, u128::MAX << 64 | 5), u64::MAX);
+        assert_eq!(plan.mask(0), u128::MAX << 64);
+        for width in [Width::W64, Width::W128] {
+            let plan = TablePlan::new(width, 1, 3).unwrap();
+            for t in 0..plan.tables() {
+                assert_eq!(plan.mask(t).count_ones(), plan.key_bits(t));
+            }
+        }
     }
 
     #[test]

@@ -7,10 +7,10 @@ use neardup_index::{Bits, TablePlan, brute_force_cross, brute_force_pairs, cross
 use proptest::prelude::*;
 
 /// SplitMix64, seeded by proptest.
-struct Rng(u64);
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -18,7 +18,7 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: u64) -> u64 {
+    pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
@@ -37,7 +37,7 @@ fn flip(x: u128, d: u32, width: u32, rng: &mut Rng) -> u128 {
 
 /// `n` random fingerprints, then for each distance from 0 to `k + 1` a few
 /// copies of earlier ones with that many bits flipped.
-fn planted(n: usize, k: u32, width: u32, rng: &mut Rng) -> Vec<u128> {
+pub fn planted(n: usize, k: u32, width: u32, rng: &mut Rng) -> Vec<u128> {
     let mask = if width == 128 {
         u128::MAX
     } else {

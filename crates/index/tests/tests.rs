@@ -1,3 +1,4 @@
 //! The index against brute force.
 
 mod join;
+mod online;

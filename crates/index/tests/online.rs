@@ -1,0 +1,94 @@
+//! The online index answers exactly what brute force answers, through
+//! inserts, bulk builds, removals and batches.
+
+use neardup_core::Width;
+use neardup_index::{Bits, Match, OnlineIndex, TablePlan};
+use proptest::prelude::*;
+
+use crate::join::{Rng, planted};
+
+fn brute<B: Bits>(k: u32, stored: &[(u32, B)], query: B) -> Vec<Match> {
+    let mut out: Vec<Match> = stored
+        .iter()
+        .map(|&(id, fp)| Match {
+            distance: fp.distance(query),
+            id,
+        })
+        .filter(|m| m.distance <= k)
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+fn check<B: Bits>(plan: TablePlan, fps: &[B], rng: &mut Rng) {
+    let k = plan.k();
+    let built = OnlineIndex::build(plan.clone(), fps).unwrap();
+    let mut index = OnlineIndex::new(plan).unwrap();
+    for &fp in fps {
+        index.insert(fp).unwrap();
+    }
+    let mut stored: Vec<(u32, B)> = fps
+        .iter()
+        .enumerate()
+        .map(|(i, &f)| (i as u32, f))
+        .collect();
+    // Queries: every stored fingerprint (so its planted neighbours), and
+    // the same after removing a third of them.
+    let batch = index.query_batch(fps);
+    for (q, found) in fps.iter().zip(&batch) {
+        let expected = brute(k, &stored, *q);
+        assert_eq!(found, &expected);
+        assert_eq!(built.query(*q), expected);
+    }
+    for id in 0..fps.len() as u32 {
+        if rng.below(3) == 0 {
+            assert!(index.remove(id));
+            assert!(!index.remove(id));
+            stored.retain(|&(i, _)| i != id);
+        }
+    }
+    assert_eq!(index.len(), stored.len());
+    for &q in fps {
+        assert_eq!(index.query(q), brute(k, &stored, q));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn queries_equal_brute_force(seed in any::<u64>(), k in 0u32..=8, extra_blocks in 0u32..3) {
+        let mut rng = Rng(seed);
+        for width in [Width::W64, Width::W128] {
+            let Ok(plan) = TablePlan::new(width, k, k + 1 + extra_blocks) else {
+                continue;
+            };
+            let fps = planted(120, k, width.bits(), &mut rng);
+            match width {
+                Width::W64 => check(plan, &fps.iter().map(|&x| x as u64).collect::<Vec<_>>(), &mut rng),
+                _ => check(plan, &fps, &mut rng),
+            }
+        }
+    }
+}
+
+#[test]
+fn grows_and_reports_memory() {
+    let plan = TablePlan::new(Width::W64, 3, 5).unwrap();
+    let mut index = OnlineIndex::new(plan).unwrap();
+    let mut rng = Rng(3);
+    let fps: Vec<u64> = (0..50_000).map(|_| rng.next()).collect();
+    for &fp in &fps {
+        index.insert(fp).unwrap();
+    }
+    assert_eq!(index.len(), 50_000);
+    for (id, &fp) in fps.iter().enumerate().step_by(97) {
+        assert!(index.query(fp).contains(&Match {
+            distance: 0,
+            id: id as u32
+        }));
+    }
+    let per_fp = index.memory_bytes() as f64 / index.len() as f64;
+    assert!(per_fp > 8.0 && per_fp < 400.0, "{per_fp}");
+    assert!(OnlineIndex::<u128>::new(TablePlan::pigeonhole(Width::W64, 3).unwrap()).is_err());
+}

@@ -33,6 +33,7 @@ mod bits;
 mod brute;
 mod error;
 mod join;
+mod key_table;
 mod online;
 mod plan;
 

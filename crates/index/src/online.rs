@@ -1,11 +1,12 @@
 //! An index that takes inserts and deletes between queries.
 //!
-//! Each table of the [`TablePlan`] is an open-addressing hash table of
-//! 8-byte slots: 32 bits of a hash of the fingerprint's key in that table,
-//! and the fingerprint's number. A query computes its key in every table,
-//! reads the slots from the key's home on, and compares every fingerprint
-//! whose slot carries the same key hash. The lookups of the tables do not
-//! depend on each other, so the processor overlaps them.
+//! Each table of the [`TablePlan`] is a [`KeyTable`]: an open-addressing
+//! hash table of 4-byte slots holding a fingerprint's number and check bits
+//! of its key's hash. A query computes its key in every table, reads the
+//! slots from the key's home on, and compares the fingerprints whose check
+//! bits match. The lookups of the tables do not depend on each other, so the
+//! processor overlaps them. Memory is the fingerprints and 5 bytes per table
+//! per fingerprint.
 //!
 //! A fingerprint near the query may share keys with it in several tables;
 //! it is reported by the first of them only (the others test the earlier
@@ -15,6 +16,7 @@ use rayon::prelude::*;
 
 use crate::bits::Bits;
 use crate::error::{Error, Result};
+use crate::key_table::KeyTable;
 use crate::plan::TablePlan;
 
 /// A stored fingerprint near a query: its number and its distance.
@@ -69,9 +71,7 @@ impl<B: Bits> OnlineIndex<B> {
         let masks = (0..plan.tables())
             .map(|t| B::from_u128(plan.mask(t)))
             .collect();
-        let tables = (0..plan.tables())
-            .map(|_| KeyTable::with_capacity(0))
-            .collect();
+        let tables = (0..plan.tables()).map(|_| KeyTable::new(0, 16)).collect();
         Ok(OnlineIndex {
             plan,
             masks,
@@ -105,17 +105,7 @@ impl<B: Bits> OnlineIndex<B> {
             *last = (1 << (n % 64)) - 1;
         }
         index.len = fingerprints.len();
-        let plan = &index.plan;
-        index.tables = (0..plan.tables())
-            .into_par_iter()
-            .map(|t| {
-                let mut table = KeyTable::with_capacity(fingerprints.len());
-                for (id, &fp) in fingerprints.iter().enumerate() {
-                    table.insert(key_hash(plan.key(t, fp)), id as u32);
-                }
-                table
-            })
-            .collect();
+        index.tables = index.fill_tables(id_bits_for(n));
         Ok(index)
     }
 
@@ -138,8 +128,15 @@ impl<B: Bits> OnlineIndex<B> {
         }
         self.live[id as usize / 64] |= 1 << (id % 64);
         self.len += 1;
+        if self.tables.first().is_some_and(|t| id > t.max_id()) {
+            // Numbers outgrew the slots: more bits for them, fewer check bits.
+            self.tables = self.fill_tables(id_bits_for(id.saturating_mul(16)));
+            return Ok(id);
+        }
+        let (plan, fps) = (&self.plan, &self.fingerprints);
         for (t, table) in self.tables.iter_mut().enumerate() {
-            table.insert(key_hash(self.plan.key(t, fingerprint)), id);
+            let hash_of = |i: u32| key_hash(plan.key(t, fps[i as usize]));
+            table.insert(hash_of(id), id, &hash_of);
         }
         Ok(id)
     }
@@ -149,9 +146,10 @@ impl<B: Bits> OnlineIndex<B> {
         if !self.contains(id) {
             return false;
         }
-        let fp = self.fingerprints[id as usize];
+        let (plan, fps) = (&self.plan, &self.fingerprints);
         for (t, table) in self.tables.iter_mut().enumerate() {
-            table.remove(key_hash(self.plan.key(t, fp)), id);
+            let hash_of = |i: u32| key_hash(plan.key(t, fps[i as usize]));
+            table.remove(hash_of(id), id, hash_of);
         }
         self.live[id as usize / 64] &= !(1 << (id % 64));
         self.len -= 1;
@@ -174,8 +172,18 @@ impl<B: Bits> OnlineIndex<B> {
     /// distance, then number.
     pub fn query(&self, query: B) -> Vec<Match> {
         let mut out = Vec::new();
+        // The tables' lookups are independent: fetch all their first cache
+        // lines at once, then read them.
+        let mut hashes = [0u64; PREFETCHED_TABLES];
+        for (t, (table, hash)) in self.tables.iter().zip(&mut hashes).enumerate() {
+            *hash = key_hash(self.plan.key(t, query));
+            table.prefetch(*hash);
+        }
         for (t, table) in self.tables.iter().enumerate() {
-            let key = key_hash(self.plan.key(t, query));
+            let key = match hashes.get(t) {
+                Some(&hash) => hash,
+                None => key_hash(self.plan.key(t, query)),
+            };
             table.for_each(key, |id| {
                 let fp = self.fingerprints[id as usize];
                 let distance = fp.distance(query);
@@ -211,6 +219,24 @@ impl<B: Bits> OnlineIndex<B> {
         &self.plan
     }
 
+    /// Tables of every stored fingerprint, their numbers of `id_bits` bits,
+    /// filled in parallel.
+    fn fill_tables(&self, id_bits: u32) -> Vec<KeyTable> {
+        let (plan, fps) = (&self.plan, &self.fingerprints);
+        (0..plan.tables())
+            .into_par_iter()
+            .map(|t| {
+                let hash_of = |i: u32| key_hash(plan.key(t, fps[i as usize]));
+                let mut table = KeyTable::new(self.len, id_bits);
+                table.fill(
+                    (0..fps.len() as u32).filter(|&id| self.contains(id)),
+                    hash_of,
+                );
+                table
+            })
+            .collect()
+    }
+
     /// Bytes of memory the index holds: fingerprints, the live set and the
     /// tables' slots.
     pub fn memory_bytes(&self) -> usize {
@@ -224,131 +250,20 @@ impl<B: Bits> OnlineIndex<B> {
     }
 }
 
-/// The hash of a key: 64 well-mixed bits. Its high 32 are kept in the slot
-/// and give the home slot, so an entry's home is known from the slot alone
-/// (to grow the table and to close the gap a removal leaves).
+/// The hash of a key: 64 well-mixed bits, which pick its home slot and its
+/// check bits in a [`KeyTable`].
 #[inline(always)]
 fn key_hash(key: u64) -> u64 {
     let h = (key ^ key >> 29).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     h ^ h >> 32
 }
 
-/// One table: slots of `(key hash high 32 bits, number)` with linear
-/// probing, at most 70% full; [`EMPTY`] marks a free slot.
-#[derive(Clone, Debug)]
-struct KeyTable {
-    slots: Vec<u64>,
-    len: usize,
-}
+/// Tables whose first slot a query prefetches (plans with more tables look
+/// the rest up without).
+const PREFETCHED_TABLES: usize = 32;
 
-const EMPTY: u64 = u64::MAX;
-
-/// The home slot (before masking) of an entry or a hash: its high 32 bits.
-#[inline(always)]
-fn home_of_slot(s: u64) -> usize {
-    (s >> 32) as usize
-}
-
-impl KeyTable {
-    fn with_capacity(n: usize) -> KeyTable {
-        let len = (n * 10 / 7 + 1).next_power_of_two().max(16);
-        KeyTable {
-            slots: vec![EMPTY; len],
-            len: 0,
-        }
-    }
-
-    #[inline(always)]
-    fn mask(&self) -> usize {
-        self.slots.len() - 1
-    }
-
-    #[inline(always)]
-    fn slot(hash: u64, id: u32) -> u64 {
-        (hash >> 32) << 32 | u64::from(id)
-    }
-
-    fn insert(&mut self, hash: u64, id: u32) {
-        if (self.len + 1) * 10 > self.slots.len() * 7 {
-            self.grow();
-        }
-        let mask = self.mask();
-        let mut i = home_of_slot(hash) & mask;
-        while self.slots[i] != EMPTY {
-            i = (i + 1) & mask;
-        }
-        self.slots[i] = KeyTable::slot(hash, id);
-        self.len += 1;
-    }
-
-    fn grow(&mut self) {
-        let doubled = vec![EMPTY; self.slots.len() * 2];
-        let old = std::mem::replace(&mut self.slots, doubled);
-        let mask = self.mask();
-        for s in old.into_iter().filter(|&s| s != EMPTY) {
-            let mut i = home_of_slot(s) & mask;
-            while self.slots[i] != EMPTY {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = s;
-        }
-    }
-
-    /// Removes the entry of `id` under `hash`, moving later entries of the
-    /// cluster back so that no probe sequence breaks.
-    fn remove(&mut self, hash: u64, id: u32) {
-        let mask = self.mask();
-        let target = KeyTable::slot(hash, id);
-        let mut i = home_of_slot(hash) & mask;
-        loop {
-            match self.slots[i] {
-                EMPTY => return,
-                s if s == target => break,
-                _ => i = (i + 1) & mask,
-            }
-        }
-        self.slots[i] = EMPTY;
-        self.len -= 1;
-        let mut hole = i;
-        let mut j = (i + 1) & mask;
-        while self.slots[j] != EMPTY {
-            let home = home_of_slot(self.slots[j]) & mask;
-            // The entry at j may move to the hole if its home is not in
-            // (hole, j], cyclically.
-            let stays = if hole <= j {
-                hole < home && home <= j
-            } else {
-                hole < home || home <= j
-            };
-            if !stays {
-                self.slots[hole] = self.slots[j];
-                self.slots[j] = EMPTY;
-                hole = j;
-            }
-            j = (j + 1) & mask;
-        }
-    }
-
-    /// Calls `found` with the number of every entry whose key hash is
-    /// `hash`'s.
-    #[inline(always)]
-    fn for_each(&self, hash: u64, mut found: impl FnMut(u32)) {
-        let mask = self.mask();
-        let want = hash >> 32;
-        let mut i = home_of_slot(hash) & mask;
-        loop {
-            let s = self.slots[i];
-            if s == EMPTY {
-                return;
-            }
-            if s >> 32 == want {
-                found(s as u32);
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.slots.capacity() * 8
-    }
+/// Bits for numbers up to `n`: at least 16, and room to grow by half.
+fn id_bits_for(n: u32) -> u32 {
+    let n = u64::from(n) + u64::from(n / 2) + 2;
+    (64 - n.leading_zeros()).clamp(16, 32)
 }

@@ -77,11 +77,12 @@ fn grows_and_reports_memory() {
     let plan = TablePlan::new(Width::W64, 3, 5).unwrap();
     let mut index = OnlineIndex::new(plan).unwrap();
     let mut rng = Rng(3);
-    let fps: Vec<u64> = (0..50_000).map(|_| rng.next()).collect();
+    // Past 65,534 numbers, the first width of a slot's number field.
+    let fps: Vec<u64> = (0..70_000).map(|_| rng.next()).collect();
     for &fp in &fps {
         index.insert(fp).unwrap();
     }
-    assert_eq!(index.len(), 50_000);
+    assert_eq!(index.len(), 70_000);
     for (id, &fp) in fps.iter().enumerate().step_by(97) {
         assert!(index.query(fp).contains(&Match {
             distance: 0,

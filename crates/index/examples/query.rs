@@ -10,14 +10,16 @@
 //! them stored fingerprints with 1 to 3 bits flipped (each must find its
 //! original) and half random: one at a time on one thread, and as one batch
 //! on the rayon pool. Prints the build time, queries per second both ways
-//! (median of `--runs`), and the index's memory per fingerprint.
+//! (median of `--runs`), and the index's memory per fingerprint. With
+//! `--save FILE` it also writes the index as a segment file, and times
+//! opening it (median of `--runs`) and single queries on the mapped file.
 
 use std::error::Error;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use neardup_core::Width;
-use neardup_index::{OnlineIndex, TablePlan};
+use neardup_index::{OnlineIndex, Segment, TablePlan};
 
 struct Rng(u64);
 
@@ -100,8 +102,33 @@ fn run() -> Result<(), Box<dyn Error>> {
         std::hint::black_box(results);
     }
     let planted = expect.iter().filter(|e| e.is_some()).count();
+    // Saved and opened again: the time to open, and single queries on the
+    // mapped file.
+    let (mut write_s, mut open_s, mut segment_qps) = (0.0, 0.0, 0.0);
+    if let Some(path) = std::env::args().skip_while(|a| a != "--save").nth(1) {
+        let path = std::path::PathBuf::from(path);
+        let names: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+        let started = Instant::now();
+        Segment::write(&path, index.plan().clone(), &fps, &names)?;
+        write_s = started.elapsed().as_secs_f64();
+        let mut opens = Vec::new();
+        let mut segment = None;
+        for _ in 0..runs {
+            let started = Instant::now();
+            segment = Some(Segment::<u64>::open(&path)?);
+            opens.push(started.elapsed().as_secs_f64());
+        }
+        open_s = median(opens);
+        if let Some(segment) = segment {
+            let started = Instant::now();
+            for q in &qs {
+                std::hint::black_box(segment.query(*q));
+            }
+            segment_qps = queries as f64 / started.elapsed().as_secs_f64();
+        }
+    }
     println!(
-        r#"{{"n":{n},"k":{k},"blocks":{},"tables":{},"build_s":{build_s:.3},"queries":{queries},"single_qps":{:.0},"batch_qps":{:.0},"threads":{},"planted_found":{found},"planted":{planted},"bytes_per_fingerprint":{:.1}}}"#,
+        r#"{{"n":{n},"k":{k},"blocks":{},"tables":{},"build_s":{build_s:.3},"queries":{queries},"single_qps":{:.0},"batch_qps":{:.0},"threads":{},"planted_found":{found},"planted":{planted},"bytes_per_fingerprint":{:.1},"write_s":{write_s:.3},"open_s":{open_s:.3},"segment_single_qps":{segment_qps:.0}}}"#,
         index.plan().blocks().len(),
         index.plan().tables(),
         median(single),

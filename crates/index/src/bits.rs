@@ -12,7 +12,7 @@ use neardup_core::Width;
 /// assert_eq!(0xabcdu64.field(4, 8), 0xbc);
 /// assert_eq!((1u128 << 100).field(96, 8), 0x10);
 /// ```
-pub trait Bits: Copy + Send + Sync + Eq + Ord + std::fmt::Debug + 'static {
+pub trait Bits: bytemuck::Pod + Send + Sync + Eq + Ord + std::fmt::Debug + 'static {
     /// The width of the fingerprints.
     const WIDTH: Width;
 

@@ -18,6 +18,13 @@ pub enum Error {
     /// Fingerprints the operation cannot take.
     #[error("{0}")]
     Input(String),
+    /// An index file that cannot be read or written.
+    #[error("{}: {}", .0.display(), .1)]
+    Io(std::path::PathBuf, #[source] std::io::Error),
+    /// A file that is not an index segment this build can read, or a
+    /// damaged one.
+    #[error("{}: {}", .0.display(), .1)]
+    Format(std::path::PathBuf, String),
 }
 
 /// The result of index operations.

@@ -19,12 +19,134 @@ const MAX_LOAD: usize = 85;
 
 const EMPTY: u32 = u32::MAX;
 
-/// See the [module](self).
+/// See the [module](self). `S` holds the slots: a `Vec` for a table that
+/// changes, a slice of a mapped file for a saved one.
 #[derive(Clone, Debug)]
-pub(crate) struct KeyTable {
-    slots: Vec<u32>,
+pub(crate) struct KeyTable<S = Vec<u32>> {
+    slots: S,
     len: usize,
     id_bits: u32,
+}
+
+impl<'a> KeyTable<&'a [u32]> {
+    /// A view of saved slots for lookups, which do not need the count.
+    #[inline(always)]
+    pub(crate) fn view(slots: &'a [u32], id_bits: u32) -> KeyTable<&'a [u32]> {
+        KeyTable {
+            slots,
+            len: 0,
+            id_bits,
+        }
+    }
+
+    /// The table whose slots are `slots` (as [`KeyTable::slots`] gave them)
+    /// and numbers have `id_bits` bits; `None` unless both are possible.
+    pub(crate) fn from_slots(slots: &'a [u32], id_bits: u32) -> Option<KeyTable<&'a [u32]>> {
+        let len = slots.iter().filter(|&&s| s != EMPTY).count();
+        ((16..=32).contains(&id_bits) && !slots.is_empty() && len < slots.len()).then_some(
+            KeyTable {
+                slots,
+                len,
+                id_bits,
+            },
+        )
+    }
+}
+
+impl<S: AsRef<[u32]>> KeyTable<S> {
+    /// The slots, as they are saved.
+    pub(crate) fn slots(&self) -> &[u32] {
+        self.slots.as_ref()
+    }
+
+    /// Bits of an entry's number.
+    pub(crate) fn id_bits(&self) -> u32 {
+        self.id_bits
+    }
+
+    /// The largest number an entry can have.
+    pub(crate) fn max_id(&self) -> u32 {
+        // All ones is EMPTY's pattern with zero check bits.
+        (u64::from(u32::MAX) >> (32 - self.id_bits)) as u32 - 1
+    }
+
+    #[inline(always)]
+    fn home(&self, hash: u64) -> usize {
+        (((hash >> 32) * self.slots.as_ref().len() as u64) >> 32) as usize
+    }
+
+    #[inline(always)]
+    fn next(&self, i: usize) -> usize {
+        if i + 1 == self.slots.as_ref().len() {
+            0
+        } else {
+            i + 1
+        }
+    }
+
+    /// The slot of `id` under `hash`: check bits, then the number.
+    #[inline(always)]
+    fn slot(&self, hash: u64, id: u32) -> u32 {
+        let check = (hash as u32).checked_shr(self.id_bits).unwrap_or(0);
+        check.checked_shl(self.id_bits).unwrap_or(0) | id
+    }
+
+    #[inline(always)]
+    fn id_of(&self, slot: u32) -> u32 {
+        (u64::from(slot) & ((1u64 << self.id_bits) - 1)) as u32
+    }
+
+    /// Asks the processor to fetch the cache line where a lookup of `hash`
+    /// starts.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, hash: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let slot: *const u32 = &self.slots.as_ref()[self.home(hash)];
+            // SAFETY: SSE is part of the x86-64 baseline, and a prefetch
+            // reads nothing the program sees; its address is in the table.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(slot.cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = hash;
+    }
+
+    /// Calls `found` with every number stored under a hash with `hash`'s
+    /// home and check bits (so every one stored under `hash`, and rarely
+    /// another).
+    #[inline(always)]
+    pub(crate) fn for_each(&self, hash: u64, mut found: impl FnMut(u32)) {
+        let slots = self.slots.as_ref();
+        let want = self.slot(hash, 0);
+        let check_mask = self.slot(u64::MAX, 0);
+        let mut i = self.home(hash);
+        loop {
+            let s = slots[i];
+            if s == EMPTY {
+                return;
+            }
+            if s & check_mask == want {
+                found(self.id_of(s));
+            }
+            i = self.next(i);
+        }
+    }
+
+    /// The numbers stored, in slot order.
+    #[cfg(test)]
+    pub(crate) fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.slots
+            .as_ref()
+            .iter()
+            .filter(|&&s| s != EMPTY)
+            .map(|&s| self.id_of(s))
+    }
+
+    /// Bytes of the slots.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.slots.as_ref().len() * 4
+    }
 }
 
 impl KeyTable {
@@ -36,29 +158,6 @@ impl KeyTable {
             len: 0,
             id_bits: id_bits.clamp(16, 32),
         }
-    }
-
-    /// The largest number an entry can have.
-    pub(crate) fn max_id(&self) -> u32 {
-        // All ones is EMPTY's pattern with zero check bits.
-        (u64::from(u32::MAX) >> (32 - self.id_bits)) as u32 - 1
-    }
-
-    #[inline(always)]
-    fn home(&self, hash: u64) -> usize {
-        (((hash >> 32) * self.slots.len() as u64) >> 32) as usize
-    }
-
-    #[inline(always)]
-    fn next(&self, i: usize) -> usize {
-        if i + 1 == self.slots.len() { 0 } else { i + 1 }
-    }
-
-    /// The slot of `id` under `hash`: check bits, then the number.
-    #[inline(always)]
-    fn slot(&self, hash: u64, id: u32) -> u32 {
-        let check = (hash as u32).checked_shr(self.id_bits).unwrap_or(0);
-        check.checked_shl(self.id_bits).unwrap_or(0) | id
     }
 
     /// Adds `id` under `hash`, growing the table when it is full.
@@ -118,11 +217,6 @@ impl KeyTable {
         self.slots[i] = slot;
     }
 
-    #[inline(always)]
-    fn id_of(&self, slot: u32) -> u32 {
-        (u64::from(slot) & ((1u64 << self.id_bits) - 1)) as u32
-    }
-
     fn grow(&mut self, hash_of: &impl Fn(u32) -> u64) {
         let old = std::mem::replace(&mut self.slots, vec![EMPTY; slots_for(self.len + 1)]);
         for slot in old.into_iter().filter(|&s| s != EMPTY) {
@@ -162,56 +256,6 @@ impl KeyTable {
             }
             j = self.next(j);
         }
-    }
-
-    /// Asks the processor to fetch the cache line where a lookup of `hash`
-    /// starts.
-    #[inline(always)]
-    pub(crate) fn prefetch(&self, hash: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let slot: *const u32 = &self.slots[self.home(hash)];
-            // SAFETY: SSE is part of the x86-64 baseline, and a prefetch
-            // reads nothing the program sees; its address is in the table.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(slot.cast()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = hash;
-    }
-
-    /// Calls `found` with every number stored under a hash with `hash`'s
-    /// home and check bits (so every one stored under `hash`, and rarely
-    /// another).
-    #[inline(always)]
-    pub(crate) fn for_each(&self, hash: u64, mut found: impl FnMut(u32)) {
-        let want = self.slot(hash, 0);
-        let check_mask = self.slot(u64::MAX, 0);
-        let mut i = self.home(hash);
-        loop {
-            let s = self.slots[i];
-            if s == EMPTY {
-                return;
-            }
-            if s & check_mask == want {
-                found(self.id_of(s));
-            }
-            i = self.next(i);
-        }
-    }
-
-    /// The numbers stored, in slot order.
-    #[cfg(test)]
-    pub(crate) fn ids(&self) -> impl Iterator<Item = u32> + '_ {
-        self.slots
-            .iter()
-            .filter(|&&s| s != EMPTY)
-            .map(|&s| self.id_of(s))
-    }
-
-    /// Bytes of the slots.
-    pub(crate) fn memory_bytes(&self) -> usize {
-        self.slots.capacity() * 4
     }
 }
 

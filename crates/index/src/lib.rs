@@ -6,6 +6,7 @@
 //! - [`TablePlan`]: which blocks of the bits key which table, and which plan
 //!   suits a number of fingerprints ([`TablePlan::choose`]);
 //! - [`OnlineIndex`]: queries between inserts and deletes;
+//! - [`Segment`]: an index saved to a file and opened by memory map;
 //! - [`self_join`] and [`cross_join`]: every pair within `k` bits, one table
 //!   at a time (Manku, Jain and Das Sarma 2007, §3);
 //! - [`brute_force_pairs`], [`brute_force_cross`]: the same by comparing
@@ -36,10 +37,14 @@ mod join;
 mod key_table;
 mod online;
 mod plan;
+mod query;
+mod segment;
 
 pub use bits::Bits;
 pub use brute::{brute_force_cross, brute_force_pairs};
 pub use error::{Error, Result};
 pub use join::{Pair, cross_join, self_join};
-pub use online::{Match, OnlineIndex};
+pub use online::OnlineIndex;
 pub use plan::{Block, MAX_TABLES, PlanChoice, PlanOption, TablePlan};
+pub use query::Match;
+pub use segment::{FORMAT_VERSION, Segment};

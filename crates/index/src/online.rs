@@ -18,15 +18,7 @@ use crate::bits::Bits;
 use crate::error::{Error, Result};
 use crate::key_table::KeyTable;
 use crate::plan::TablePlan;
-
-/// A stored fingerprint near a query: its number and its distance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Match {
-    /// Its distance from the query (first, so that matches sort by it).
-    pub distance: u32,
-    /// The number [`OnlineIndex::insert`] gave it.
-    pub id: u32,
-}
+use crate::query::{Match, Tables, key_hash};
 
 /// Exact search for fingerprints within `k` bits, with inserts and deletes.
 ///
@@ -171,31 +163,14 @@ impl<B: Bits> OnlineIndex<B> {
     /// Every stored fingerprint within `k` bits of `query`, once each, by
     /// distance, then number.
     pub fn query(&self, query: B) -> Vec<Match> {
-        let mut out = Vec::new();
-        // The tables' lookups are independent: fetch all their first cache
-        // lines at once, then read them.
-        let mut hashes = [0u64; PREFETCHED_TABLES];
-        for (t, (table, hash)) in self.tables.iter().zip(&mut hashes).enumerate() {
-            *hash = key_hash(self.plan.key(t, query));
-            table.prefetch(*hash);
-        }
-        for (t, table) in self.tables.iter().enumerate() {
-            let key = match hashes.get(t) {
-                Some(&hash) => hash,
-                None => key_hash(self.plan.key(t, query)),
-            };
-            table.for_each(key, |id| {
-                let fp = self.fingerprints[id as usize];
-                let distance = fp.distance(query);
-                if distance <= self.plan.k()
-                    && self.masks[..t].iter().all(|&m| fp.and(m) != query.and(m))
-                {
-                    out.push(Match { distance, id });
-                }
-            });
-        }
-        out.sort_unstable();
-        out
+        let tables = Tables {
+            plan: &self.plan,
+            masks: &self.masks,
+            slots: |t: usize| self.tables[t].slots(),
+            id_bits: self.tables.first().map_or(16, KeyTable::id_bits),
+            fingerprints: &self.fingerprints,
+        };
+        tables.search(query, |id| self.contains(id))
     }
 
     /// [`OnlineIndex::query`] of each of `queries`, on all cores of the
@@ -212,6 +187,11 @@ impl<B: Bits> OnlineIndex<B> {
     /// Whether no fingerprint is stored.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The tables, one per table of the plan.
+    pub(crate) fn tables(&self) -> &[KeyTable] {
+        &self.tables
     }
 
     /// The plan of the tables.
@@ -249,18 +229,6 @@ impl<B: Bits> OnlineIndex<B> {
                 .sum::<usize>()
     }
 }
-
-/// The hash of a key: 64 well-mixed bits, which pick its home slot and its
-/// check bits in a [`KeyTable`].
-#[inline(always)]
-fn key_hash(key: u64) -> u64 {
-    let h = (key ^ key >> 29).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h ^ h >> 32
-}
-
-/// Tables whose first slot a query prefetches (plans with more tables look
-/// the rest up without).
-const PREFETCHED_TABLES: usize = 32;
 
 /// Bits for numbers up to `n`: at least 16, and room to grow by half.
 fn id_bits_for(n: u32) -> u32 {

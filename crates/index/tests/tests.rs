@@ -2,3 +2,4 @@
 
 mod join;
 mod online;
+mod segment;

@@ -1,0 +1,409 @@
+//! Index files: an index saved as one immutable segment file and opened by
+//! memory map, so that opening reads the header and checks sums but builds
+//! nothing; queries read the tables where they lie in the file.
+//!
+//! A segment file, all numbers little-endian:
+//!
+//! ```text
+//! header, 64 bytes   magic "NDUPSEG\0", format version u32, width u32,
+//!                    k u32, blocks u32, tables u32, number bits u32,
+//!                    fingerprints u64, sections u64, reserved u64,
+//!                    XXH3-64 of the 56 bytes before
+//! directory          per section: offset u64, length u64, XXH3-64 u64;
+//!                    then the XXH3-64 of the entries
+//! sections           each at a multiple of 64 bytes:
+//!                    0: fingerprints (8 or 16 bytes each)
+//!                    1: name offsets, u64, one more than fingerprints
+//!                    2: names, UTF-8, back to back
+//!                    3 and on: each table's slots, u32 (see KeyTable)
+//! ```
+//!
+//! A file is written to a temporary name, synced and renamed, so a crash
+//! leaves either the old file or the whole new one. Opening checks the
+//! magic, the version, the plan, every length against the file's size, and
+//! every checksum: a truncated, corrupted or foreign file is refused with an
+//! error that says which, never read.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+use neardup_core::Width;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::bits::Bits;
+use crate::error::{Error, Result};
+use crate::key_table::KeyTable;
+use crate::online::OnlineIndex;
+use crate::plan::TablePlan;
+use crate::query::{Match, Tables};
+
+/// The version of the segment format this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+const MAGIC: [u8; 8] = *b"NDUPSEG\0";
+const HEADER_LEN: usize = 64;
+const ALIGN: usize = 64;
+const FIXED_SECTIONS: usize = 3;
+
+/// A table with one empty slot, where every lookup ends at once.
+const NO_SLOTS: [u32; 1] = [u32::MAX];
+
+/// A saved index, mapped from its file.
+///
+/// ```
+/// use neardup_core::Width;
+/// use neardup_index::{Match, Segment, TablePlan};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("prints.ndx");
+/// let plan = TablePlan::pigeonhole(Width::W64, 3)?;
+/// Segment::write(&path, plan, &[0xff00u64, 0xff01, 0x1234_5678_9abc_def0], &["a", "b", "c"])?;
+/// let segment = Segment::<u64>::open(&path)?;
+/// assert_eq!(segment.len(), 3);
+/// let near = segment.query(0xff00);
+/// assert_eq!(near, [Match { distance: 0, id: 0 }, Match { distance: 1, id: 1 }]);
+/// assert_eq!(segment.name(1), Some("b"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Segment<B> {
+    path: PathBuf,
+    map: Mmap,
+    plan: TablePlan,
+    masks: Vec<B>,
+    id_bits: u32,
+    count: usize,
+    /// Byte ranges of the sections in the map.
+    sections: Vec<(usize, usize)>,
+}
+
+impl<B: Bits> Segment<B> {
+    /// Writes an index of `fingerprints`, named `names` (one each), with
+    /// `plan`'s tables to `path`, whole or not at all.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] when the names do not match the fingerprints or the
+    /// plan is for another width, [`Error::Io`] when the file cannot be
+    /// written.
+    pub fn write(
+        path: &Path,
+        plan: TablePlan,
+        fingerprints: &[B],
+        names: &[impl AsRef<str>],
+    ) -> Result<()> {
+        if names.len() != fingerprints.len() {
+            return Err(Error::Input(format!(
+                "{} names for {} fingerprints",
+                names.len(),
+                fingerprints.len()
+            )));
+        }
+        let index = OnlineIndex::build(plan, fingerprints)?;
+        let mut offsets = Vec::with_capacity(names.len() + 1);
+        let mut text = Vec::new();
+        offsets.push(0u64);
+        for name in names {
+            text.extend_from_slice(name.as_ref().as_bytes());
+            offsets.push(text.len() as u64);
+        }
+        let mut sections: Vec<&[u8]> = vec![
+            bytemuck::cast_slice(fingerprints),
+            bytemuck::cast_slice(&offsets),
+            &text,
+        ];
+        let id_bits = index.tables().first().map_or(16, KeyTable::id_bits);
+        sections.extend(
+            index
+                .tables()
+                .iter()
+                .map(|t| bytemuck::cast_slice(t.slots())),
+        );
+
+        let plan = index.plan();
+        let mut header = Vec::with_capacity(HEADER_LEN);
+        header.extend_from_slice(&MAGIC);
+        for v in [
+            FORMAT_VERSION,
+            plan.width().bits(),
+            plan.k(),
+            plan.blocks().len() as u32,
+            plan.tables() as u32,
+            id_bits,
+        ] {
+            header.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [fingerprints.len() as u64, sections.len() as u64, 0] {
+            header.extend_from_slice(&v.to_le_bytes());
+        }
+        header.extend_from_slice(&xxh3_64(&header).to_le_bytes());
+
+        let directory_len = sections.len() * 24 + 8;
+        let mut offset = align(HEADER_LEN + directory_len);
+        let mut directory = Vec::with_capacity(directory_len);
+        for section in &sections {
+            for v in [offset as u64, section.len() as u64, xxh3_64(section)] {
+                directory.extend_from_slice(&v.to_le_bytes());
+            }
+            offset = align(offset + section.len());
+        }
+        directory.extend_from_slice(&xxh3_64(&directory).to_le_bytes());
+
+        write_atomically(path, |out| {
+            let mut at = 0;
+            // Writes `bytes`, then zeros up to the next multiple of ALIGN:
+            // the offsets the directory gives.
+            let mut put = |out: &mut BufWriter<File>, bytes: &[u8]| {
+                out.write_all(bytes)?;
+                let end = align(at + bytes.len());
+                out.write_all(&[0u8; ALIGN][..end - at - bytes.len()])?;
+                at = end;
+                std::io::Result::Ok(())
+            };
+            put(out, &header)?;
+            put(out, &directory)?;
+            // The file ends where its last section does: a cut anywhere
+            // loses data, and is seen.
+            let (last, rest) = sections.split_last().unwrap_or((&(&[] as &[u8]), &[]));
+            for section in rest {
+                put(out, section)?;
+            }
+            out.write_all(last)?;
+            Ok(())
+        })
+        .map_err(|e| Error::Io(path.to_path_buf(), e))
+    }
+
+    /// Opens the segment at `path`, checking it whole.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when it cannot be read, [`Error::Format`] naming the
+    /// file and what is wrong when it is not a segment of this version and
+    /// width, is cut short or fails a checksum.
+    pub fn open(path: &Path) -> Result<Segment<B>> {
+        let bad = |what: String| Error::Format(path.to_path_buf(), what);
+        let file = File::open(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+        // SAFETY: the file is mapped read-only; segment files are written
+        // under a temporary name and renamed, never changed in place.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::Io(path.to_path_buf(), e))?;
+        let bytes: &[u8] = &map;
+        let header = bytes
+            .get(..HEADER_LEN)
+            .ok_or_else(|| bad(format!("{} bytes is too short for a header", bytes.len())))?;
+        if header[..8] != MAGIC {
+            return Err(bad("not a neardup index segment (wrong magic)".into()));
+        }
+        if u64_at(header, 56) != xxh3_64(&header[..56]) {
+            return Err(bad("the header's checksum does not match".into()));
+        }
+        let version = u32_at(header, 8);
+        if version != FORMAT_VERSION {
+            return Err(bad(format!(
+                "format version {version}; this neardup reads version {FORMAT_VERSION}: \
+                 rebuild the index with it"
+            )));
+        }
+        let width = u32_at(header, 12);
+        if width != B::WIDTH.bits() {
+            return Err(bad(format!(
+                "it holds {width}-bit fingerprints, not {}-bit",
+                B::WIDTH.bits()
+            )));
+        }
+        let plan = TablePlan::new(
+            Width::from_bits(width).map_err(|e| bad(e.to_string()))?,
+            u32_at(header, 16),
+            u32_at(header, 20),
+        )
+        .map_err(|e| bad(e.to_string()))?;
+        let (tables, id_bits) = (u32_at(header, 24) as usize, u32_at(header, 28));
+        let count =
+            usize::try_from(u64_at(header, 32)).map_err(|_| bad("too many fingerprints".into()))?;
+        let n_sections = u64_at(header, 40) as usize;
+        if tables != plan.tables() || n_sections != FIXED_SECTIONS + tables {
+            return Err(bad(format!(
+                "{tables} tables and {n_sections} sections do not fit its plan"
+            )));
+        }
+        if !(16..=32).contains(&id_bits) {
+            return Err(bad(format!("{id_bits}-bit numbers")));
+        }
+        let directory = bytes
+            .get(HEADER_LEN..HEADER_LEN + n_sections * 24 + 8)
+            .ok_or_else(|| bad("cut short in its directory".into()))?;
+        let (entries, sum) = directory.split_at(n_sections * 24);
+        if u64_at(sum, 0) != xxh3_64(entries) {
+            return Err(bad("the directory's checksum does not match".into()));
+        }
+        let mut sections = Vec::with_capacity(n_sections);
+        for (i, e) in entries.chunks_exact(24).enumerate() {
+            let (start, len) = (u64_at(e, 0) as usize, u64_at(e, 8) as usize);
+            let data = start
+                .checked_add(len)
+                .and_then(|end| bytes.get(start..end))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "section {i} runs past the end: the file is cut short"
+                    ))
+                })?;
+            if start % ALIGN != 0 {
+                return Err(bad(format!("section {i} is not aligned")));
+            }
+            if xxh3_64(data) != u64_at(e, 16) {
+                return Err(bad(format!(
+                    "section {i} fails its checksum: the file is damaged"
+                )));
+            }
+            sections.push((start, len));
+        }
+        if sections
+            .last()
+            .is_some_and(|&(start, len)| start + len != bytes.len())
+        {
+            return Err(bad(format!(
+                "{} bytes where its sections end at {}: the file is cut short or has more",
+                bytes.len(),
+                sections.last().map_or(0, |&(s, l)| s + l)
+            )));
+        }
+        let width_bytes = B::WIDTH.bits() as usize / 8;
+        let fits = sections[0].1 == count * width_bytes
+            && sections[1].1 == (count + 1) * 8
+            && sections[FIXED_SECTIONS..].iter().all(|&(start, len)| {
+                // A table needs an empty slot, where every lookup ends.
+                let slots = bytemuck::try_cast_slice(&bytes[start..start + len]).unwrap_or(&[]);
+                KeyTable::from_slots(slots, id_bits).is_some()
+            });
+        if !fits {
+            return Err(bad(
+                "its sections do not fit its count of fingerprints".into()
+            ));
+        }
+        let masks = (0..plan.tables())
+            .map(|t| B::from_u128(plan.mask(t)))
+            .collect();
+        let segment = Segment {
+            path: path.to_path_buf(),
+            map,
+            plan,
+            masks,
+            id_bits,
+            count,
+            sections,
+        };
+        // Names must be valid UTF-8 at offsets that rise to the end.
+        let offsets = segment.offsets();
+        let rising = offsets.windows(2).all(|w| w[0] <= w[1])
+            && offsets.last().copied() == Some(segment.sections[2].1 as u64)
+            && std::str::from_utf8(segment.section(2)).is_ok();
+        if !rising {
+            return Err(bad("its names are damaged".into()));
+        }
+        Ok(segment)
+    }
+
+    fn section(&self, i: usize) -> &[u8] {
+        let (start, len) = self.sections[i];
+        &self.map[start..start + len]
+    }
+
+    fn offsets(&self) -> &[u64] {
+        bytemuck::try_cast_slice(self.section(1)).unwrap_or(&[])
+    }
+
+    /// The fingerprints, by number.
+    pub fn fingerprints(&self) -> &[B] {
+        bytemuck::try_cast_slice(self.section(0)).unwrap_or(&[])
+    }
+
+    /// The name of fingerprint `id`.
+    pub fn name(&self, id: u32) -> Option<&str> {
+        let offsets = self.offsets();
+        let (start, end) = (*offsets.get(id as usize)?, *offsets.get(id as usize + 1)?);
+        std::str::from_utf8(self.section(2).get(start as usize..end as usize)?).ok()
+    }
+
+    /// Every fingerprint within `k` bits of `query`, by distance, then
+    /// number.
+    pub fn query(&self, query: B) -> Vec<Match> {
+        let tables = Tables {
+            plan: &self.plan,
+            masks: &self.masks,
+            slots: |t: usize| -> &[u32] {
+                // Checked at open: aligned, and with an empty slot.
+                bytemuck::try_cast_slice(self.section(FIXED_SECTIONS + t)).unwrap_or(&NO_SLOTS)
+            },
+            id_bits: self.id_bits,
+            fingerprints: self.fingerprints(),
+        };
+        tables.search(query, |_| true)
+    }
+
+    /// The number of fingerprints.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether the segment holds no fingerprint.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The plan of its tables.
+    pub fn plan(&self) -> &TablePlan {
+        &self.plan
+    }
+
+    /// The file it was opened from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The size of the file, in bytes.
+    pub fn file_bytes(&self) -> usize {
+        self.map.len()
+    }
+}
+
+fn align(n: usize) -> usize {
+    n.div_ceil(ALIGN) * ALIGN
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    let mut b = [0u8; 4];
+    b.copy_from_slice(&bytes[at..at + 4]);
+    u32::from_le_bytes(b)
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(b)
+}
+
+/// Writes `path` through a temporary file in its directory, synced and
+/// renamed over `path` only once `write` succeeded.
+fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut out = BufWriter::new(File::create(&temp)?);
+        write(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}

@@ -39,6 +39,105 @@ pub enum Command {
     /// The table plans for N fingerprints at distance k, and the one chosen.
     #[command(after_help = PLAN_EXAMPLES)]
     Plan(PlanArgs),
+    /// Build, add to, query and describe an index directory of fingerprints.
+    #[command(subcommand)]
+    Index(IndexCommand),
+}
+
+/// The subcommands of `neardup index`.
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Build an index directory from fingerprint JSON lines.
+    #[command(after_help = INDEX_EXAMPLES)]
+    Build(IndexBuildArgs),
+    /// Add fingerprint JSON lines to an index directory.
+    #[command(after_help = INDEX_EXAMPLES)]
+    Add(IndexAddArgs),
+    /// For each fingerprint line, the indexed fingerprints within k bits.
+    #[command(after_help = INDEX_EXAMPLES)]
+    Query(IndexQueryArgs),
+    /// What an index directory holds, as one JSON object.
+    #[command(after_help = INDEX_EXAMPLES)]
+    Stats(IndexStatsArgs),
+}
+
+const INDEX_EXAMPLES: &str = "\
+Examples:
+  neardup fingerprint corpus/ > prints.jsonl
+  neardup index build prints.jsonl --index idx/ -k 3
+  neardup fingerprint new/ | neardup index add - --index idx/
+  neardup fingerprint queries.jsonl | neardup index query - --index idx/
+  neardup index stats --index idx/";
+
+/// The fields of fingerprint JSON lines.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Input")]
+pub struct FingerprintFields {
+    /// JSON field holding the fingerprint.
+    #[arg(long, default_value = "fingerprint", value_name = "NAME")]
+    pub fingerprint_field: String,
+    /// JSON field holding the id.
+    #[arg(long, default_value = "id", value_name = "NAME")]
+    pub id_field: String,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexBuildArgs {
+    /// Fingerprint JSON lines, or - for stdin.
+    #[arg(required = true, value_name = "FILE")]
+    pub paths: Vec<PathBuf>,
+    /// The index directory to create.
+    #[arg(long, value_name = "DIR")]
+    pub index: PathBuf,
+    /// Queries find fingerprints at most K bits apart.
+    #[arg(short, long, default_value_t = 3)]
+    pub k: u32,
+    /// Blocks of the table plan [default: the planner's choice for the
+    /// fingerprints given, or --expected].
+    #[arg(long, value_name = "R")]
+    pub blocks: Option<u32>,
+    /// Plan the tables for this many fingerprints (the index will grow).
+    #[arg(long, value_name = "N")]
+    pub expected: Option<f64>,
+    #[command(flatten)]
+    pub fields: FingerprintFields,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexAddArgs {
+    /// Fingerprint JSON lines, or - for stdin.
+    #[arg(required = true, value_name = "FILE")]
+    pub paths: Vec<PathBuf>,
+    /// The index directory.
+    #[arg(long, value_name = "DIR")]
+    pub index: PathBuf,
+    #[command(flatten)]
+    pub fields: FingerprintFields,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexQueryArgs {
+    /// Fingerprint JSON lines, or - for stdin.
+    #[arg(required = true, value_name = "FILE")]
+    pub paths: Vec<PathBuf>,
+    /// The index directory.
+    #[arg(long, value_name = "DIR")]
+    pub index: PathBuf,
+    /// Report matches at most K bits apart [default: the index's k].
+    #[arg(short, long)]
+    pub k: Option<u32>,
+    /// Worker threads [default: all cores].
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub fields: FingerprintFields,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexStatsArgs {
+    /// The index directory.
+    #[arg(long, value_name = "DIR")]
+    pub index: PathBuf,
 }
 
 const FINGERPRINT_EXAMPLES: &str = "\

@@ -5,6 +5,7 @@
 mod args;
 mod commands;
 mod config;
+mod fingerprints;
 mod output;
 mod pipeline;
 mod progress;
@@ -31,6 +32,7 @@ fn main() -> ExitCode {
         Command::Idf(a) => commands::idf::run(a),
         Command::Pairs(a) => commands::pairs::run(a),
         Command::Plan(a) => commands::plan::run(a),
+        Command::Index(c) => commands::index::run(c),
     };
     match result {
         Ok(code) => code,

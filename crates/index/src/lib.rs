@@ -7,6 +7,7 @@
 //!   suits a number of fingerprints ([`TablePlan::choose`]);
 //! - [`OnlineIndex`]: queries between inserts and deletes;
 //! - [`Segment`]: an index saved to a file and opened by memory map;
+//!   [`IndexDir`]: a directory holding one, to which fingerprints are added;
 //! - [`self_join`] and [`cross_join`]: every pair within `k` bits, one table
 //!   at a time (Manku, Jain and Das Sarma 2007, §3);
 //! - [`brute_force_pairs`], [`brute_force_cross`]: the same by comparing
@@ -32,6 +33,7 @@
 
 mod bits;
 mod brute;
+mod directory;
 mod error;
 mod join;
 mod key_table;
@@ -42,6 +44,7 @@ mod segment;
 
 pub use bits::Bits;
 pub use brute::{brute_force_cross, brute_force_pairs};
+pub use directory::IndexDir;
 pub use error::{Error, Result};
 pub use join::{Pair, cross_join, self_join};
 pub use online::OnlineIndex;

@@ -3,5 +3,6 @@
 pub mod compare;
 pub mod fingerprint;
 pub mod idf;
+pub mod index;
 pub mod pairs;
 pub mod plan;

@@ -1,0 +1,156 @@
+//! `neardup index`: an index directory of fingerprints, built, added to,
+//! queried and described.
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use neardup_core::Width;
+use neardup_index::{Bits, IndexDir, TablePlan};
+use rayon::prelude::*;
+
+use crate::args::{IndexAddArgs, IndexBuildArgs, IndexCommand, IndexQueryArgs, IndexStatsArgs};
+use crate::fingerprints::Set;
+
+pub fn run(command: &IndexCommand) -> Result<ExitCode> {
+    match command {
+        IndexCommand::Build(a) => build(a),
+        IndexCommand::Add(a) => add(a),
+        IndexCommand::Query(a) => query(a),
+        IndexCommand::Stats(a) => stats(a),
+    }
+}
+
+fn build(args: &IndexBuildArgs) -> Result<ExitCode> {
+    let mut width = None;
+    let fields = (
+        &args.fields.fingerprint_field[..],
+        &args.fields.id_field[..],
+    );
+    let set = Set::read(&args.paths, fields, &mut width)?;
+    let Some(width) = width else {
+        bail!("no fingerprints in the input: an index needs at least one");
+    };
+    let n = args.expected.unwrap_or(set.bits.len() as f64).max(1.0);
+    let plan = match args.blocks {
+        Some(r) => TablePlan::new(width, args.k, r),
+        None => TablePlan::choose(width, args.k, n, None).and_then(|c| c.plan(width, args.k)),
+    }
+    .with_context(|| format!("-k {}", args.k))?;
+    let tables = plan.tables();
+    match width {
+        Width::W64 => IndexDir::create(&args.index, plan, &set.narrow(), &set.ids)?,
+        _ => IndexDir::create(&args.index, plan, &set.bits, &set.ids)?,
+    }
+    eprintln!(
+        "neardup: indexed {} fingerprints in {} ({tables} tables)",
+        set.ids.len(),
+        args.index.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn add(args: &IndexAddArgs) -> Result<ExitCode> {
+    let width = IndexDir::<u64>::width(&args.index)?;
+    let mut read_width = Some(width);
+    let fields = (
+        &args.fields.fingerprint_field[..],
+        &args.fields.id_field[..],
+    );
+    let set = Set::read(&args.paths, fields, &mut read_width)?;
+    let total = match width {
+        Width::W64 => add_to::<u64>(args, &set.narrow(), &set.ids)?,
+        _ => add_to::<u128>(args, &set.bits, &set.ids)?,
+    };
+    eprintln!(
+        "neardup: added {} fingerprints to {} ({total} in all)",
+        set.ids.len(),
+        args.index.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn add_to<B: Bits>(args: &IndexAddArgs, fps: &[B], ids: &[String]) -> Result<usize> {
+    let mut index = IndexDir::<B>::open(&args.index)?;
+    index.add(fps, ids)?;
+    Ok(index.segment().len())
+}
+
+fn query(args: &IndexQueryArgs) -> Result<ExitCode> {
+    let width = IndexDir::<u64>::width(&args.index)?;
+    let mut read_width = Some(width);
+    let fields = (
+        &args.fields.fingerprint_field[..],
+        &args.fields.id_field[..],
+    );
+    let set = Set::read(&args.paths, fields, &mut read_width)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()?;
+    pool.install(|| match width {
+        Width::W64 => query_in::<u64>(args, &set.narrow(), &set.ids),
+        _ => query_in::<u128>(args, &set.bits, &set.ids),
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn query_in<B: Bits>(args: &IndexQueryArgs, queries: &[B], ids: &[String]) -> Result<()> {
+    let index = IndexDir::<B>::open(&args.index)?;
+    let segment = index.segment();
+    let k = segment.plan().k();
+    let limit = args.k.unwrap_or(k);
+    if limit > k {
+        bail!(
+            "-k {limit}: the index finds fingerprints at most {k} bits apart; \
+             build one with -k {limit}"
+        );
+    }
+    let results: Vec<_> = queries.par_iter().map(|&q| segment.query(q)).collect();
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout());
+    for (id, matches) in ids.iter().zip(results) {
+        out.write_all(b"{\"id\":")?;
+        serde_json::to_writer(&mut out, id)?;
+        out.write_all(b",\"matches\":[")?;
+        let mut first = true;
+        for m in matches.iter().filter(|m| m.distance <= limit) {
+            if !first {
+                out.write_all(b",")?;
+            }
+            first = false;
+            out.write_all(b"{\"id\":")?;
+            serde_json::to_writer(&mut out, segment.name(m.id).unwrap_or(""))?;
+            write!(out, ",\"distance\":{}}}", m.distance)?;
+        }
+        out.write_all(b"]}\n")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn stats(args: &IndexStatsArgs) -> Result<ExitCode> {
+    let line = match IndexDir::<u64>::width(&args.index)? {
+        Width::W64 => stats_of::<u64>(args)?,
+        _ => stats_of::<u128>(args)?,
+    };
+    println!("{line}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn stats_of<B: Bits>(args: &IndexStatsArgs) -> Result<String> {
+    let index = IndexDir::<B>::open(&args.index)?;
+    let s = index.segment();
+    let plan = s.plan();
+    let n = s.len();
+    Ok(serde_json::json!({
+        "index": args.index.display().to_string(),
+        "fingerprints": n,
+        "width": plan.width().bits(),
+        "k": plan.k(),
+        "blocks": plan.blocks().len(),
+        "tables": plan.tables(),
+        "format_version": neardup_index::FORMAT_VERSION,
+        "file_bytes": s.file_bytes(),
+        "bytes_per_fingerprint": s.file_bytes() as f64 / n.max(1) as f64,
+    })
+    .to_string())
+}

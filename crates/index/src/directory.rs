@@ -1,0 +1,231 @@
+//! An index directory: a manifest naming the current segment file.
+//!
+//! ```text
+//! DIR/MANIFEST         neardup-index 1
+//!                      width 64
+//!                      segment seg-000002.ndx
+//! DIR/seg-000002.ndx   the segment (see crate::Segment)
+//! ```
+//!
+//! Adding fingerprints writes a new segment with the old and the new ones,
+//! then swaps the manifest to it (a rename) and removes the old file: a
+//! reader sees the old index or the new one, never a mix, and a crash
+//! leaves at most an unused file behind.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use neardup_core::Width;
+
+use crate::bits::Bits;
+use crate::error::{Error, Result};
+use crate::plan::TablePlan;
+use crate::segment::Segment;
+
+/// The version of the directory layout.
+const LAYOUT_VERSION: u32 = 1;
+const MANIFEST: &str = "MANIFEST";
+
+/// An index directory, opened.
+///
+/// ```
+/// use neardup_core::Width;
+/// use neardup_index::{IndexDir, TablePlan};
+///
+/// let dir = tempfile::tempdir()?;
+/// let plan = TablePlan::pigeonhole(Width::W64, 3)?;
+/// IndexDir::create(dir.path(), plan, &[1u64, 2], &["a", "b"])?;
+/// let mut index = IndexDir::<u64>::open(dir.path())?;
+/// index.add(&[3u64], &["c"])?;
+/// assert_eq!(index.segment().len(), 3);
+/// assert!(index.add(&[4u64], &["a"]).is_err(), "names are unique");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct IndexDir<B> {
+    path: PathBuf,
+    generation: u64,
+    segment: Segment<B>,
+}
+
+/// What a manifest says.
+struct Manifest {
+    width: Width,
+    segment: String,
+}
+
+impl<B: Bits> IndexDir<B> {
+    /// Creates an index of `fingerprints`, named `names`, in directory
+    /// `path` (made if missing), which must not hold an index yet.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] when `path` holds an index or the names repeat,
+    /// and as [`Segment::write`].
+    pub fn create(
+        path: &Path,
+        plan: TablePlan,
+        fingerprints: &[B],
+        names: &[impl AsRef<str>],
+    ) -> Result<()> {
+        if path.join(MANIFEST).exists() {
+            return Err(Error::Input(format!(
+                "{} already holds an index; add to it, or remove it first",
+                path.display()
+            )));
+        }
+        unique(names.iter().map(AsRef::as_ref), &HashSet::new())?;
+        std::fs::create_dir_all(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+        write_generation(path, 1, plan, fingerprints, names)
+    }
+
+    /// Opens the index in directory `path`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Format`] when the manifest is missing, of another layout
+    /// version or of another width, and as [`Segment::open`].
+    pub fn open(path: &Path) -> Result<IndexDir<B>> {
+        let manifest = read_manifest(path)?;
+        if manifest.width != B::WIDTH {
+            return Err(Error::Format(
+                path.join(MANIFEST),
+                format!("the index holds {}-bit fingerprints", manifest.width.bits()),
+            ));
+        }
+        let generation = generation_of(&manifest.segment).ok_or_else(|| {
+            Error::Format(
+                path.join(MANIFEST),
+                format!("bad segment name {:?}", manifest.segment),
+            )
+        })?;
+        let segment = Segment::open(&path.join(&manifest.segment))?;
+        Ok(IndexDir {
+            path: path.to_path_buf(),
+            generation,
+            segment,
+        })
+    }
+
+    /// The width of the index in directory `path`, to open it with.
+    ///
+    /// # Errors
+    ///
+    /// As [`IndexDir::open`].
+    pub fn width(path: &Path) -> Result<Width> {
+        Ok(read_manifest(path)?.width)
+    }
+
+    /// Adds `fingerprints`, named `names`, to the index: a new segment with
+    /// every fingerprint, swapped in whole.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] when a name is already in the index or repeats, and
+    /// as [`Segment::write`].
+    pub fn add(&mut self, fingerprints: &[B], names: &[impl AsRef<str>]) -> Result<()> {
+        let old: Vec<&str> = (0..self.segment.len() as u32)
+            .filter_map(|i| self.segment.name(i))
+            .collect();
+        let existing: HashSet<&str> = old.iter().copied().collect();
+        unique(names.iter().map(AsRef::as_ref), &existing)?;
+        let mut all_fps = self.segment.fingerprints().to_vec();
+        all_fps.extend_from_slice(fingerprints);
+        let mut all_names: Vec<&str> = old;
+        all_names.extend(names.iter().map(AsRef::as_ref));
+        let generation = self.generation + 1;
+        let plan = self.segment.plan().clone();
+        write_generation(&self.path, generation, plan, &all_fps, &all_names)?;
+        let old_file = self.segment.path().to_path_buf();
+        self.segment = Segment::open(&self.path.join(segment_name(generation)))?;
+        self.generation = generation;
+        // Readers that opened the old file keep their mapping.
+        let _ = std::fs::remove_file(old_file);
+        Ok(())
+    }
+
+    /// The current segment.
+    pub fn segment(&self) -> &Segment<B> {
+        &self.segment
+    }
+}
+
+fn segment_name(generation: u64) -> String {
+    format!("seg-{generation:06}.ndx")
+}
+
+fn generation_of(name: &str) -> Option<u64> {
+    name.strip_prefix("seg-")?
+        .strip_suffix(".ndx")?
+        .parse()
+        .ok()
+}
+
+/// Writes segment `generation` and points the manifest at it.
+fn write_generation<B: Bits>(
+    dir: &Path,
+    generation: u64,
+    plan: TablePlan,
+    fingerprints: &[B],
+    names: &[impl AsRef<str>],
+) -> Result<()> {
+    let name = segment_name(generation);
+    Segment::write(&dir.join(&name), plan, fingerprints, names)?;
+    let manifest = format!(
+        "neardup-index {LAYOUT_VERSION}\nwidth {}\nsegment {name}\n",
+        B::WIDTH.bits()
+    );
+    let path = dir.join(MANIFEST);
+    let temp = dir.join(format!(".{MANIFEST}.{}.tmp", std::process::id()));
+    let io = |e| Error::Io(path.clone(), e);
+    std::fs::write(&temp, manifest).map_err(io)?;
+    std::fs::File::open(&temp)
+        .and_then(|f| f.sync_all())
+        .map_err(io)?;
+    std::fs::rename(&temp, &path).map_err(io)
+}
+
+fn read_manifest(dir: &Path) -> Result<Manifest> {
+    let path = dir.join(MANIFEST);
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::Io(path.clone(), e))?;
+    let bad = |what: String| Error::Format(path.clone(), what);
+    let mut lines = text.lines();
+    let version = lines
+        .next()
+        .and_then(|l| l.strip_prefix("neardup-index "))
+        .ok_or_else(|| bad("not a neardup index manifest".into()))?;
+    if version != LAYOUT_VERSION.to_string() {
+        return Err(bad(format!(
+            "an index of layout version {version}; this neardup reads version \
+             {LAYOUT_VERSION}: rebuild the index with it"
+        )));
+    }
+    let mut width = None;
+    let mut segment = None;
+    for line in lines {
+        match line.split_once(' ') {
+            Some(("width", w)) => {
+                width = w.parse().ok().and_then(|w| Width::from_bits(w).ok());
+            }
+            Some(("segment", s)) => segment = Some(s.to_string()),
+            _ => return Err(bad(format!("unknown line {line:?}"))),
+        }
+    }
+    match (width, segment) {
+        (Some(width), Some(segment)) => Ok(Manifest { width, segment }),
+        _ => Err(bad("it names no width or no segment".into())),
+    }
+}
+
+/// Checks that `names` repeat neither each other nor `existing`.
+fn unique<'a>(names: impl Iterator<Item = &'a str>, existing: &HashSet<&str>) -> Result<()> {
+    let mut seen = HashSet::new();
+    for name in names {
+        if existing.contains(name) || !seen.insert(name) {
+            return Err(Error::Input(format!(
+                "the name {name:?} is already in the index; names are unique"
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The online index: build time, queries per second and memory, against PyPI
+# simhash's SimhashIndex on the same fingerprints.
+#
+#   bench/index.sh
+#
+# neardup (crates/index/examples/query.rs, k = 3, the planner's tables): at
+# 10^5, 10^6 and 10^7 random 64-bit fingerprints, one million queries (half
+# of them stored fingerprints with 1 to 3 bits flipped, which must find
+# their original), one at a time on one thread and as one batch on both
+# cores; memory per fingerprint; and the index written as a segment file
+# (in bench/results/, removed after), opened again (median of 3) and
+# queried on the mapped file. PyPI simhash's SimhashIndex at 10^5 (build,
+# then 20,000 queries), on core 0. Results go to bench/results/index.jsonl.
+
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+results=bench/results/index.jsonl
+bench/peers/setup.sh >/dev/null
+RUSTFLAGS="" cargo build --release -q -p neardup-index --example query --example pairs
+mkdir -p bench/results
+scratch="$(mktemp -d "$root/bench/results/index.XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
+: > "$scratch/rows"
+for n in 1e5 1e6 1e7; do
+    echo "n = $n" >&2
+    RAYON_NUM_THREADS=2 taskset -c 0,1 target/release/examples/query --n "$n" --queries 1e6 \
+        --runs 3 --save "$scratch/seg.ndx" | tee -a "$scratch/rows"
+    rm -f "$scratch/seg.ndx"
+done
+target/release/examples/pairs --n 1e5 --planted 0 --runs 1 --dump "$scratch/fps.bin" >/dev/null
+taskset -c 0 bench/.venv/bin/python bench/peers/pairs_peers.py --peer simhash-index-queries \
+    "$scratch/fps.bin" | tee -a "$scratch/rows"
+commit="$(git rev-parse --short=12 HEAD)"
+cpu="$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)"
+python3 - "$scratch/rows" "$results" "$commit" "$cpu" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+with open(sys.argv[2], "a") as f:
+    for r in rows:
+        f.write(json.dumps({**r, "commit": sys.argv[3], "cpu": sys.argv[4]}) + "\n")
+print(f"\ncommit {sys.argv[3]}; {sys.argv[4]}\n")
+print("| fingerprints | tool | build s | single queries/s (1 core) | batch queries/s (2 cores) "
+      "| bytes/fp | open s | queries/s on the file |")
+print("|--:|---|--:|--:|--:|--:|--:|--:|")
+def num(v):
+    return f"{v:,}" if isinstance(v, (int, float)) else ""
+for r in rows:
+    print(f"| {r['n']:,} | {r.get('tool', 'neardup')} | {r['build_s']:.3f} "
+          f"| {num(r['single_qps'])} | {num(r.get('batch_qps'))} "
+          f"| {num(r.get('bytes_per_fingerprint'))} | {num(r.get('open_s'))} "
+          f"| {num(r.get('segment_single_qps'))} |")
+PY

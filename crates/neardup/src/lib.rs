@@ -2,7 +2,9 @@
 //!
 //! This crate gathers the neardup library family under one name:
 //!
-//! - [`core`]: text → features → weights → fingerprint, and distances.
+//! - [`core`]: text → features → weights → fingerprint, and distances;
+//! - [`index`]: fingerprints → neighbours, exactly: table plans, the
+//!   all-pairs join, the online index and its files.
 //!
 //! # Example
 //!
@@ -19,6 +21,7 @@
 #![deny(missing_docs)]
 
 pub use neardup_core as core;
+pub use neardup_index as index;
 
 /// The README's Rust examples, compiled and run as doctests.
 #[doc = include_str!("../../../README.md")]

@@ -7,10 +7,11 @@
 //! DIR/seg-000002.ndx   the segment (see crate::Segment)
 //! ```
 //!
-//! Adding fingerprints writes a new segment with the old and the new ones,
-//! then swaps the manifest to it (a rename) and removes the old file: a
-//! reader sees the old index or the new one, never a mix, and a crash
-//! leaves at most an unused file behind.
+//! New fingerprints go first to a mutable part in memory (an
+//! [`OnlineIndex`]), which queries see at once. Committing merges them into
+//! a new segment with the old ones, then swaps the manifest to it (a rename)
+//! and removes the old file: a reader sees the old index or the new one,
+//! never a mix, and a crash leaves at most an unused file behind.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,9 @@ use neardup_core::Width;
 
 use crate::bits::Bits;
 use crate::error::{Error, Result};
+use crate::online::OnlineIndex;
 use crate::plan::TablePlan;
+use crate::query::Match;
 use crate::segment::Segment;
 
 /// The version of the directory layout.
@@ -46,6 +49,11 @@ pub struct IndexDir<B> {
     path: PathBuf,
     generation: u64,
     segment: Segment<B>,
+    /// Fingerprints inserted since the segment was written.
+    pending: OnlineIndex<B>,
+    pending_names: Vec<String>,
+    /// Every name in the index, gathered on the first insert.
+    names: Option<HashSet<String>>,
 }
 
 /// What a manifest says.
@@ -100,10 +108,14 @@ impl<B: Bits> IndexDir<B> {
             )
         })?;
         let segment = Segment::open(&path.join(&manifest.segment))?;
+        let pending = OnlineIndex::new(segment.plan().clone())?;
         Ok(IndexDir {
             path: path.to_path_buf(),
             generation,
             segment,
+            pending,
+            pending_names: Vec::new(),
+            names: None,
         })
     }
 
@@ -116,6 +128,75 @@ impl<B: Bits> IndexDir<B> {
         Ok(read_manifest(path)?.width)
     }
 
+    /// Inserts `fingerprint` named `name` into the mutable part: queries
+    /// find it at once; [`IndexDir::commit`] writes it to the directory.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] when the name is already in the index.
+    pub fn insert(&mut self, fingerprint: B, name: &str) -> Result<()> {
+        let segment = &self.segment;
+        let names = self.names.get_or_insert_with(|| {
+            (0..segment.len() as u32)
+                .filter_map(|i| segment.name(i))
+                .map(str::to_string)
+                .collect()
+        });
+        if !names.insert(name.to_string()) {
+            return Err(Error::Input(format!(
+                "the name {name:?} is already in the index; names are unique"
+            )));
+        }
+        self.pending.insert(fingerprint)?;
+        self.pending_names.push(name.to_string());
+        Ok(())
+    }
+
+    /// Every fingerprint within `k` bits of `query`, in the segment and the
+    /// mutable part, by distance, then number: numbers from the segment's
+    /// length on are the mutable part's, in order of insertion.
+    pub fn query(&self, query: B) -> Vec<Match> {
+        let offset = self.segment.len() as u32;
+        let mut found = self.segment.query(query);
+        found.extend(self.pending.query(query).into_iter().map(|m| Match {
+            id: m.id + offset,
+            ..m
+        }));
+        found.sort_unstable();
+        found
+    }
+
+    /// The name of fingerprint `id`, as [`IndexDir::query`] numbers them.
+    pub fn name(&self, id: u32) -> Option<&str> {
+        match id.checked_sub(self.segment.len() as u32) {
+            None => self.segment.name(id),
+            Some(i) => self.pending_names.get(i as usize).map(String::as_str),
+        }
+    }
+
+    /// Fingerprints inserted and not committed yet.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Merges the mutable part into a new segment, swapped in whole.
+    ///
+    /// # Errors
+    ///
+    /// As [`Segment::write`].
+    pub fn commit(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let fps: Vec<B> = (0..self.pending_names.len() as u32)
+            .filter_map(|i| self.pending.get(i))
+            .collect();
+        let names = std::mem::take(&mut self.pending_names);
+        self.write_with(&fps, &names)?;
+        self.pending = OnlineIndex::new(self.segment.plan().clone())?;
+        Ok(())
+    }
+
     /// Adds `fingerprints`, named `names`, to the index: a new segment with
     /// every fingerprint, swapped in whole.
     ///
@@ -124,11 +205,22 @@ impl<B: Bits> IndexDir<B> {
     /// [`Error::Input`] when a name is already in the index or repeats, and
     /// as [`Segment::write`].
     pub fn add(&mut self, fingerprints: &[B], names: &[impl AsRef<str>]) -> Result<()> {
+        self.commit()?;
+        let existing: HashSet<&str> = (0..self.segment.len() as u32)
+            .filter_map(|i| self.segment.name(i))
+            .collect();
+        unique(names.iter().map(AsRef::as_ref), &existing)?;
+        self.write_with(fingerprints, names)?;
+        self.names = None;
+        Ok(())
+    }
+
+    /// Writes a new segment of the current one's fingerprints and
+    /// `fingerprints`, and swaps it in.
+    fn write_with(&mut self, fingerprints: &[B], names: &[impl AsRef<str>]) -> Result<()> {
         let old: Vec<&str> = (0..self.segment.len() as u32)
             .filter_map(|i| self.segment.name(i))
             .collect();
-        let existing: HashSet<&str> = old.iter().copied().collect();
-        unique(names.iter().map(AsRef::as_ref), &existing)?;
         let mut all_fps = self.segment.fingerprints().to_vec();
         all_fps.extend_from_slice(fingerprints);
         let mut all_names: Vec<&str> = old;

@@ -109,3 +109,57 @@ fn cut_damaged_and_foreign_files_are_refused() {
         Err(Error::Io(..))
     ));
 }
+
+#[test]
+fn index_directories_take_inserts_and_commit_them() {
+    use neardup_index::{IndexDir, Match};
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(17);
+    let fps: Vec<u64> = planted(300, 3, 64, &mut rng)
+        .iter()
+        .map(|&x| x as u64)
+        .collect();
+    let plan = TablePlan::new(Width::W64, 3, 5).unwrap();
+    let all = names(fps.len());
+    IndexDir::create(dir.path(), plan, &fps[..100], &all[..100]).unwrap();
+    let mut index = IndexDir::<u64>::open(dir.path()).unwrap();
+    for (fp, name) in fps[100..200].iter().zip(&all[100..200]) {
+        index.insert(*fp, name).unwrap();
+    }
+    assert!(index.insert(fps[0], &all[150]).is_err(), "names are unique");
+    // Queries see the mutable part at once; the answer is brute force's,
+    // by name.
+    let brute = |q: u64, n: usize| -> Vec<(u32, String)> {
+        let mut v: Vec<(u32, String)> = fps[..n]
+            .iter()
+            .zip(&all)
+            .filter(|(f, _)| f.distance(q) <= 3)
+            .map(|(f, name)| (f.distance(q), name.clone()))
+            .collect();
+        v.sort();
+        v
+    };
+    let named = |index: &IndexDir<u64>, found: Vec<Match>| -> Vec<(u32, String)> {
+        let mut v: Vec<(u32, String)> = found
+            .iter()
+            .map(|m| (m.distance, index.name(m.id).unwrap().to_string()))
+            .collect();
+        v.sort();
+        v
+    };
+    for &q in &fps {
+        assert_eq!(named(&index, index.query(q)), brute(q, 200));
+    }
+    assert_eq!(index.pending(), 100);
+    index.commit().unwrap();
+    index.add(&fps[200..], &all[200..]).unwrap();
+    drop(index);
+    let reopened = IndexDir::<u64>::open(dir.path()).unwrap();
+    assert_eq!(reopened.segment().len(), fps.len());
+    assert_eq!(reopened.pending(), 0);
+    for &q in &fps {
+        assert_eq!(named(&reopened, reopened.query(q)), brute(q, fps.len()));
+    }
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(files.len(), 2, "the manifest and one segment");
+}

@@ -67,6 +67,7 @@ Examples:
   neardup index build prints.jsonl --index idx/ -k 3
   neardup fingerprint new/ | neardup index add - --index idx/
   neardup fingerprint queries.jsonl | neardup index query - --index idx/
+  neardup index query --documents new-articles/ --index idx/
   neardup index stats --index idx/";
 
 /// The fields of fingerprint JSON lines.
@@ -117,7 +118,7 @@ pub struct IndexAddArgs {
 
 #[derive(Debug, Args)]
 pub struct IndexQueryArgs {
-    /// Fingerprint JSON lines, or - for stdin.
+    /// Fingerprint JSON lines (or documents, with --documents), or - for stdin.
     #[arg(required = true, value_name = "FILE")]
     pub paths: Vec<PathBuf>,
     /// The index directory.
@@ -126,11 +127,20 @@ pub struct IndexQueryArgs {
     /// Report matches at most K bits apart [default: the index's k].
     #[arg(short, long)]
     pub k: Option<u32>,
+    /// The inputs are documents: fingerprint them first, with the settings
+    /// below, which must be those of the indexed fingerprints.
+    #[arg(long)]
+    pub documents: bool,
+    /// JSON field holding the fingerprint (without --documents).
+    #[arg(long, default_value = "fingerprint", value_name = "NAME")]
+    pub fingerprint_field: String,
     /// Worker threads [default: all cores].
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
     #[command(flatten)]
-    pub fields: FingerprintFields,
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub settings: FingerprintSettings,
 }
 
 #[derive(Debug, Args)]

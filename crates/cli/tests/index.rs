@@ -111,3 +111,56 @@ fn index_errors_are_named() {
         old.stderr()
     );
 }
+
+#[test]
+fn documents_are_fingerprinted_to_query() {
+    let d = Dir::new();
+    d.write(
+        "docs/a.txt",
+        "the quick brown fox jumps over the lazy dog near the river bank",
+    );
+    d.write(
+        "docs/b.txt",
+        "completely different words about markets and interest rates today",
+    );
+    let prints = d.run(&["fingerprint", "docs"], b"");
+    assert_eq!(prints.code(), 0, "{}", prints.stderr());
+    let build = d.run(
+        &["index", "build", "-", "--index", "idx"],
+        prints.stdout().as_bytes(),
+    );
+    assert_eq!(build.code(), 0, "{}", build.stderr());
+    d.write(
+        "q.txt",
+        "the quick brown fox jumps over the lazy dog near the river bank!",
+    );
+    let query = d.run(
+        &["index", "query", "--documents", "q.txt", "--index", "idx"],
+        b"",
+    );
+    assert_eq!(query.code(), 0, "{}", query.stderr());
+    let lines = query.lines();
+    assert_eq!(lines[0]["id"], "q.txt");
+    assert_eq!(lines[0]["matches"][0]["id"], "docs/a.txt");
+    assert_eq!(lines[0]["matches"][0]["distance"], 0);
+    let wide = d.run(
+        &[
+            "index",
+            "query",
+            "--documents",
+            "q.txt",
+            "--index",
+            "idx",
+            "--width",
+            "128",
+        ],
+        b"",
+    );
+    assert_eq!(wide.code(), 2);
+    assert!(
+        wide.stderr()
+            .contains("the index holds 64-bit fingerprints"),
+        "{}",
+        wide.stderr()
+    );
+}

@@ -6,11 +6,14 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
+use neardup_corpus::Corpus;
 use neardup_index::{Bits, IndexDir, TablePlan};
 use rayon::prelude::*;
 
 use crate::args::{IndexAddArgs, IndexBuildArgs, IndexCommand, IndexQueryArgs, IndexStatsArgs};
 use crate::fingerprints::Set;
+use crate::progress::Progress;
+use crate::{config, pipeline};
 
 pub fn run(command: &IndexCommand) -> Result<ExitCode> {
     match command {
@@ -78,20 +81,57 @@ fn add_to<B: Bits>(args: &IndexAddArgs, fps: &[B], ids: &[String]) -> Result<usi
 
 fn query(args: &IndexQueryArgs) -> Result<ExitCode> {
     let width = IndexDir::<u64>::width(&args.index)?;
-    let mut read_width = Some(width);
-    let fields = (
-        &args.fields.fingerprint_field[..],
-        &args.fields.id_field[..],
-    );
-    let set = Set::read(&args.paths, fields, &mut read_width)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()?;
+    let set = pool.install(|| {
+        if args.documents {
+            fingerprint_documents(args, width)
+        } else {
+            let mut read_width = Some(width);
+            let fields = (&args.fingerprint_field[..], &args.input.id_field[..]);
+            Set::read(&args.paths, fields, &mut read_width)
+        }
+    })?;
     pool.install(|| match width {
         Width::W64 => query_in::<u64>(args, &set.narrow(), &set.ids),
         _ => query_in::<u128>(args, &set.bits, &set.ids),
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The documents of the query's inputs, fingerprinted with its settings.
+fn fingerprint_documents(args: &IndexQueryArgs, width: Width) -> Result<Set> {
+    let fingerprinter = config::fingerprinter(&args.settings)?;
+    if fingerprinter.width() != width {
+        bail!(
+            "--width {}: the index holds {}-bit fingerprints; fingerprint with --width {}",
+            fingerprinter.width().bits(),
+            width.bits(),
+            width.bits()
+        );
+    }
+    let corpus = Corpus::open(&args.paths, &config::read_options(&args.input))?;
+    let progress = Progress::new(corpus.total_bytes(), true);
+    let mut set = Set {
+        ids: Vec::new(),
+        bits: Vec::new(),
+    };
+    let skipped = pipeline::run(
+        &corpus,
+        args.input.skip_invalid,
+        &progress,
+        |doc| fingerprinter.fingerprint(&doc.text),
+        |doc, fp| {
+            set.ids.push(doc.id.clone());
+            set.bits.push(fp.bits());
+            Ok(())
+        },
+    )?;
+    if skipped.total() > 0 {
+        eprintln!("neardup: skipped {}", skipped.describe());
+    }
+    Ok(set)
 }
 
 fn query_in<B: Bits>(args: &IndexQueryArgs, queries: &[B], ids: &[String]) -> Result<()> {

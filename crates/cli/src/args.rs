@@ -55,7 +55,7 @@ pub enum IndexCommand {
     Add(IndexAddArgs),
     /// For each fingerprint line, the indexed fingerprints within k bits.
     #[command(after_help = INDEX_EXAMPLES)]
-    Query(IndexQueryArgs),
+    Query(Box<IndexQueryArgs>),
     /// What an index directory holds, as one JSON object.
     #[command(after_help = INDEX_EXAMPLES)]
     Stats(IndexStatsArgs),

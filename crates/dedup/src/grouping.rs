@@ -1,0 +1,168 @@
+//! Keeping one document of each group of near-duplicates.
+
+use neardup_index::Pair;
+
+/// What becomes of a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// Kept.
+    Kept,
+    /// Dropped as a near-duplicate of kept document `of`, `distance` bits
+    /// away.
+    Duplicate {
+        /// The kept document it duplicates.
+        of: u32,
+        /// Their distance.
+        distance: u32,
+    },
+}
+
+/// The fate of each of `n` documents: in `order` (a permutation of
+/// `0..n`), each is kept unless one of its `pairs` is with an already kept
+/// document; then it is a duplicate of the nearest of those (the earliest in
+/// `order` among equally near ones).
+///
+/// ```
+/// use neardup_dedup::{Fate, keep_first};
+/// use neardup_index::Pair;
+///
+/// // Document 1 first (say it is the longest): 0 is its duplicate.
+/// let fates = keep_first(2, &[1, 0], &[Pair { a: 0, b: 1, distance: 2 }]);
+/// assert_eq!(fates, [Fate::Duplicate { of: 1, distance: 2 }, Fate::Kept]);
+/// ```
+pub fn keep_first(n: usize, order: &[u32], pairs: &[Pair]) -> Vec<Fate> {
+    let neighbours = adjacency(n, pairs);
+    let mut rank = vec![u32::MAX; n];
+    for (r, &doc) in order.iter().enumerate() {
+        if let Some(slot) = rank.get_mut(doc as usize) {
+            *slot = r as u32;
+        }
+    }
+    let mut fates = vec![Fate::Kept; n];
+    for &doc in order {
+        let d = doc as usize;
+        if d >= n {
+            continue;
+        }
+        let mut best: Option<(u32, u32, u32)> = None; // (distance, rank, doc)
+        for &(other, distance) in &neighbours[d] {
+            let o = other as usize;
+            let earlier_and_kept = rank[o] < rank[d] && fates[o] == Fate::Kept;
+            if earlier_and_kept {
+                let candidate = (distance, rank[o], other);
+                if best.is_none_or(|b| candidate < b) {
+                    best = Some(candidate);
+                }
+            }
+        }
+        if let Some((distance, _, of)) = best {
+            fates[d] = Fate::Duplicate { of, distance };
+        }
+    }
+    fates
+}
+
+/// The groups of two or more documents that `pairs` connect, directly or
+/// through others, each sorted, in order of their first document.
+///
+/// ```
+/// use neardup_dedup::components;
+/// use neardup_index::Pair;
+///
+/// let pairs = [Pair { a: 0, b: 1, distance: 1 }, Pair { a: 1, b: 3, distance: 2 }];
+/// assert_eq!(components(4, &pairs), [vec![0, 1, 3]]);
+/// ```
+pub fn components(n: usize, pairs: &[Pair]) -> Vec<Vec<u32>> {
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    fn root(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            let up = parent[parent[x as usize] as usize];
+            parent[x as usize] = up;
+            x = up;
+        }
+        x
+    }
+    for p in pairs {
+        if (p.a as usize) < n && (p.b as usize) < n {
+            let (ra, rb) = (root(&mut parent, p.a), root(&mut parent, p.b));
+            // The smaller number becomes the root, so roots are first members.
+            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            parent[hi as usize] = lo;
+        }
+    }
+    let mut groups: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for x in 0..n as u32 {
+        let r = root(&mut parent, x);
+        groups[r as usize].push(x);
+    }
+    groups.into_iter().filter(|g| g.len() > 1).collect()
+}
+
+/// For each document, its neighbours and their distances.
+fn adjacency(n: usize, pairs: &[Pair]) -> Vec<Vec<(u32, u32)>> {
+    let mut neighbours = vec![Vec::new(); n];
+    for p in pairs {
+        if (p.a as usize) < n && (p.b as usize) < n {
+            neighbours[p.a as usize].push((p.b, p.distance));
+            neighbours[p.b as usize].push((p.a, p.distance));
+        }
+    }
+    neighbours
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn pair(a: u32, b: u32, distance: u32) -> Pair {
+        Pair { a, b, distance }
+    }
+
+    proptest! {
+        /// Every kept document is far from every other kept one; every
+        /// duplicate is near its kept document, which comes earlier.
+        #[test]
+        fn kept_documents_are_far_apart(
+            edges in prop::collection::vec((0u32..30, 0u32..30, 0u32..4), 0..80)
+        ) {
+            let pairs: Vec<Pair> = edges
+                .iter()
+                .filter(|(a, b, _)| a < b)
+                .map(|&(a, b, d)| pair(a, b, d))
+                .collect();
+            let order: Vec<u32> = (0..30).rev().collect();
+            let fates = keep_first(30, &order, &pairs);
+            for p in &pairs {
+                let both_kept = fates[p.a as usize] == Fate::Kept && fates[p.b as usize] == Fate::Kept;
+                prop_assert!(!both_kept, "{p:?}");
+            }
+            for (doc, fate) in fates.iter().enumerate() {
+                if let Fate::Duplicate { of, distance } = *fate {
+                    prop_assert_eq!(fates[of as usize], Fate::Kept);
+                    prop_assert!(of as usize > doc, "kept earlier in the reversed order");
+                    let near = |p: &Pair| {
+                        p.distance == distance
+                            && ((p.a == of && p.b as usize == doc) || (p.b == of && p.a as usize == doc))
+                    };
+                    prop_assert!(pairs.iter().any(near), "doc {} of {}", doc, of);
+                }
+            }
+            // Components cover exactly the documents in some pair.
+            let groups = components(30, &pairs);
+            let mut seen: Vec<u32> = groups.concat();
+            seen.sort_unstable();
+            let mut paired: Vec<u32> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
+            paired.sort_unstable();
+            paired.dedup();
+            prop_assert_eq!(seen, paired);
+        }
+    }
+
+    #[test]
+    fn the_nearest_kept_document_is_chosen() {
+        let pairs = [pair(0, 2, 3), pair(1, 2, 1)];
+        let fates = keep_first(3, &[0, 1, 2], &pairs);
+        assert_eq!(fates[2], Fate::Duplicate { of: 1, distance: 1 });
+    }
+}

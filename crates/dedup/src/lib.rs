@@ -1,0 +1,32 @@
+//! From near-duplicate pairs to the documents to keep.
+//!
+//! The index finds every pair of documents whose fingerprints are within
+//! `k` bits ([`neardup_index::Pair`]); this crate decides what to do with
+//! them:
+//!
+//! - [`keep_first`]: documents are taken in a given order (input order, or
+//!   longest first, …); each is kept unless it is near an already kept one,
+//!   and then it is a duplicate of the nearest such. A chain `a ~ b ~ c`
+//!   where `a` and `c` are far apart keeps `a` and `c`: a document is only
+//!   ever dropped for one it is itself near.
+//! - [`components`]: the connected components of the pairs, for those who
+//!   want every chain in one group.
+//!
+//! # Example
+//!
+//! ```
+//! use neardup_dedup::{Fate, keep_first};
+//! use neardup_index::Pair;
+//!
+//! // a ~ b (1 bit), b ~ c (2 bits), a and c far apart.
+//! let pairs = [Pair { a: 0, b: 1, distance: 1 }, Pair { a: 1, b: 2, distance: 2 }];
+//! let fates = keep_first(3, &[0, 1, 2], &pairs);
+//! assert_eq!(fates, [Fate::Kept, Fate::Duplicate { of: 0, distance: 1 }, Fate::Kept]);
+//! ```
+
+#![deny(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+mod grouping;
+
+pub use grouping::{Fate, components, keep_first};

@@ -42,6 +42,74 @@ pub enum Command {
     /// Build, add to, query and describe an index directory of fingerprints.
     #[command(subcommand)]
     Index(IndexCommand),
+    /// Keep one document of each group of near-duplicates; write what was
+    /// kept, what was dropped and why, to a directory.
+    #[command(after_help = DEDUP_EXAMPLES)]
+    Dedup(Box<DedupArgs>),
+}
+
+const DEDUP_EXAMPLES: &str = "\
+Examples:
+  neardup dedup samples/ --out deduped/
+  neardup dedup news.jsonl.gz --out out/ -k 4 --keep longest
+  neardup dedup corpus/ --out out/ --cluster components --force
+
+Outputs in DIR: unique.jsonl (the kept JSON lines, byte for byte) and/or
+unique.txt (kept text lines, and paths of kept whole-file documents),
+duplicates.jsonl, clusters.jsonl, summary.json.";
+
+/// Which document of a group is kept.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum KeepArg {
+    /// The first in input order.
+    First,
+    /// The longest (the first among equals).
+    Longest,
+    /// The shortest (the first among equals).
+    Shortest,
+}
+
+/// How documents are grouped.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ClusterArg {
+    /// Documents taken in --keep order; each is dropped only as a
+    /// near-duplicate of a kept one it is itself within k of.
+    Greedy,
+    /// Connected components of the pairs: a chain a~b~c is one group even
+    /// when a and c are far apart; one kept per group.
+    Components,
+}
+
+#[derive(Debug, Args)]
+pub struct DedupArgs {
+    /// Files or directories (walked recursively); read twice, so not stdin.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// The directory to write the outputs to.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: PathBuf,
+    /// Near-duplicates are at most K bits apart.
+    #[arg(short, long, default_value_t = 3)]
+    pub k: u32,
+    /// Which document of a group is kept.
+    #[arg(long, value_enum, default_value_t = KeepArg::First)]
+    pub keep: KeepArg,
+    /// How documents are grouped.
+    #[arg(long, value_enum, default_value_t = ClusterArg::Greedy)]
+    pub cluster: ClusterArg,
+    /// Write into DIR even if it is not empty.
+    #[arg(long)]
+    pub force: bool,
+    /// Worker threads [default: all cores].
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+    /// No progress bar or summary on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub settings: FingerprintSettings,
+    #[command(flatten)]
+    pub input: InputArgs,
 }
 
 /// The subcommands of `neardup index`.

@@ -33,6 +33,7 @@ fn main() -> ExitCode {
         Command::Pairs(a) => commands::pairs::run(a),
         Command::Plan(a) => commands::plan::run(a),
         Command::Index(c) => commands::index::run(c),
+        Command::Dedup(a) => commands::dedup::run(a),
     };
     match result {
         Ok(code) => code,

@@ -29,6 +29,14 @@ impl Skipped {
         self.total
     }
 
+    /// The records skipped by kind, as JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "total": self.total,
+            "by_kind": self.by_kind,
+        })
+    }
+
     /// `3 invalid records (2 invalid-json, 1 missing-field)`.
     pub fn describe(&self) -> String {
         let kinds: Vec<String> = self

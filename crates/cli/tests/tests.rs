@@ -1,6 +1,7 @@
 //! End-to-end tests of the `neardup` binary.
 
 mod cli;
+mod dedup;
 mod index;
 mod pairs;
 mod util;

@@ -24,4 +24,5 @@ mod options;
 
 pub use corpus::{Corpus, Document, Documents};
 pub use error::{Error, Place, Result};
+pub use open::copy_lines;
 pub use options::{Format, ReadOptions};

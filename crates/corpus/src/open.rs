@@ -127,6 +127,51 @@ pub(crate) fn read_line_capped(
     })
 }
 
+/// Copies the lines of the file `path` (decompressed as its name says)
+/// whose 1-based numbers `keep` accepts to `out`, byte for byte with their
+/// line endings; returns how many were copied. A last line without an end
+/// gets a `\n`, so that the copies stay one per line.
+///
+/// ```
+/// use std::io::Write;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("a.jsonl");
+/// std::fs::write(&path, "{\"x\":1}\r\n{\"x\":2}\n{\"x\":3}")?;
+/// let mut out = Vec::new();
+/// let copied = neardup_corpus::copy_lines(&path, |line| line != 2, &mut out)?;
+/// assert_eq!((copied, out.as_slice()), (2, &b"{\"x\":1}\r\n{\"x\":3}\n"[..]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// Errors of reading `path` or writing `out`.
+pub fn copy_lines(
+    path: &Path,
+    mut keep: impl FnMut(u64) -> bool,
+    out: &mut impl std::io::Write,
+) -> io::Result<u64> {
+    let (compression, _) = sniff(path, Format::Text);
+    let mut input = open(path, compression)?;
+    let mut line = Vec::new();
+    let (mut number, mut copied) = (0u64, 0u64);
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            return Ok(copied);
+        }
+        number += 1;
+        if keep(number) {
+            out.write_all(&line)?;
+            if line.last() != Some(&b'\n') {
+                out.write_all(b"\n")?;
+            }
+            copied += 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

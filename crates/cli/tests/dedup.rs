@@ -1,0 +1,131 @@
+//! `neardup dedup`: outputs, grouping and safety.
+
+use crate::util::Dir;
+
+const BASE: &str =
+    "the quick brown fox jumps over the lazy dog near the river bank on a sunny morning in june";
+
+fn article(words: &str) -> String {
+    format!("{BASE} {words}")
+}
+
+#[test]
+fn jsonl_records_are_kept_byte_for_byte() {
+    let d = Dir::new();
+    let lines = [
+        format!("{{\"id\":\"a\",\"text\":\"{}\",\"extra\":\"caf\\u00e9\"}}\r\n", article("with one ending")),
+        format!("{{\"id\":\"b\",\"text\":\"{}\"}}\n", article("with one ending!")),
+        "{\"id\":\"c\",\"text\":\"completely different words about markets, rates and the weather\"}\n".to_string(),
+        format!("{{\"text\":\"{}\",\"id\":\"d\"}}", article("with one ending")),
+    ];
+    d.write("in.jsonl", lines.concat());
+    let run = d.run(&["dedup", "in.jsonl", "--out", "out"], b"");
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    let unique = std::fs::read_to_string(d.path("out/unique.jsonl")).unwrap();
+    assert_eq!(unique, [lines[0].clone(), lines[2].clone()].concat());
+    let dups = std::fs::read_to_string(d.path("out/duplicates.jsonl")).unwrap();
+    let dups: Vec<serde_json::Value> = dups
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(dups.len(), 2);
+    assert_eq!(
+        (dups[0]["id"].as_str(), dups[0]["duplicate_of"].as_str()),
+        (Some("b"), Some("a"))
+    );
+    assert_eq!(
+        (dups[1]["id"].as_str(), dups[1]["distance"].as_u64()),
+        (Some("d"), Some(0))
+    );
+    let clusters = std::fs::read_to_string(d.path("out/clusters.jsonl")).unwrap();
+    assert_eq!(
+        clusters,
+        "{\"representative\":\"a\",\"members\":[\"a\",\"b\",\"d\"]}\n"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path("out/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        (summary["documents"].as_u64(), summary["unique"].as_u64()),
+        (Some(4), Some(2))
+    );
+    assert_eq!(summary["dropped"], 2);
+}
+
+#[test]
+fn keep_and_cluster_choices() {
+    let d = Dir::new();
+    d.write("docs/1-short.txt", article(""));
+    d.write(
+        "docs/2-long.txt",
+        article("and a few more words at the end"),
+    );
+    let longest = d.run(
+        &[
+            "dedup", "docs", "--out", "o1", "--keep", "longest", "-k", "10",
+        ],
+        b"",
+    );
+    assert_eq!(longest.code(), 0, "{}", longest.stderr());
+    let unique = std::fs::read_to_string(d.path("o1/unique.txt")).unwrap();
+    assert_eq!(unique.trim(), "docs/2-long.txt");
+    let first = d.run(
+        &[
+            "dedup",
+            "docs",
+            "--out",
+            "o2",
+            "-k",
+            "10",
+            "--cluster",
+            "components",
+        ],
+        b"",
+    );
+    assert_eq!(first.code(), 0, "{}", first.stderr());
+    assert_eq!(
+        std::fs::read_to_string(d.path("o2/unique.txt"))
+            .unwrap()
+            .trim(),
+        "docs/1-short.txt"
+    );
+}
+
+#[test]
+fn outputs_never_overwrite_or_half_exist() {
+    let d = Dir::new();
+    d.write(
+        "in.jsonl",
+        format!("{{\"id\":\"a\",\"text\":\"{}\"}}\n", article("")),
+    );
+    d.write("full/keep.txt", "something");
+    let refused = d.run(&["dedup", "in.jsonl", "--out", "full"], b"");
+    assert_eq!(refused.code(), 2);
+    assert!(
+        refused.stderr().contains("not empty"),
+        "{}",
+        refused.stderr()
+    );
+    assert!(!d.path("full/summary.json").exists());
+    let forced = d.run(&["dedup", "in.jsonl", "--out", "full", "--force"], b"");
+    assert_eq!(forced.code(), 0, "{}", forced.stderr());
+    let stdin = d.run(&["dedup", "-", "--out", "o3"], b"x");
+    assert_eq!(stdin.code(), 2);
+    assert!(stdin.stderr().contains("not -"), "{}", stdin.stderr());
+    // An input where an output would go is refused, not overwritten.
+    d.write(
+        "same/unique.jsonl",
+        format!("{{\"id\":\"a\",\"text\":\"{}\"}}\n", article("")),
+    );
+    let clash = d.run(
+        &["dedup", "same/unique.jsonl", "--out", "same", "--force"],
+        b"",
+    );
+    assert_eq!(clash.code(), 2);
+    assert!(clash.stderr().contains("is an input"), "{}", clash.stderr());
+    assert!(
+        std::fs::read_to_string(d.path("same/unique.jsonl"))
+            .unwrap()
+            .contains("\"a\"")
+    );
+}

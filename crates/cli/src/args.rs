@@ -53,6 +53,7 @@ Examples:
   neardup dedup samples/ --out deduped/
   neardup dedup news.jsonl.gz --out out/ -k 4 --keep longest
   neardup dedup corpus/ --out out/ --cluster components --force
+  neardup dedup crawl.jsonl.zst --out out/ --verify jaccard:0.8
 
 Outputs in DIR: unique.jsonl (the kept JSON lines, byte for byte) and/or
 unique.txt (kept text lines, and paths of kept whole-file documents),
@@ -97,6 +98,11 @@ pub struct DedupArgs {
     /// How documents are grouped.
     #[arg(long, value_enum, default_value_t = ClusterArg::Greedy)]
     pub cluster: ClusterArg,
+    /// Keep a candidate pair only if the exact Jaccard similarity of the
+    /// two documents' word 3-shingles reaches T (re-reads only the
+    /// documents in candidate pairs).
+    #[arg(long, value_name = "jaccard:T")]
+    pub verify: Option<String>,
     /// Write into DIR even if it is not empty.
     #[arg(long)]
     pub force: bool,

@@ -129,3 +129,45 @@ fn outputs_never_overwrite_or_half_exist() {
             .contains("\"a\"")
     );
 }
+
+#[test]
+fn verification_removes_pairs_below_the_threshold() {
+    // LGPL 2.0 and 2.1 are 2 bits apart, but differ in many passages: a
+    // near-duplicate to SimHash, not to the exact shingle similarity.
+    let licenses = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/licenses");
+    let licenses = licenses.to_str().unwrap();
+    let d = Dir::new();
+    let plain = d.run(&["dedup", licenses, "--out", "plain", "-q"], b"");
+    assert_eq!(plain.code(), 0, "{}", plain.stderr());
+    let verified = d.run(
+        &[
+            "dedup",
+            licenses,
+            "--out",
+            "verified",
+            "-q",
+            "--verify",
+            "jaccard:0.8",
+        ],
+        b"",
+    );
+    assert_eq!(verified.code(), 0, "{}", verified.stderr());
+    let dropped =
+        |dir: &str| std::fs::read_to_string(d.path(&format!("{dir}/duplicates.jsonl"))).unwrap();
+    assert!(dropped("plain").contains("LGPL-2.txt"));
+    assert!(!dropped("verified").contains("LGPL-2.txt"));
+    assert!(
+        dropped("verified").contains("MIT-cc.txt"),
+        "copyright lines differ only"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path("verified/summary.json")).unwrap())
+            .unwrap();
+    assert!(summary["pairs"].as_u64() < summary["candidate_pairs"].as_u64());
+    let bad = d.run(
+        &["dedup", licenses, "--out", "bad", "--verify", "jaccard:2"],
+        b"",
+    );
+    assert_eq!(bad.code(), 2);
+    assert!(bad.stderr().contains("jaccard:0.8"), "{}", bad.stderr());
+}

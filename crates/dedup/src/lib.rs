@@ -10,7 +10,9 @@
 //!   where `a` and `c` are far apart keeps `a` and `c`: a document is only
 //!   ever dropped for one it is itself near.
 //! - [`components`]: the connected components of the pairs, for those who
-//!   want every chain in one group.
+//!   want every chain in one group;
+//! - [`shingles`] and [`jaccard`]: the exact similarity that verification
+//!   checks candidate pairs with.
 //!
 //! # Example
 //!
@@ -28,5 +30,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod grouping;
+mod verify;
 
 pub use grouping::{Fate, components, keep_first};
+pub use verify::{jaccard, shingles};

@@ -17,7 +17,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
 use neardup_corpus::{Corpus, copy_lines};
-use neardup_dedup::{Fate, components, keep_first};
+use neardup_dedup::{Fate, components, jaccard, keep_first, shingles};
 use neardup_index::{Pair, TablePlan, self_join};
 
 use crate::args::{ClusterArg, DedupArgs, FormatArg, KeepArg};
@@ -43,6 +43,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             "dedup reads its inputs twice (once to fingerprint, once to copy what is kept): give files, not -"
         );
     }
+    let verify = args.verify.as_deref().map(parse_verify).transpose()?;
     prepare_out(&args.out, args.force)?;
     let fingerprinter = config::fingerprinter(&args.settings)?;
     let corpus = Corpus::open(&args.paths, &config::read_options(&args.input))?;
@@ -95,6 +96,12 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         })
     })?;
 
+    let candidates = pairs.len();
+    let pairs = match verify {
+        Some(threshold) => verified(&corpus, args, &pairs, n, threshold)?,
+        None => pairs,
+    };
+
     let mut order: Vec<u32> = (0..n as u32).collect();
     match args.keep {
         KeepArg::First => {}
@@ -115,6 +122,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         "skipped": skipped.to_json(),
         "unique": unique,
         "dropped": n - unique,
+        "candidate_pairs": candidates,
         "pairs": pairs.len(),
         "groups": groups,
         "seconds": started.elapsed().as_secs_f64(),
@@ -125,6 +133,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             "keep": format!("{:?}", args.keep).to_lowercase(),
             "cluster": format!("{:?}", args.cluster).to_lowercase(),
             "tables": plan.tables(),
+            "verify": args.verify,
         },
         "inputs": args.paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
     });
@@ -148,6 +157,62 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         eprintln!("neardup: wrote {}", args.out.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The threshold of `jaccard:T`.
+fn parse_verify(text: &str) -> Result<f64> {
+    let threshold = text
+        .strip_prefix("jaccard:")
+        .and_then(|t| t.parse::<f64>().ok())
+        .filter(|t| (0.0..=1.0).contains(t));
+    threshold.with_context(|| {
+        format!("--verify {text:?}: give jaccard:T with T from 0 to 1, as in jaccard:0.8")
+    })
+}
+
+/// The pairs whose documents' 3-shingles have a Jaccard similarity of at
+/// least `threshold`. The inputs are read again and only the documents in
+/// some pair are shingled.
+fn verified(
+    corpus: &Corpus,
+    args: &DedupArgs,
+    pairs: &[Pair],
+    n: usize,
+    threshold: f64,
+) -> Result<Vec<Pair>> {
+    let mut needed = vec![false; n];
+    for p in pairs {
+        needed[p.a as usize] = true;
+        needed[p.b as usize] = true;
+    }
+    let mut shingled: Vec<Option<Vec<u64>>> = vec![None; n];
+    let mut next = 0usize;
+    for doc in corpus.documents() {
+        match doc {
+            Ok(doc) => {
+                if needed.get(next).copied().unwrap_or(false) {
+                    shingled[next] = Some(shingles(&doc.text, 3));
+                }
+                next += 1;
+            }
+            // Skipped the first time too (or the run had stopped).
+            Err(e) if args.input.skip_invalid && e.is_record() => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if next != n {
+        bail!("the inputs changed while dedup ran: {n} documents read first, {next} now");
+    }
+    Ok(pairs
+        .iter()
+        .filter(
+            |p| match (&shingled[p.a as usize], &shingled[p.b as usize]) {
+                (Some(a), Some(b)) => jaccard(a, b) >= threshold,
+                _ => false,
+            },
+        )
+        .copied()
+        .collect())
 }
 
 /// Makes `out`, refusing one that holds anything unless `force`.

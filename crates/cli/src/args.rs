@@ -54,6 +54,8 @@ Examples:
   neardup dedup news.jsonl.gz --out out/ -k 4 --keep longest
   neardup dedup corpus/ --out out/ --cluster components --force
   neardup dedup crawl.jsonl.zst --out out/ --verify jaccard:0.8
+  neardup dedup day1/ --out out1/ --save-index seen/
+  neardup dedup day2/ --out out2/ --against seen/ --save-index seen/
 
 Outputs in DIR: unique.jsonl (the kept JSON lines, byte for byte) and/or
 unique.txt (kept text lines, and paths of kept whole-file documents),
@@ -103,6 +105,13 @@ pub struct DedupArgs {
     /// documents in candidate pairs).
     #[arg(long, value_name = "jaccard:T")]
     pub verify: Option<String>,
+    /// Keep the fingerprints of what was kept in this index directory
+    /// (created, or added to), for later runs' --against.
+    #[arg(long, value_name = "INDEX")]
+    pub save_index: Option<PathBuf>,
+    /// Also drop documents near one kept by an earlier run (its --save-index).
+    #[arg(long, value_name = "INDEX")]
+    pub against: Option<PathBuf>,
     /// Write into DIR even if it is not empty.
     #[arg(long)]
     pub force: bool,

@@ -171,3 +171,62 @@ fn verification_removes_pairs_below_the_threshold() {
     assert_eq!(bad.code(), 2);
     assert!(bad.stderr().contains("jaccard:0.8"), "{}", bad.stderr());
 }
+
+#[test]
+fn incremental_runs_drop_what_earlier_runs_kept() {
+    let d = Dir::new();
+    let line = |id: &str, text: &str| format!("{{\"id\":\"{id}\",\"text\":\"{text}\"}}\n");
+    d.write("day1.jsonl", line("a", &article("from monday")));
+    let other = "completely different words about markets, rates and the weather in spring";
+    d.write(
+        "day2.jsonl",
+        [
+            line("b", &article("from monday!")),
+            line("c", other),
+            line("c2", &format!("{other}.")),
+        ]
+        .concat(),
+    );
+    let first = d.run(
+        &[
+            "dedup",
+            "day1.jsonl",
+            "--out",
+            "o1",
+            "--save-index",
+            "seen",
+            "-q",
+        ],
+        b"",
+    );
+    assert_eq!(first.code(), 0, "{}", first.stderr());
+    let second = d.run(
+        &[
+            "dedup",
+            "day2.jsonl",
+            "--out",
+            "o2",
+            "--against",
+            "seen",
+            "--save-index",
+            "seen",
+            "-q",
+        ],
+        b"",
+    );
+    assert_eq!(second.code(), 0, "{}", second.stderr());
+    let unique = std::fs::read_to_string(d.path("o2/unique.jsonl")).unwrap();
+    assert_eq!(unique, line("c", other));
+    let dups = std::fs::read_to_string(d.path("o2/duplicates.jsonl")).unwrap();
+    assert!(
+        dups.contains("{\"id\":\"b\",\"duplicate_of\":\"a\",\"distance\":"),
+        "{dups}"
+    );
+    assert!(dups.contains("\"in_index\":true"), "{dups}");
+    assert!(
+        dups.contains("{\"id\":\"c2\",\"duplicate_of\":\"c\""),
+        "{dups}"
+    );
+    let stats = d.run(&["index", "stats", "--index", "seen"], b"");
+    assert_eq!(stats.lines()[0]["fingerprints"], 2, "a and c");
+}

@@ -7,23 +7,26 @@
 //! again to copy the kept records byte for byte. Every output is written to
 //! a temporary name and renamed when whole, `summary.json` last.
 
+mod incremental;
+mod outputs;
+
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
-use neardup_corpus::{Corpus, copy_lines};
+use neardup_corpus::Corpus;
 use neardup_dedup::{Fate, components, jaccard, keep_first, shingles};
 use neardup_index::{Pair, TablePlan, self_join};
 
-use crate::args::{ClusterArg, DedupArgs, FormatArg, KeepArg};
+use crate::args::{ClusterArg, DedupArgs, KeepArg};
 use crate::output::write_atomically;
 use crate::progress::Progress;
 use crate::{config, pipeline};
+use outputs::{write_clusters, write_duplicates, write_unique};
 
 /// What is kept of a document after it is fingerprinted.
 struct Record {
@@ -102,26 +105,51 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         None => pairs,
     };
 
+    // Documents near one kept by an earlier run are dropped for it, and
+    // take no part in grouping this batch.
+    let indexed = match &args.against {
+        Some(dir) => incremental::against(dir, &records, width, args.k)?,
+        None => Vec::new(),
+    };
+    let against_index = |d: u32| indexed.get(d as usize).is_some_and(Option::is_some);
+    let pairs: Vec<Pair> = pairs
+        .into_iter()
+        .filter(|p| !against_index(p.a) && !against_index(p.b))
+        .collect();
+
     let mut order: Vec<u32> = (0..n as u32).collect();
     match args.keep {
         KeepArg::First => {}
         KeepArg::Longest => order.sort_by_key(|&i| std::cmp::Reverse(records[i as usize].bytes)),
         KeepArg::Shortest => order.sort_by_key(|&i| records[i as usize].bytes),
     }
-    let fates = match args.cluster {
+    let mut fates = match args.cluster {
         ClusterArg::Greedy => keep_first(n, &order, &pairs),
         ClusterArg::Components => component_fates(n, &order, &pairs, &records),
     };
+    for (fate, found) in fates.iter_mut().zip(&indexed) {
+        if let Some((_, distance)) = found {
+            // Not a document of this batch: outputs take the name from `indexed`.
+            *fate = Fate::Duplicate {
+                of: u32::MAX,
+                distance: *distance,
+            };
+        }
+    }
 
     let unique = fates.iter().filter(|f| **f == Fate::Kept).count();
     write_unique(&args.out, args.input.format, &files, &records, &fates)?;
-    write_duplicates(&args.out, &records, &fates)?;
+    write_duplicates(&args.out, &records, &fates, &indexed)?;
     let groups = write_clusters(&args.out, &records, &fates)?;
+    if let Some(dir) = &args.save_index {
+        incremental::save(dir, &records, &fates, width, args.k)?;
+    }
     let summary = serde_json::json!({
         "documents": n,
         "skipped": skipped.to_json(),
         "unique": unique,
         "dropped": n - unique,
+        "dropped_against_index": indexed.iter().filter(|i| i.is_some()).count(),
         "candidate_pairs": candidates,
         "pairs": pairs.len(),
         "groups": groups,
@@ -134,6 +162,8 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             "cluster": format!("{:?}", args.cluster).to_lowercase(),
             "tables": plan.tables(),
             "verify": args.verify,
+            "against": args.against.as_ref().map(|p| p.display().to_string()),
+            "save_index": args.save_index.as_ref().map(|p| p.display().to_string()),
         },
         "inputs": args.paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
     });
@@ -274,132 +304,4 @@ fn component_fates(n: usize, order: &[u32], pairs: &[Pair], records: &[Record]) 
         }
     }
     fates
-}
-
-fn is_json_lines(path: &Path, format: FormatArg) -> bool {
-    match format {
-        FormatArg::Jsonl => true,
-        FormatArg::Text => false,
-        FormatArg::Auto => {
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            let inner = name
-                .strip_suffix(".gz")
-                .or_else(|| name.strip_suffix(".zst"))
-                .unwrap_or(name);
-            inner.ends_with(".jsonl") || inner.ends_with(".ndjson")
-        }
-    }
-}
-
-/// `unique.jsonl`: the kept JSON lines, byte for byte; `unique.txt`: the
-/// kept lines of line-based text files, and the paths of kept whole-file
-/// documents. Each written only if some input is of its kind.
-fn write_unique(
-    out: &Path,
-    format: FormatArg,
-    files: &[PathBuf],
-    records: &[Record],
-    fates: &[Fate],
-) -> Result<()> {
-    // Per file, the kept lines (or whether the whole file is kept).
-    let mut kept_lines: Vec<Vec<u64>> = vec![Vec::new(); files.len()];
-    let mut kept_whole: Vec<bool> = vec![false; files.len()];
-    for (r, fate) in records.iter().zip(fates) {
-        if *fate != Fate::Kept || r.file as usize >= files.len() {
-            continue;
-        }
-        match r.line {
-            Some(line) => kept_lines[r.file as usize].push(line),
-            None => kept_whole[r.file as usize] = true,
-        }
-    }
-    let json: Vec<usize> = (0..files.len())
-        .filter(|&f| is_json_lines(&files[f], format))
-        .collect();
-    let text: Vec<usize> = (0..files.len())
-        .filter(|&f| !is_json_lines(&files[f], format))
-        .collect();
-    let copy = |out: &mut BufWriter<File>, f: usize| -> Result<()> {
-        let lines = &kept_lines[f];
-        let mut next = 0;
-        copy_lines(
-            &files[f],
-            |line| {
-                // Lines come in order, and so do the kept ones.
-                while next < lines.len() && lines[next] < line {
-                    next += 1;
-                }
-                lines.get(next) == Some(&line)
-            },
-            out,
-        )
-        .with_context(|| format!("reading {} again", files[f].display()))?;
-        Ok(())
-    };
-    if !json.is_empty() {
-        write_atomically(&out.join("unique.jsonl"), |w| {
-            for &f in &json {
-                copy(w, f)?;
-            }
-            Ok(())
-        })?;
-    }
-    if !text.is_empty() {
-        write_atomically(&out.join("unique.txt"), |w| {
-            for &f in &text {
-                if kept_whole[f] {
-                    writeln!(w, "{}", files[f].display())?;
-                } else if !kept_lines[f].is_empty() {
-                    copy(w, f)?;
-                }
-            }
-            Ok(())
-        })?;
-    }
-    Ok(())
-}
-
-/// `duplicates.jsonl`: each dropped document, the kept one it duplicates
-/// and their distance, in input order.
-fn write_duplicates(out: &Path, records: &[Record], fates: &[Fate]) -> Result<()> {
-    write_atomically(&out.join("duplicates.jsonl"), |w| {
-        for (r, fate) in records.iter().zip(fates) {
-            if let Fate::Duplicate { of, distance } = *fate {
-                w.write_all(b"{\"id\":")?;
-                serde_json::to_writer(&mut *w, &r.id)?;
-                w.write_all(b",\"duplicate_of\":")?;
-                serde_json::to_writer(&mut *w, &records[of as usize].id)?;
-                writeln!(w, ",\"distance\":{distance}}}")?;
-            }
-        }
-        Ok(())
-    })
-}
-
-/// `clusters.jsonl`: each kept document with duplicates, and its members
-/// (itself first); returns how many groups there are.
-fn write_clusters(out: &Path, records: &[Record], fates: &[Fate]) -> Result<usize> {
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); records.len()];
-    for (d, fate) in fates.iter().enumerate() {
-        if let Fate::Duplicate { of, .. } = *fate {
-            members[of as usize].push(d as u32);
-        }
-    }
-    let mut groups = 0;
-    write_atomically(&out.join("clusters.jsonl"), |w| {
-        for (keep, dups) in members.iter().enumerate().filter(|(_, m)| !m.is_empty()) {
-            groups += 1;
-            let ids: Vec<&str> = std::iter::once(keep as u32)
-                .chain(dups.iter().copied())
-                .map(|d| records[d as usize].id.as_str())
-                .collect();
-            w.write_all(b"{\"representative\":")?;
-            serde_json::to_writer(&mut *w, &records[keep].id)?;
-            w.write_all(b",\"members\":")?;
-            serde_json::to_writer(&mut *w, &ids)?;
-            w.write_all(b"}\n")?;
-        }
-        Ok(())
-    })?;
-    Ok(groups)
 }

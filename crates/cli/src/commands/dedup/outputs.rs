@@ -1,0 +1,159 @@
+//! The outputs of `neardup dedup`, each written to a temporary name and
+//! renamed when whole.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use neardup_corpus::copy_lines;
+use neardup_dedup::Fate;
+
+use super::Record;
+use crate::args::FormatArg;
+use crate::output::write_atomically;
+
+fn is_json_lines(path: &Path, format: FormatArg) -> bool {
+    match format {
+        FormatArg::Jsonl => true,
+        FormatArg::Text => false,
+        FormatArg::Auto => {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let inner = name
+                .strip_suffix(".gz")
+                .or_else(|| name.strip_suffix(".zst"))
+                .unwrap_or(name);
+            inner.ends_with(".jsonl") || inner.ends_with(".ndjson")
+        }
+    }
+}
+
+/// `unique.jsonl`: the kept JSON lines, byte for byte; `unique.txt`: the
+/// kept lines of line-based text files, and the paths of kept whole-file
+/// documents. Each written only if some input is of its kind.
+pub(super) fn write_unique(
+    out: &Path,
+    format: FormatArg,
+    files: &[PathBuf],
+    records: &[Record],
+    fates: &[Fate],
+) -> Result<()> {
+    // Per file, the kept lines (or whether the whole file is kept).
+    let mut kept_lines: Vec<Vec<u64>> = vec![Vec::new(); files.len()];
+    let mut kept_whole: Vec<bool> = vec![false; files.len()];
+    for (r, fate) in records.iter().zip(fates) {
+        if *fate != Fate::Kept || r.file as usize >= files.len() {
+            continue;
+        }
+        match r.line {
+            Some(line) => kept_lines[r.file as usize].push(line),
+            None => kept_whole[r.file as usize] = true,
+        }
+    }
+    let json: Vec<usize> = (0..files.len())
+        .filter(|&f| is_json_lines(&files[f], format))
+        .collect();
+    let text: Vec<usize> = (0..files.len())
+        .filter(|&f| !is_json_lines(&files[f], format))
+        .collect();
+    let copy = |out: &mut BufWriter<File>, f: usize| -> Result<()> {
+        let lines = &kept_lines[f];
+        let mut next = 0;
+        copy_lines(
+            &files[f],
+            |line| {
+                // Lines come in order, and so do the kept ones.
+                while next < lines.len() && lines[next] < line {
+                    next += 1;
+                }
+                lines.get(next) == Some(&line)
+            },
+            out,
+        )
+        .with_context(|| format!("reading {} again", files[f].display()))?;
+        Ok(())
+    };
+    if !json.is_empty() {
+        write_atomically(&out.join("unique.jsonl"), |w| {
+            for &f in &json {
+                copy(w, f)?;
+            }
+            Ok(())
+        })?;
+    }
+    if !text.is_empty() {
+        write_atomically(&out.join("unique.txt"), |w| {
+            for &f in &text {
+                if kept_whole[f] {
+                    writeln!(w, "{}", files[f].display())?;
+                } else if !kept_lines[f].is_empty() {
+                    copy(w, f)?;
+                }
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// `duplicates.jsonl`: each dropped document, the kept one it duplicates
+/// and their distance, in input order.
+pub(super) fn write_duplicates(
+    out: &Path,
+    records: &[Record],
+    fates: &[Fate],
+    indexed: &[Option<(String, u32)>],
+) -> Result<()> {
+    write_atomically(&out.join("duplicates.jsonl"), |w| {
+        for (d, (r, fate)) in records.iter().zip(fates).enumerate() {
+            let (of, distance, against) = match (*fate, indexed.get(d)) {
+                (_, Some(Some((name, distance)))) => (name.as_str(), *distance, true),
+                (Fate::Duplicate { of, distance }, _) => {
+                    (records[of as usize].id.as_str(), distance, false)
+                }
+                (Fate::Kept, _) => continue,
+            };
+            w.write_all(b"{\"id\":")?;
+            serde_json::to_writer(&mut *w, &r.id)?;
+            w.write_all(b",\"duplicate_of\":")?;
+            serde_json::to_writer(&mut *w, of)?;
+            write!(w, ",\"distance\":{distance}")?;
+            if against {
+                w.write_all(b",\"in_index\":true")?;
+            }
+            w.write_all(b"}\n")?;
+        }
+        Ok(())
+    })
+}
+
+/// `clusters.jsonl`: each kept document with duplicates, and its members
+/// (itself first); returns how many groups there are.
+pub(super) fn write_clusters(out: &Path, records: &[Record], fates: &[Fate]) -> Result<usize> {
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); records.len()];
+    for (d, fate) in fates.iter().enumerate() {
+        // A duplicate of an indexed document (not in this batch) has none.
+        if let Fate::Duplicate { of, .. } = *fate
+            && let Some(m) = members.get_mut(of as usize)
+        {
+            m.push(d as u32);
+        }
+    }
+    let mut groups = 0;
+    write_atomically(&out.join("clusters.jsonl"), |w| {
+        for (keep, dups) in members.iter().enumerate().filter(|(_, m)| !m.is_empty()) {
+            groups += 1;
+            let ids: Vec<&str> = std::iter::once(keep as u32)
+                .chain(dups.iter().copied())
+                .map(|d| records[d as usize].id.as_str())
+                .collect();
+            w.write_all(b"{\"representative\":")?;
+            serde_json::to_writer(&mut *w, &records[keep].id)?;
+            w.write_all(b",\"members\":")?;
+            serde_json::to_writer(&mut *w, &ids)?;
+            w.write_all(b"}\n")?;
+        }
+        Ok(())
+    })?;
+    Ok(groups)
+}

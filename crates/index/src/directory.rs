@@ -191,8 +191,11 @@ impl<B: Bits> IndexDir<B> {
         let fps: Vec<B> = (0..self.pending_names.len() as u32)
             .filter_map(|i| self.pending.get(i))
             .collect();
-        let names = std::mem::take(&mut self.pending_names);
+        // The names stay until the new segment is in place: a failed write
+        // leaves the mutable part as it was.
+        let names = self.pending_names.clone();
         self.write_with(&fps, &names)?;
+        self.pending_names.clear();
         self.pending = OnlineIndex::new(self.segment.plan().clone())?;
         Ok(())
     }
@@ -225,7 +228,12 @@ impl<B: Bits> IndexDir<B> {
         all_fps.extend_from_slice(fingerprints);
         let mut all_names: Vec<&str> = old;
         all_names.extend(names.iter().map(AsRef::as_ref));
-        let generation = self.generation + 1;
+        let generation = self.generation.checked_add(1).ok_or_else(|| {
+            Error::Format(
+                self.path.join(MANIFEST),
+                "segment numbers are used up".into(),
+            )
+        })?;
         let plan = self.segment.plan().clone();
         write_generation(&self.path, generation, plan, &all_fps, &all_names)?;
         let old_file = self.segment.path().to_path_buf();

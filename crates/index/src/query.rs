@@ -65,8 +65,13 @@ impl<'a, B: Bits, F: Fn(usize) -> &'a [u32]> Tables<'a, B, F> {
                     return;
                 };
                 let distance = fp.distance(query);
+                // Check bits let through, rarely, a fingerprint of another
+                // key: it counts only where it truly shares the key, so that
+                // the first such table, and no other, reports it.
+                let mask = self.masks[t];
                 if distance <= k
                     && stored(id)
+                    && fp.and(mask) == query.and(mask)
                     && self.masks[..t].iter().all(|&m| fp.and(m) != query.and(m))
                 {
                     out.push(Match { distance, id });

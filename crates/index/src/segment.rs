@@ -220,8 +220,14 @@ impl<B: Bits> Segment<B> {
         )
         .map_err(|e| bad(e.to_string()))?;
         let (tables, id_bits) = (u32_at(header, 24) as usize, u32_at(header, 28));
-        let count =
-            usize::try_from(u64_at(header, 32)).map_err(|_| bad("too many fingerprints".into()))?;
+        // The writer's own limit: numbers are u32, one value kept free.
+        let count = u64_at(header, 32);
+        if count >= u64::from(u32::MAX) {
+            return Err(bad(format!(
+                "{count} fingerprints; a segment holds fewer than 2^32 - 1"
+            )));
+        }
+        let count = count as usize;
         let n_sections = u64_at(header, 40) as usize;
         if tables != plan.tables() || n_sections != FIXED_SECTIONS + tables {
             return Err(bad(format!(

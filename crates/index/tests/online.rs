@@ -93,3 +93,24 @@ fn grows_and_reports_memory() {
     assert!(per_fp > 8.0 && per_fp < 400.0, "{per_fp}");
     assert!(OnlineIndex::<u128>::new(TablePlan::pigeonhole(Width::W64, 3).unwrap()).is_err());
 }
+
+/// Found by the property test: check bits let a fingerprint of another key
+/// through in one table, and it was reported there and again in the table
+/// whose key it shares.
+#[test]
+fn a_match_through_check_bits_is_reported_once() {
+    let (seed, k, extra_blocks) = (12_140_314_585_126_102_339u64, 6, 2);
+    let mut rng = Rng(seed);
+    for width in [Width::W64, Width::W128] {
+        let plan = TablePlan::new(width, k, k + 1 + extra_blocks).unwrap();
+        let fps = planted(120, k, width.bits(), &mut rng);
+        match width {
+            Width::W64 => check(
+                plan,
+                &fps.iter().map(|&x| x as u64).collect::<Vec<_>>(),
+                &mut rng,
+            ),
+            _ => check(plan, &fps, &mut rng),
+        }
+    }
+}

@@ -98,6 +98,13 @@ fn cut_damaged_and_foreign_files_are_refused() {
     other[56..64].copy_from_slice(&sum.to_le_bytes());
     std::fs::write(&path, &other).unwrap();
     assert!(format_error(&path).contains("format version 2; this neardup reads version 1"));
+    // A count that would wrap the length checks.
+    let mut huge = bytes.clone();
+    huge[32..40].copy_from_slice(&((1u64 << 61) + 200).to_le_bytes());
+    let sum = xxhash_rust::xxh3::xxh3_64(&huge[..56]);
+    huge[56..64].copy_from_slice(&sum.to_le_bytes());
+    std::fs::write(&path, &huge).unwrap();
+    assert!(format_error(&path).contains("fingerprints; a segment holds fewer"));
     // Another width.
     std::fs::write(&path, &bytes).unwrap();
     assert!(matches!(

@@ -5,7 +5,7 @@
 //! of its key's hash. A query computes its key in every table, reads the
 //! slots from the key's home on, and compares the fingerprints whose check
 //! bits match. The lookups of the tables do not depend on each other, so the
-//! processor overlaps them. Memory is the fingerprints and 5 bytes per table
+//! processor overlaps them. Memory is the fingerprints and about 5.3 bytes per table
 //! per fingerprint.
 //!
 //! A fingerprint near the query may share keys with it in several tables;

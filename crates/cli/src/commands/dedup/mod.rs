@@ -262,23 +262,28 @@ fn prepare_out(out: &Path, force: bool) -> Result<()> {
 
 /// The outputs' paths must not be inputs: dedup never writes into an input.
 fn refuse_inputs_as_outputs(out: &Path, files: &[PathBuf]) -> Result<()> {
-    for name in [
+    const OUTPUTS: [&str; 5] = [
         "unique.jsonl",
         "unique.txt",
         "duplicates.jsonl",
         "clusters.jsonl",
         "summary.json",
-    ] {
-        let Ok(output) = out.join(name).canonicalize() else {
+    ];
+    // Only inputs named like an output can be one: the rest need no
+    // canonical path (a system call each).
+    let named_like = |f: &&PathBuf| {
+        f.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| OUTPUTS.contains(&n))
+    };
+    for file in files.iter().filter(named_like) {
+        let (Ok(input), Some(name)) = (file.canonicalize(), file.file_name()) else {
             continue;
         };
-        if files
-            .iter()
-            .any(|f| f.canonicalize().is_ok_and(|f| f == output))
-        {
+        if out.join(name).canonicalize().is_ok_and(|o| o == input) {
             bail!(
                 "{} is an input; write the outputs to another directory",
-                output.display()
+                input.display()
             );
         }
     }

@@ -29,25 +29,31 @@ pub fn run<T: Send>(
     mut sink: impl FnMut(&Document, T) -> Result<()>,
 ) -> Result<Skipped> {
     let mut skipped = Skipped::default();
+    // Hands one document's result to `sink`, or counts or raises its error.
+    let mut deliver = |item: &Result<Document, ReadError>, value: Option<T>| -> Result<()> {
+        match (item, value) {
+            (Ok(doc), Some(value)) => {
+                progress.document(doc.text.len());
+                sink(doc, value)?;
+            }
+            (Err(e), _) if skip_invalid && e.is_record() => {
+                progress.suspend(|| skipped.add(e));
+            }
+            (Err(e), _) => return Err(e.clone().into()),
+            (Ok(_), None) => {}
+        }
+        Ok(())
+    };
     if rayon::current_num_threads() == 1 {
         // One thread asked for: it reads each document and computes it in
         // turn, with no hand-over between threads.
         for item in corpus.documents() {
-            match item {
-                Ok(doc) => {
-                    let value = work(&doc);
-                    progress.document(doc.text.len());
-                    sink(&doc, value)?;
-                }
-                Err(e) if skip_invalid && e.is_record() => {
-                    progress.suspend(|| skipped.add(&e));
-                }
-                Err(e) => return Err(e.into()),
-            }
+            let value = item.as_ref().ok().map(&work);
+            deliver(&item, value)?;
         }
         return Ok(skipped);
     }
-    thread::scope(|scope| {
+    let done: Result<()> = thread::scope(|scope| {
         let (tx, rx) = mpsc::sync_channel::<Batch>(2);
         // Processed batches go back to the reader to be freed there: an
         // allocator reuses memory freed by the thread that allocated it at
@@ -87,24 +93,16 @@ pub fn run<T: Send>(
                 .par_iter()
                 .map(|item| item.as_ref().ok().map(&work))
                 .collect();
-            for (item, result) in batch.iter().zip(results) {
-                match (item, result) {
-                    (Ok(doc), Some(value)) => {
-                        progress.document(doc.text.len());
-                        sink(doc, value)?;
-                    }
-                    (Err(e), _) if skip_invalid && e.is_record() => {
-                        progress.suspend(|| skipped.add(e));
-                    }
-                    (Err(e), _) => return Err(e.clone().into()),
-                    (Ok(_), None) => {}
-                }
+            for (item, value) in batch.iter().zip(results) {
+                deliver(item, value)?;
             }
             // The reader may have finished; then the batch is freed here.
             let _ = done_tx.send(batch);
         }
-        Ok(skipped)
-    })
+        Ok(())
+    });
+    done?;
+    Ok(skipped)
 }
 
 /// Documents read together, or the errors met reading them.

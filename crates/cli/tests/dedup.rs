@@ -109,6 +109,17 @@ fn outputs_never_overwrite_or_half_exist() {
     assert!(!d.path("full/summary.json").exists());
     let forced = d.run(&["dedup", "in.jsonl", "--out", "full", "--force"], b"");
     assert_eq!(forced.code(), 0, "{}", forced.stderr());
+    // A failed run over an earlier one leaves no summary that looks like its own.
+    d.write("bad.jsonl", "{\"id\":\"a\",\"text\":\"fine\"}\n{not json\n");
+    let failed = d.run(&["dedup", "bad.jsonl", "--out", "full", "--force"], b"");
+    assert_eq!(failed.code(), 2, "{}", failed.stderr());
+    assert!(
+        failed.stderr().contains("bad.jsonl:2"),
+        "{}",
+        failed.stderr()
+    );
+    assert!(!d.path("full/summary.json").exists());
+    assert!(d.path("full/keep.txt").exists());
     let stdin = d.run(&["dedup", "-", "--out", "o3"], b"x");
     assert_eq!(stdin.code(), 2);
     assert!(stdin.stderr().contains("not -"), "{}", stdin.stderr());

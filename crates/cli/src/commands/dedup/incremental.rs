@@ -63,28 +63,27 @@ fn nearest<B: Bits>(
 
 /// Adds the kept records to the index at `dir`, creating it (planned for
 /// queries at `k`) if it does not exist.
-pub(super) fn save(
+pub(super) fn save<'a>(
     dir: &Path,
     records: &[Record],
+    id: &dyn Fn(u32) -> &'a str,
     fates: &[Fate],
     width: Width,
     k: u32,
 ) -> Result<()> {
-    let kept: Vec<&Record> = records
-        .iter()
-        .zip(fates)
-        .filter(|(_, f)| **f == Fate::Kept)
-        .map(|(r, _)| r)
+    let kept: Vec<(u32, &Record)> = (0..records.len() as u32)
+        .zip(records)
+        .filter(|(d, _)| fates[*d as usize] == Fate::Kept)
         .collect();
-    let names: Vec<&str> = kept.iter().map(|r| r.id.as_str()).collect();
+    let names: Vec<&str> = kept.iter().map(|(d, _)| id(*d)).collect();
     let context = || format!("--save-index {}", dir.display());
     match width {
         Width::W64 => {
-            let fps: Vec<u64> = kept.iter().map(|r| r.fingerprint as u64).collect();
+            let fps: Vec<u64> = kept.iter().map(|(_, r)| r.fingerprint as u64).collect();
             save_as(dir, &fps, &names, width, k).with_context(context)
         }
         _ => {
-            let fps: Vec<u128> = kept.iter().map(|r| r.fingerprint).collect();
+            let fps: Vec<u128> = kept.iter().map(|(_, r)| r.fingerprint).collect();
             save_as(dir, &fps, &names, width, k).with_context(context)
         }
     }

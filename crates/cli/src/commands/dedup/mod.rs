@@ -9,6 +9,8 @@
 
 mod incremental;
 mod outputs;
+mod report;
+mod reread;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -19,24 +21,34 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
 use neardup_corpus::Corpus;
-use neardup_dedup::{Fate, components, jaccard, keep_first, shingles};
+use neardup_dedup::{Fate, components, keep_first};
 use neardup_index::{Pair, TablePlan, self_join};
 
 use crate::args::{ClusterArg, DedupArgs, KeepArg};
 use crate::output::write_atomically;
 use crate::progress::Progress;
 use crate::{config, pipeline};
-use outputs::{write_clusters, write_duplicates, write_unique};
+use outputs::{OUTPUTS, write_clusters, write_duplicates, write_unique};
+use report::{Report, Sample};
 
-/// What is kept of a document after it is fingerprinted.
+/// What is kept of a document between passes: 32 bytes, whatever its size.
+/// Its id is read back only if an output names it.
 struct Record {
-    id: String,
     fingerprint: u128,
+    /// Its line, for line-based inputs; [`WHOLE_FILE`] for a whole file.
+    line: u64,
+    /// Its length in bytes (saturated), for `--keep longest|shortest`.
+    bytes: u32,
     /// Index into the corpus's files.
     file: u32,
-    /// Its line, for line-based inputs; `None` for a whole file.
-    line: Option<u64>,
-    bytes: u64,
+}
+
+const WHOLE_FILE: u64 = u64::MAX;
+
+impl Record {
+    fn line(&self) -> Option<u64> {
+        (self.line != WHOLE_FILE).then_some(self.line)
+    }
 }
 
 pub fn run(args: &DedupArgs) -> Result<ExitCode> {
@@ -47,11 +59,12 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         );
     }
     let verify = args.verify.as_deref().map(parse_verify).transpose()?;
-    prepare_out(&args.out, args.force)?;
     let fingerprinter = config::fingerprinter(&args.settings)?;
     let corpus = Corpus::open(&args.paths, &config::read_options(&args.input))?;
     let files: Vec<PathBuf> = corpus.files().map(Path::to_path_buf).collect();
+    // Before `prepare_out`, which removes an earlier run's outputs.
     refuse_inputs_as_outputs(&args.out, &files)?;
+    prepare_out(&args.out, args.force)?;
     let file_numbers: HashMap<&Path, u32> = files
         .iter()
         .enumerate()
@@ -60,12 +73,13 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()?;
+    let skip_invalid = args.input.skip_invalid;
     let progress = Progress::new(corpus.total_bytes(), args.quiet);
     let mut records = Vec::new();
     let skipped = pool.install(|| {
         pipeline::run(
             &corpus,
-            args.input.skip_invalid,
+            skip_invalid,
             &progress,
             |doc| fingerprinter.fingerprint(&doc.text),
             |doc, fp| {
@@ -74,11 +88,10 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
                     .copied()
                     .unwrap_or(u32::MAX);
                 records.push(Record {
-                    id: doc.id.clone(),
                     fingerprint: fp.bits(),
+                    line: doc.place.line.unwrap_or(WHOLE_FILE),
+                    bytes: u32::try_from(doc.text.len()).unwrap_or(u32::MAX),
                     file,
-                    line: doc.place.line,
-                    bytes: doc.text.len() as u64,
                 });
                 Ok(())
             },
@@ -101,7 +114,9 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
 
     let candidates = pairs.len();
     let pairs = match verify {
-        Some(threshold) => verified(&corpus, args, &pairs, n, threshold)?,
+        Some(threshold) => {
+            pool.install(|| reread::verified(&corpus, skip_invalid, n, &pairs, threshold))?
+        }
         None => pairs,
     };
 
@@ -137,12 +152,27 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         }
     }
 
+    // The ids the outputs name, and the texts of the report's samples.
+    let mut named = vec![args.save_index.is_some(); n];
+    for (d, fate) in fates.iter().enumerate() {
+        if let Fate::Duplicate { of, .. } = *fate {
+            named[d] = true;
+            if let Some(slot) = named.get_mut(of as usize) {
+                *slot = true;
+            }
+        }
+    }
+    let chosen = report::choose_samples(&fates, args.k);
+    let shown: Vec<u32> = chosen.iter().flat_map(|&(d, of, _)| [d, of]).collect();
+    let mut found = reread::look_up(&corpus, skip_invalid, n, |d| named[d as usize], &shown)?;
+    let id = |d: u32| found.ids.get(&d).map_or("", String::as_str);
+
     let unique = fates.iter().filter(|f| **f == Fate::Kept).count();
     write_unique(&args.out, args.input.format, &files, &records, &fates)?;
-    write_duplicates(&args.out, &records, &fates, &indexed)?;
-    let groups = write_clusters(&args.out, &records, &fates)?;
+    write_duplicates(&args.out, &id, &fates, &indexed)?;
+    let groups = write_clusters(&args.out, &id, &fates)?;
     if let Some(dir) = &args.save_index {
-        incremental::save(dir, &records, &fates, width, args.k)?;
+        incremental::save(dir, &records, &id, &fates, width, args.k)?;
     }
     let summary = serde_json::json!({
         "documents": n,
@@ -167,6 +197,29 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         },
         "inputs": args.paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
     });
+    let samples: Vec<Sample> = chosen
+        .iter()
+        .map(|&(d, of, distance)| Sample {
+            kept_id: id(of).to_string(),
+            kept_text: found.texts.get(&of).cloned().unwrap_or_default(),
+            dropped_id: id(d).to_string(),
+            dropped_text: found.texts.remove(&d).unwrap_or_default(),
+            distance,
+        })
+        .collect();
+    let distances: Vec<u32> = pairs.iter().map(|p| p.distance).collect();
+    let id_owned = |d: u32| id(d).to_string();
+    report::write_report(
+        &args.out,
+        &Report {
+            summary: &summary,
+            pair_distances: &distances,
+            k: args.k,
+            fates: &fates,
+            id: &id_owned,
+            samples: &samples,
+        },
+    )?;
     write_atomically(&args.out.join("summary.json"), |out| {
         serde_json::to_writer_pretty(&mut *out, &summary)?;
         out.write_all(b"\n")?;
@@ -184,7 +237,11 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
                 String::new()
             }
         );
-        eprintln!("neardup: wrote {}", args.out.display());
+        eprintln!(
+            "neardup: wrote {}; open {} to see what was found",
+            args.out.display(),
+            args.out.join("report.html").display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -200,52 +257,10 @@ fn parse_verify(text: &str) -> Result<f64> {
     })
 }
 
-/// The pairs whose documents' 3-shingles have a Jaccard similarity of at
-/// least `threshold`. The inputs are read again and only the documents in
-/// some pair are shingled.
-fn verified(
-    corpus: &Corpus,
-    args: &DedupArgs,
-    pairs: &[Pair],
-    n: usize,
-    threshold: f64,
-) -> Result<Vec<Pair>> {
-    let mut needed = vec![false; n];
-    for p in pairs {
-        needed[p.a as usize] = true;
-        needed[p.b as usize] = true;
-    }
-    let mut shingled: Vec<Option<Vec<u64>>> = vec![None; n];
-    let mut next = 0usize;
-    for doc in corpus.documents() {
-        match doc {
-            Ok(doc) => {
-                if needed.get(next).copied().unwrap_or(false) {
-                    shingled[next] = Some(shingles(&doc.text, 3));
-                }
-                next += 1;
-            }
-            // Skipped the first time too (or the run had stopped).
-            Err(e) if args.input.skip_invalid && e.is_record() => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    if next != n {
-        bail!("the inputs changed while dedup ran: {n} documents read first, {next} now");
-    }
-    Ok(pairs
-        .iter()
-        .filter(
-            |p| match (&shingled[p.a as usize], &shingled[p.b as usize]) {
-                (Some(a), Some(b)) => jaccard(a, b) >= threshold,
-                _ => false,
-            },
-        )
-        .copied()
-        .collect())
-}
-
-/// Makes `out`, refusing one that holds anything unless `force`.
+/// Makes `out`, refusing one that holds anything unless `force`. With
+/// `force`, the outputs of an earlier run are removed first, so that none
+/// of them, `summary.json` above all, looks like the result of this run
+/// while it runs or after it fails.
 fn prepare_out(out: &Path, force: bool) -> Result<()> {
     if out.exists() {
         let mut entries = std::fs::read_dir(out)
@@ -256,19 +271,23 @@ fn prepare_out(out: &Path, force: bool) -> Result<()> {
                 out.display()
             );
         }
+        // summary.json first: it marks a finished run.
+        for name in OUTPUTS.iter().rev() {
+            match std::fs::remove_file(out.join(name)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(e).with_context(|| {
+                        format!("cannot remove the earlier {}", out.join(name).display())
+                    });
+                }
+                _ => {}
+            }
+        }
     }
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))
 }
 
 /// The outputs' paths must not be inputs: dedup never writes into an input.
 fn refuse_inputs_as_outputs(out: &Path, files: &[PathBuf]) -> Result<()> {
-    const OUTPUTS: [&str; 5] = [
-        "unique.jsonl",
-        "unique.txt",
-        "duplicates.jsonl",
-        "clusters.jsonl",
-        "summary.json",
-    ];
     // Only inputs named like an output can be one: the rest need no
     // canonical path (a system call each).
     let named_like = |f: &&PathBuf| {

@@ -10,6 +10,16 @@ use neardup_corpus::copy_lines;
 use neardup_dedup::Fate;
 
 use super::Record;
+
+/// The files a run writes, `summary.json` (written last) last.
+pub(super) const OUTPUTS: [&str; 6] = [
+    "unique.jsonl",
+    "unique.txt",
+    "duplicates.jsonl",
+    "clusters.jsonl",
+    "report.html",
+    "summary.json",
+];
 use crate::args::FormatArg;
 use crate::output::write_atomically;
 
@@ -45,7 +55,7 @@ pub(super) fn write_unique(
         if *fate != Fate::Kept || r.file as usize >= files.len() {
             continue;
         }
-        match r.line {
+        match r.line() {
             Some(line) => kept_lines[r.file as usize].push(line),
             None => kept_whole[r.file as usize] = true,
         }
@@ -98,23 +108,21 @@ pub(super) fn write_unique(
 
 /// `duplicates.jsonl`: each dropped document, the kept one it duplicates
 /// and their distance, in input order.
-pub(super) fn write_duplicates(
+pub(super) fn write_duplicates<'a>(
     out: &Path,
-    records: &[Record],
+    id: &dyn Fn(u32) -> &'a str,
     fates: &[Fate],
-    indexed: &[Option<(String, u32)>],
+    indexed: &'a [Option<(String, u32)>],
 ) -> Result<()> {
     write_atomically(&out.join("duplicates.jsonl"), |w| {
-        for (d, (r, fate)) in records.iter().zip(fates).enumerate() {
+        for (d, fate) in fates.iter().enumerate() {
             let (of, distance, against) = match (*fate, indexed.get(d)) {
                 (_, Some(Some((name, distance)))) => (name.as_str(), *distance, true),
-                (Fate::Duplicate { of, distance }, _) => {
-                    (records[of as usize].id.as_str(), distance, false)
-                }
+                (Fate::Duplicate { of, distance }, _) => (id(of), distance, false),
                 (Fate::Kept, _) => continue,
             };
             w.write_all(b"{\"id\":")?;
-            serde_json::to_writer(&mut *w, &r.id)?;
+            serde_json::to_writer(&mut *w, id(d as u32))?;
             w.write_all(b",\"duplicate_of\":")?;
             serde_json::to_writer(&mut *w, of)?;
             write!(w, ",\"distance\":{distance}")?;
@@ -129,8 +137,12 @@ pub(super) fn write_duplicates(
 
 /// `clusters.jsonl`: each kept document with duplicates, and its members
 /// (itself first); returns how many groups there are.
-pub(super) fn write_clusters(out: &Path, records: &[Record], fates: &[Fate]) -> Result<usize> {
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); records.len()];
+pub(super) fn write_clusters<'a>(
+    out: &Path,
+    id: &dyn Fn(u32) -> &'a str,
+    fates: &[Fate],
+) -> Result<usize> {
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); fates.len()];
     for (d, fate) in fates.iter().enumerate() {
         // A duplicate of an indexed document (not in this batch) has none.
         if let Fate::Duplicate { of, .. } = *fate
@@ -145,10 +157,10 @@ pub(super) fn write_clusters(out: &Path, records: &[Record], fates: &[Fate]) -> 
             groups += 1;
             let ids: Vec<&str> = std::iter::once(keep as u32)
                 .chain(dups.iter().copied())
-                .map(|d| records[d as usize].id.as_str())
+                .map(id)
                 .collect();
             w.write_all(b"{\"representative\":")?;
-            serde_json::to_writer(&mut *w, &records[keep].id)?;
+            serde_json::to_writer(&mut *w, id(keep as u32))?;
             w.write_all(b",\"members\":")?;
             serde_json::to_writer(&mut *w, &ids)?;
             w.write_all(b"}\n")?;

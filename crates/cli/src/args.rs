@@ -61,8 +61,9 @@ Outputs in DIR: unique.jsonl (the kept JSON lines, byte for byte) and/or
 unique.txt (kept text lines, and paths of kept whole-file documents),
 duplicates.jsonl, clusters.jsonl, summary.json.";
 
-/// Which document of a group is kept.
-#[derive(Clone, Copy, Debug, ValueEnum)]
+/// Which document of a group is kept: `first`, `longest`, `shortest`,
+/// `max:FIELD` (alias `field:FIELD`) or `min:FIELD`.
+#[derive(Clone, Debug, PartialEq)]
 pub enum KeepArg {
     /// The first in input order.
     First,
@@ -70,6 +71,59 @@ pub enum KeepArg {
     Longest,
     /// The shortest (the first among equals).
     Shortest,
+    /// The one whose JSON field holds the greatest value (numbers by value,
+    /// strings in byte order, so ISO dates by date; the first among equals;
+    /// records without it come last).
+    Max(String),
+    /// The one whose JSON field holds the least value.
+    Min(String),
+}
+
+impl KeepArg {
+    /// The JSON field this choice reads, if any.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            KeepArg::Max(name) | KeepArg::Min(name) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// How `summary.json` names it.
+    pub fn describe(&self) -> String {
+        match self {
+            KeepArg::First => "first".to_string(),
+            KeepArg::Longest => "longest".to_string(),
+            KeepArg::Shortest => "shortest".to_string(),
+            KeepArg::Max(name) => format!("max:{name}"),
+            KeepArg::Min(name) => format!("min:{name}"),
+        }
+    }
+}
+
+impl std::str::FromStr for KeepArg {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<KeepArg, String> {
+        let field = |name: &str| {
+            if name.is_empty() {
+                Err(format!("{text:?}: name the JSON field, as in max:score"))
+            } else {
+                Ok(name.to_string())
+            }
+        };
+        match text {
+            "first" => Ok(KeepArg::First),
+            "longest" => Ok(KeepArg::Longest),
+            "shortest" => Ok(KeepArg::Shortest),
+            _ => match text.split_once(':') {
+                Some(("max" | "field", name)) => field(name).map(KeepArg::Max),
+                Some(("min", name)) => field(name).map(KeepArg::Min),
+                _ => Err(format!(
+                    "{text:?}: give first, longest, shortest, max:FIELD (or field:FIELD) or min:FIELD"
+                )),
+            },
+        }
+    }
 }
 
 /// How documents are grouped.
@@ -94,8 +148,10 @@ pub struct DedupArgs {
     /// Near-duplicates are at most K bits apart.
     #[arg(short, long, default_value_t = 3)]
     pub k: u32,
-    /// Which document of a group is kept.
-    #[arg(long, value_enum, default_value_t = KeepArg::First)]
+    /// Which document of a group is kept: first, longest, shortest,
+    /// max:FIELD (alias field:FIELD) or min:FIELD, the one with the
+    /// greatest (least) value of a JSON field, e.g. a quality score or a date.
+    #[arg(long, default_value = "first", value_name = "RULE")]
     pub keep: KeepArg,
     /// How documents are grouped.
     #[arg(long, value_enum, default_value_t = ClusterArg::Greedy)]

@@ -241,3 +241,61 @@ fn incremental_runs_drop_what_earlier_runs_kept() {
     let stats = d.run(&["index", "stats", "--index", "seen"], b"");
     assert_eq!(stats.lines()[0]["fingerprints"], 2, "a and c");
 }
+
+#[test]
+fn keep_by_a_json_field() {
+    let d = Dir::new();
+    let line = |id: &str, extra: &str| {
+        format!(
+            "{{\"id\":\"{id}\",\"text\":\"{}\"{extra}}}\n",
+            article("same story")
+        )
+    };
+    d.write(
+        "in.jsonl",
+        [
+            line("none", ""),
+            line("low", ",\"score\":0.25,\"date\":\"2024-01-09\""),
+            line("high", ",\"score\":9,\"date\":\"2023-12-31\""),
+            line("null", ",\"score\":null"),
+        ]
+        .concat(),
+    );
+    let kept = |keep: &str| {
+        let run = d.run(
+            &[
+                "dedup", "in.jsonl", "--out", "out", "--force", "--keep", keep,
+            ],
+            b"",
+        );
+        assert_eq!(run.code(), 0, "{}", run.stderr());
+        let clusters = std::fs::read_to_string(d.path("out/clusters.jsonl")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(clusters.trim()).unwrap();
+        v["representative"].as_str().unwrap().to_string()
+    };
+    assert_eq!(kept("max:score"), "high");
+    assert_eq!(kept("field:score"), "high");
+    assert_eq!(kept("min:score"), "low");
+    assert_eq!(kept("max:date"), "low");
+    assert_eq!(kept("min:date"), "high");
+    // Nobody has it: input order decides.
+    assert_eq!(kept("max:missing"), "none");
+    let bad = d.run(&["dedup", "in.jsonl", "--out", "o2", "--keep", "max:"], b"");
+    assert_eq!(bad.code(), 2);
+    assert!(
+        bad.stderr().contains("name the JSON field"),
+        "{}",
+        bad.stderr()
+    );
+    d.write("obj.jsonl", "{\"id\":\"x\",\"text\":\"t\",\"score\":{}}\n");
+    let wrong = d.run(
+        &["dedup", "obj.jsonl", "--out", "o3", "--keep", "max:score"],
+        b"",
+    );
+    assert_eq!(wrong.code(), 2);
+    assert!(
+        wrong.stderr().contains("obj.jsonl:1") && wrong.stderr().contains("score"),
+        "{}",
+        wrong.stderr()
+    );
+}

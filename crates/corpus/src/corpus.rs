@@ -26,6 +26,17 @@ pub struct Document {
     pub place: Place,
     /// The byte offset of its record in the (decompressed) input.
     pub offset: u64,
+    /// The value of [`ReadOptions::extra_field`], if asked for and present.
+    pub extra: Option<FieldValue>,
+}
+
+/// The value of a JSON field read besides the text and the id.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldValue {
+    /// A number.
+    Number(f64),
+    /// A string.
+    Text(String),
 }
 
 /// A file to read, and the input it was found under.
@@ -260,6 +271,7 @@ impl Documents<'_> {
                     text: line.to_string(),
                     place,
                     offset,
+                    extra: None,
                 }),
             });
         }
@@ -421,6 +433,7 @@ fn read_whole(
             text,
             place,
             offset: 0,
+            extra: None,
         }),
         Err(e) => {
             let offset = e.utf8_error().valid_up_to();
@@ -441,7 +454,12 @@ fn read_whole(
 }
 
 fn json_record(line: &str, place: Place, offset: u64, options: &ReadOptions) -> Result<Document> {
-    let record = match json_lines::parse(line, &options.text_field, &options.id_field) {
+    let record = match json_lines::parse(
+        line,
+        &options.text_field,
+        &options.id_field,
+        options.extra_field.as_deref(),
+    ) {
         Ok(r) => r,
         // The place names the line already; serde's own line is always 1.
         Err(message) => {
@@ -487,11 +505,25 @@ fn json_record(line: &str, place: Place, offset: u64, options: &ReadOptions) -> 
         Some(Field::Text(id) | Field::Number(id)) => id,
         _ => place.to_string(),
     };
+    let extra = match record.extra {
+        None | Some(Field::Other("null")) => None,
+        Some(Field::Text(t)) => Some(FieldValue::Text(t)),
+        Some(Field::Number(n)) => n.parse().ok().map(FieldValue::Number),
+        Some(Field::Other(found)) => {
+            return Err(Error::FieldType {
+                place,
+                field: options.extra_field.clone().unwrap_or_default(),
+                found,
+                expected: "a number or a string",
+            });
+        }
+    };
     Ok(Document {
         id,
         text,
         place,
         offset,
+        extra,
     })
 }
 

@@ -17,19 +17,27 @@ pub(crate) enum Field {
     Other(&'static str),
 }
 
-/// The two fields of a record, if present.
+/// The fields of a record that are asked for, if present.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct Record {
     pub(crate) text: Option<Field>,
     pub(crate) id: Option<Field>,
+    pub(crate) extra: Option<Field>,
 }
 
-/// Parses `line` as a JSON object and picks `text_field` and `id_field`.
-pub(crate) fn parse(line: &str, text_field: &str, id_field: &str) -> Result<Record, String> {
+/// Parses `line` as a JSON object and picks `text_field`, `id_field` and
+/// `extra_field`.
+pub(crate) fn parse(
+    line: &str,
+    text_field: &str,
+    id_field: &str,
+    extra_field: Option<&str>,
+) -> Result<Record, String> {
     let mut de = serde_json::Deserializer::from_str(line);
     let record = Picker {
         text_field,
         id_field,
+        extra_field,
     }
     .deserialize(&mut de)
     .map_err(|e| e.to_string())?;
@@ -40,6 +48,7 @@ pub(crate) fn parse(line: &str, text_field: &str, id_field: &str) -> Result<Reco
 struct Picker<'a> {
     text_field: &'a str,
     id_field: &'a str,
+    extra_field: Option<&'a str>,
 }
 
 impl<'de> DeserializeSeed<'de> for Picker<'_> {
@@ -64,6 +73,8 @@ impl<'de> Visitor<'de> for Picker<'_> {
                 record.text = Some(field(map.next_value::<&'de RawValue>()?)?);
             } else if key == self.id_field && record.id.is_none() {
                 record.id = Some(field(map.next_value::<&'de RawValue>()?)?);
+            } else if self.extra_field == Some(&*key) && record.extra.is_none() {
+                record.extra = Some(field(map.next_value::<&'de RawValue>()?)?);
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -216,13 +227,15 @@ mod tests {
     #[test]
     fn picks_two_fields() {
         let r = parse(
-            r#"{"id": 7, "x": [1, {"y": 2}], "text": "a\nb"}"#,
+            r#"{"id": 7, "x": [1, {"y": 2}], "text": "a\nb", "score": 2.5}"#,
             "text",
             "id",
+            Some("score"),
         )
         .unwrap();
         assert_eq!(r.text, Some(Field::Text("a\nb".into())));
         assert_eq!(r.id, Some(Field::Number("7".into())));
+        assert_eq!(r.extra, Some(Field::Number("2.5".into())));
         assert_eq!(
             field_names(r#"{"id": 7, "x": [1, {"y": 2}], "text": "a\nb"}"#),
             ["id", "x", "text"]
@@ -240,18 +253,18 @@ mod tests {
         ] {
             let line = format!(r#"{{"text": {raw}}}"#);
             let want: String = serde_json::from_str(raw).unwrap();
-            let r = parse(&line, "text", "id").unwrap();
+            let r = parse(&line, "text", "id", None).unwrap();
             assert_eq!(r.text, Some(Field::Text(want)), "{raw}");
         }
-        assert!(parse(r#"{"text": "\ud800 lone"}"#, "text", "id").is_err());
+        assert!(parse(r#"{"text": "\ud800 lone"}"#, "text", "id", None).is_err());
     }
 
     #[test]
     fn other_types_and_errors() {
-        let r = parse(r#"{"text": null}"#, "text", "id").unwrap();
+        let r = parse(r#"{"text": null}"#, "text", "id", None).unwrap();
         assert_eq!(r.text, Some(Field::Other("null")));
-        assert!(parse("[1, 2]", "text", "id").is_err());
-        assert!(parse(r#"{"text": "a"} trailing"#, "text", "id").is_err());
-        assert!(parse(r#"{"text": "a""#, "text", "id").is_err());
+        assert!(parse("[1, 2]", "text", "id", None).is_err());
+        assert!(parse(r#"{"text": "a"} trailing"#, "text", "id", None).is_err());
+        assert!(parse(r#"{"text": "a""#, "text", "id", None).is_err());
     }
 }

@@ -22,7 +22,7 @@ mod json_lines;
 mod open;
 mod options;
 
-pub use corpus::{Corpus, Document, Documents};
+pub use corpus::{Corpus, Document, Documents, FieldValue};
 pub use error::{Error, Place, Result};
 pub use open::copy_lines;
 pub use options::{Format, ReadOptions};

@@ -29,6 +29,7 @@ pub struct ReadOptions {
     pub(crate) format: Format,
     pub(crate) text_field: String,
     pub(crate) id_field: String,
+    pub(crate) extra_field: Option<String>,
     pub(crate) lines: bool,
     pub(crate) max_bytes: u64,
 }
@@ -39,6 +40,7 @@ impl Default for ReadOptions {
             format: Format::Auto,
             text_field: "text".to_string(),
             id_field: "id".to_string(),
+            extra_field: None,
             lines: false,
             max_bytes: 256 << 20,
         }
@@ -62,6 +64,24 @@ impl ReadOptions {
     /// `FILE:LINE`. Default: `id`.
     pub fn id_field(&mut self, name: &str) -> &mut ReadOptions {
         self.id_field = name.to_string();
+        self
+    }
+
+    /// One more JSON field to read, into [`Document::extra`](crate::Document::extra)
+    /// (a number or a string; absent or `null` gives `None`). Default: none.
+    ///
+    /// ```
+    /// use neardup_corpus::{Corpus, FieldValue, ReadOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::write(dir.path().join("a.jsonl"), "{\"text\": \"hi\", \"score\": 0.5}\n")?;
+    /// let corpus = Corpus::open(&[dir.path()], ReadOptions::default().extra_field("score"))?;
+    /// let doc = corpus.documents().next().unwrap()?;
+    /// assert_eq!(doc.extra, Some(FieldValue::Number(0.5)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn extra_field(&mut self, name: &str) -> &mut ReadOptions {
+        self.extra_field = Some(name.to_string());
         self
     }
 

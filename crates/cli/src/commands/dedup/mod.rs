@@ -12,6 +12,7 @@ mod outputs;
 mod report;
 mod reread;
 
+use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -20,7 +21,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
-use neardup_corpus::Corpus;
+use neardup_corpus::{Corpus, FieldValue};
 use neardup_dedup::{Fate, components, keep_first};
 use neardup_index::{Pair, TablePlan, self_join};
 
@@ -60,7 +61,11 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     }
     let verify = args.verify.as_deref().map(parse_verify).transpose()?;
     let fingerprinter = config::fingerprinter(&args.settings)?;
-    let corpus = Corpus::open(&args.paths, &config::read_options(&args.input))?;
+    let mut read_options = config::read_options(&args.input);
+    if let Some(field) = args.keep.field() {
+        read_options.extra_field(field);
+    }
+    let corpus = Corpus::open(&args.paths, &read_options)?;
     let files: Vec<PathBuf> = corpus.files().map(Path::to_path_buf).collect();
     // Before `prepare_out`, which removes an earlier run's outputs.
     refuse_inputs_as_outputs(&args.out, &files)?;
@@ -76,6 +81,8 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let skip_invalid = args.input.skip_invalid;
     let progress = Progress::new(corpus.total_bytes(), args.quiet);
     let mut records = Vec::new();
+    // The values --keep max:FIELD / min:FIELD ranks by, if asked for.
+    let mut keys: Vec<Option<FieldValue>> = Vec::new();
     let skipped = pool.install(|| {
         pipeline::run(
             &corpus,
@@ -93,6 +100,9 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
                     bytes: u32::try_from(doc.text.len()).unwrap_or(u32::MAX),
                     file,
                 });
+                if args.keep.field().is_some() {
+                    keys.push(doc.extra.clone());
+                }
                 Ok(())
             },
         )
@@ -133,10 +143,12 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         .collect();
 
     let mut order: Vec<u32> = (0..n as u32).collect();
-    match args.keep {
+    match &args.keep {
         KeepArg::First => {}
         KeepArg::Longest => order.sort_by_key(|&i| std::cmp::Reverse(records[i as usize].bytes)),
         KeepArg::Shortest => order.sort_by_key(|&i| records[i as usize].bytes),
+        KeepArg::Max(_) => order.sort_by(|&a, &b| by_field(&keys, b, a, true)),
+        KeepArg::Min(_) => order.sort_by(|&a, &b| by_field(&keys, a, b, false)),
     }
     let mut fates = match args.cluster {
         ClusterArg::Greedy => keep_first(n, &order, &pairs),
@@ -188,7 +200,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             "k": args.k,
             "profile": args.settings.profile,
             "width": width.bits(),
-            "keep": format!("{:?}", args.keep).to_lowercase(),
+            "keep": args.keep.describe(),
             "cluster": format!("{:?}", args.cluster).to_lowercase(),
             "tables": plan.tables(),
             "verify": args.verify,
@@ -244,6 +256,38 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Documents `a` and `b` by their field values (numbers before strings);
+/// one without a value comes last whichever way values are ranked
+/// (`reversed`: the caller swapped `a` and `b` for a descending order).
+fn by_field(keys: &[Option<FieldValue>], a: u32, b: u32, reversed: bool) -> Ordering {
+    let (x, y) = (&keys[a as usize], &keys[b as usize]);
+    match (x, y) {
+        (Some(x), Some(y)) => match (x, y) {
+            (FieldValue::Number(x), FieldValue::Number(y)) => x.total_cmp(y),
+            (FieldValue::Text(x), FieldValue::Text(y)) => x.cmp(y),
+            (FieldValue::Number(_), FieldValue::Text(_)) => Ordering::Less,
+            (FieldValue::Text(_), FieldValue::Number(_)) => Ordering::Greater,
+        },
+        (None, None) => Ordering::Equal,
+        // Without a value: last in ascending order, and (being swapped)
+        // last in descending order too.
+        (None, Some(_)) => {
+            if reversed {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            }
+        }
+        (Some(_), None) => {
+            if reversed {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            }
+        }
+    }
 }
 
 /// The threshold of `jaccard:T`.

@@ -299,3 +299,42 @@ fn keep_by_a_json_field() {
         wrong.stderr()
     );
 }
+
+#[test]
+fn exact_copies_are_one_unit_in_the_join() {
+    let d = Dir::new();
+    let mut lines = String::new();
+    let mut add = |id: String, text: &str| {
+        lines.push_str(&serde_json::json!({"id": id, "text": text}).to_string());
+        lines.push('\n');
+    };
+    let b = "a different text about the tides, the moon and the fishing boats of the harbour";
+    for i in 0..300 {
+        add(format!("a{i}"), &article("copied everywhere"));
+        if i < 200 {
+            add(format!("b{i}"), b);
+        }
+    }
+    add("a-edited".into(), &article("copied everywhere!"));
+    d.write("in.jsonl", lines);
+    for verify in [None, Some("jaccard:0.5")] {
+        let mut args = vec!["dedup", "in.jsonl", "--out", "out", "--force"];
+        args.extend(verify.map(|v| ["--verify", v]).into_iter().flatten());
+        let run = d.run(&args, b"");
+        assert_eq!(run.code(), 0, "{}", run.stderr());
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.path("out/summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(summary["documents"], 501);
+        assert_eq!(summary["unique"], 2, "{summary}");
+        assert_eq!(summary["exact_copies"], 498);
+        // Between units only: a and a-edited (b is far from both).
+        assert_eq!(summary["candidate_pairs"], 1);
+        let dups = std::fs::read_to_string(d.path("out/duplicates.jsonl")).unwrap();
+        assert_eq!(dups.lines().count(), 499);
+        assert!(dups.contains("{\"id\":\"b199\",\"duplicate_of\":\"b0\",\"distance\":0}"));
+        assert!(dups.contains("{\"id\":\"a-edited\",\"duplicate_of\":\"a0\""));
+        let clusters = std::fs::read_to_string(d.path("out/clusters.jsonl")).unwrap();
+        assert_eq!(clusters.lines().count(), 2);
+    }
+}

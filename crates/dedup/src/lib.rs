@@ -9,6 +9,9 @@
 //!   and then it is a duplicate of the nearest such. A chain `a ~ b ~ c`
 //!   where `a` and `c` are far apart keeps `a` and `c`: a document is only
 //!   ever dropped for one it is itself near.
+//! - [`Copies`]: exact copies (same fingerprint, same text) taken as one
+//!   unit before the join, so that a text found a million times costs one
+//!   fingerprint there, not half a million million pairs;
 //! - [`components`]: the connected components of the pairs, for those who
 //!   want every chain in one group;
 //! - [`shingles`] and [`jaccard`]: the exact similarity that verification
@@ -29,8 +32,10 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+mod copies;
 mod grouping;
 mod verify;
 
+pub use copies::Copies;
 pub use grouping::{Fate, components, keep_first};
 pub use verify::{jaccard, shingles};

@@ -22,8 +22,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
 use neardup_corpus::{Corpus, FieldValue};
-use neardup_dedup::{Fate, components, keep_first};
+use neardup_dedup::{Copies, Fate, components, keep_first};
 use neardup_index::{Pair, TablePlan, self_join};
+use xxhash_rust::xxh3::xxh3_64;
 
 use crate::args::{ClusterArg, DedupArgs, KeepArg};
 use crate::output::write_atomically;
@@ -83,13 +84,18 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let mut records = Vec::new();
     // The values --keep max:FIELD / min:FIELD ranks by, if asked for.
     let mut keys: Vec<Option<FieldValue>> = Vec::new();
+    // Hashes of the texts, to find exact copies; freed once they are found.
+    let mut text_hashes: Vec<u64> = Vec::new();
     let skipped = pool.install(|| {
         pipeline::run(
             &corpus,
             skip_invalid,
             &progress,
-            |doc| fingerprinter.fingerprint(&doc.text),
-            |doc, fp| {
+            |doc| {
+                let fingerprint = fingerprinter.fingerprint(&doc.text);
+                (fingerprint, xxh3_64(doc.text.as_bytes()))
+            },
+            |doc, (fp, text_hash)| {
                 let file = file_numbers
                     .get(doc.place.path.as_path())
                     .copied()
@@ -100,6 +106,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
                     bytes: u32::try_from(doc.text.len()).unwrap_or(u32::MAX),
                     file,
                 });
+                text_hashes.push(text_hash);
                 if args.keep.field().is_some() {
                     keys.push(doc.extra.clone());
                 }
@@ -111,21 +118,43 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
 
     let width = fingerprinter.width();
     let n = records.len();
-    let plan = TablePlan::choose_for_join(width, args.k, n.max(1) as f64)
+    let order = keep_order(&args.keep, &records, &keys);
+    drop(keys);
+    let fingerprints: Vec<u128> = records.iter().map(|r| r.fingerprint).collect();
+    let copies = Copies::new(&fingerprints, &text_hashes, &order);
+    drop((fingerprints, text_hashes));
+    let units = copies.units();
+    let unit_bits = |u: u32| records[copies.representative(u) as usize].fingerprint;
+
+    // The join, over one fingerprint per unit of exact copies.
+    let plan = TablePlan::choose_for_join(width, args.k, units.max(1) as f64)
         .and_then(|c| c.plan(width, args.k))
         .with_context(|| format!("-k {}", args.k))?;
     let pairs = pool.install(|| -> Result<Vec<Pair>> {
-        let bits = records.iter().map(|r| r.fingerprint);
+        let bits = (0..units as u32).map(unit_bits);
         Ok(match width {
             Width::W64 => self_join(&plan, &bits.map(|b| b as u64).collect::<Vec<_>>())?,
             _ => self_join(&plan, &bits.collect::<Vec<_>>())?,
         })
     })?;
-
     let candidates = pairs.len();
     let pairs = match verify {
         Some(threshold) => {
-            pool.install(|| reread::verified(&corpus, skip_invalid, n, &pairs, threshold))?
+            // Verified as pairs of the units' representatives.
+            let as_documents = |p: &Pair, to: &dyn Fn(u32) -> u32| Pair {
+                a: to(p.a),
+                b: to(p.b),
+                distance: p.distance,
+            };
+            let documents: Vec<Pair> = pairs
+                .iter()
+                .map(|p| as_documents(p, &|u| copies.representative(u)))
+                .collect();
+            let kept =
+                pool.install(|| reread::verified(&corpus, skip_invalid, n, &documents, threshold))?;
+            kept.iter()
+                .map(|p| as_documents(p, &|d| copies.unit_of(d)))
+                .collect()
         }
         None => pairs,
     };
@@ -136,24 +165,23 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         Some(dir) => incremental::against(dir, &records, width, args.k)?,
         None => Vec::new(),
     };
-    let against_index = |d: u32| indexed.get(d as usize).is_some_and(Option::is_some);
+    let unit_against_index = |u: u32| {
+        indexed
+            .get(copies.representative(u) as usize)
+            .is_some_and(Option::is_some)
+    };
     let pairs: Vec<Pair> = pairs
         .into_iter()
-        .filter(|p| !against_index(p.a) && !against_index(p.b))
+        .filter(|p| !unit_against_index(p.a) && !unit_against_index(p.b))
         .collect();
 
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    match &args.keep {
-        KeepArg::First => {}
-        KeepArg::Longest => order.sort_by_key(|&i| std::cmp::Reverse(records[i as usize].bytes)),
-        KeepArg::Shortest => order.sort_by_key(|&i| records[i as usize].bytes),
-        KeepArg::Max(_) => order.sort_by(|&a, &b| by_field(&keys, b, a, true)),
-        KeepArg::Min(_) => order.sort_by(|&a, &b| by_field(&keys, a, b, false)),
-    }
-    let mut fates = match args.cluster {
-        ClusterArg::Greedy => keep_first(n, &order, &pairs),
-        ClusterArg::Components => component_fates(n, &order, &pairs, &records),
+    // Units are numbered in keep order already.
+    let unit_order: Vec<u32> = (0..units as u32).collect();
+    let unit_fates = match args.cluster {
+        ClusterArg::Greedy => keep_first(units, &unit_order, &pairs),
+        ClusterArg::Components => component_fates(units, &unit_order, &pairs, unit_bits),
     };
+    let mut fates = copies.expand(&unit_fates);
     for (fate, found) in fates.iter_mut().zip(&indexed) {
         if let Some((_, distance)) = found {
             // Not a document of this batch: outputs take the name from `indexed`.
@@ -192,6 +220,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         "unique": unique,
         "dropped": n - unique,
         "dropped_against_index": indexed.iter().filter(|i| i.is_some()).count(),
+        "exact_copies": n - units,
         "candidate_pairs": candidates,
         "pairs": pairs.len(),
         "groups": groups,
@@ -256,6 +285,20 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The documents in the order `--keep` asks for: each group keeps its
+/// first document in this order.
+fn keep_order(keep: &KeepArg, records: &[Record], keys: &[Option<FieldValue>]) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..records.len() as u32).collect();
+    match keep {
+        KeepArg::First => {}
+        KeepArg::Longest => order.sort_by_key(|&i| std::cmp::Reverse(records[i as usize].bytes)),
+        KeepArg::Shortest => order.sort_by_key(|&i| records[i as usize].bytes),
+        KeepArg::Max(_) => order.sort_by(|&a, &b| by_field(keys, b, a, true)),
+        KeepArg::Min(_) => order.sort_by(|&a, &b| by_field(keys, a, b, false)),
+    }
+    order
 }
 
 /// Documents `a` and `b` by their field values (numbers before strings);
@@ -355,7 +398,12 @@ fn refuse_inputs_as_outputs(out: &Path, files: &[PathBuf]) -> Result<()> {
 
 /// Components as fates: the first member in `order` of each group is kept,
 /// the others are its duplicates, at their own distance from it.
-fn component_fates(n: usize, order: &[u32], pairs: &[Pair], records: &[Record]) -> Vec<Fate> {
+fn component_fates(
+    n: usize,
+    order: &[u32],
+    pairs: &[Pair],
+    fingerprint: impl Fn(u32) -> u128,
+) -> Vec<Fate> {
     let mut rank = vec![0u32; n];
     for (r, &d) in order.iter().enumerate() {
         rank[d as usize] = r as u32;
@@ -365,9 +413,9 @@ fn component_fates(n: usize, order: &[u32], pairs: &[Pair], records: &[Record]) 
         let Some(&keep) = group.iter().min_by_key(|&&d| rank[d as usize]) else {
             continue;
         };
-        let kept = records[keep as usize].fingerprint;
+        let kept = fingerprint(keep);
         for &d in group.iter().filter(|&&d| d != keep) {
-            let distance = (records[d as usize].fingerprint ^ kept).count_ones();
+            let distance = (fingerprint(d) ^ kept).count_ones();
             fates[d as usize] = Fate::Duplicate { of: keep, distance };
         }
     }

@@ -110,6 +110,7 @@ fn render(r: &Report) -> String {
         ("unique", "unique (kept)"),
         ("dropped", "dropped as near-duplicates"),
         ("groups", "groups of two or more"),
+        ("exact_copies", "exact copies (same text)"),
         ("candidate_pairs", "candidate pairs (SimHash)"),
         ("pairs", pairs_label),
     ] {

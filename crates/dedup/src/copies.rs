@@ -1,0 +1,173 @@
+//! Exact copies, taken as one document before the join.
+//!
+//! Crawls hold the same page many times. `m` copies of one text have one
+//! fingerprint, and a join over them would report `m²/2` pairs; taken as one
+//! *unit*, they cost one fingerprint in the join, and the grouping decides
+//! for the unit and then for each copy. Copies are documents with the same
+//! fingerprint and the same hash of their text; the fingerprint takes part
+//! so that two different texts must collide in both to be taken for copies.
+
+use crate::Fate;
+
+/// The documents of a run gathered into units of exact copies.
+///
+/// ```
+/// use neardup_dedup::{Copies, Fate};
+///
+/// // Documents 0 and 2 are copies; 1 is another text with the same fingerprint.
+/// let copies = Copies::new(&[7, 7, 7], &[10, 11, 10], &[0, 1, 2]);
+/// assert_eq!(copies.units(), 2);
+/// assert_eq!(copies.unit_of(2), copies.unit_of(0));
+/// // The unit of 0 and 2 is kept: 0 (first in order) is kept, 2 is its copy.
+/// let fates = copies.expand(&[Fate::Kept, Fate::Duplicate { of: 0, distance: 0 }]);
+/// assert_eq!(fates[0], Fate::Kept);
+/// assert_eq!(fates[2], Fate::Duplicate { of: 0, distance: 0 });
+/// assert_eq!(fates[1], Fate::Duplicate { of: 0, distance: 0 });
+/// ```
+#[derive(Debug)]
+pub struct Copies {
+    /// The unit of each document.
+    unit_of: Vec<u32>,
+    /// The representative of each unit: its member first in the order
+    /// given, the one a unit's fate is decided for.
+    representative: Vec<u32>,
+}
+
+impl Copies {
+    /// Units of the documents with equal `fingerprints` and `text_hashes`
+    /// (one of each per document); units are numbered in the `order` of
+    /// their representatives, the member of each first in `order` (a
+    /// permutation of the documents: input order, longest first, …).
+    pub fn new(fingerprints: &[u128], text_hashes: &[u64], order: &[u32]) -> Copies {
+        let n = fingerprints.len().min(text_hashes.len());
+        // Sorting by (fingerprint, hash, rank) puts each unit's members
+        // together, its representative first.
+        let mut rank = vec![u32::MAX; n];
+        for (r, &d) in order.iter().enumerate() {
+            if let Some(slot) = rank.get_mut(d as usize) {
+                *slot = r as u32;
+            }
+        }
+        let mut sorted: Vec<u32> = (0..n as u32).collect();
+        sorted.sort_unstable_by_key(|&d| {
+            let d = d as usize;
+            (fingerprints[d], text_hashes[d], rank[d], d)
+        });
+        let mut unit_of = vec![0u32; n];
+        let mut representatives: Vec<u32> = Vec::new();
+        let mut previous: Option<(u128, u64)> = None;
+        for &d in &sorted {
+            let key = (fingerprints[d as usize], text_hashes[d as usize]);
+            if previous != Some(key) {
+                representatives.push(d);
+                previous = Some(key);
+            }
+            unit_of[d as usize] = representatives.len() as u32 - 1;
+        }
+        // Number the units in the order of their representatives.
+        let mut by_rank: Vec<u32> = (0..representatives.len() as u32).collect();
+        by_rank.sort_unstable_by_key(|&u| {
+            let d = representatives[u as usize];
+            (rank[d as usize], d)
+        });
+        let mut renumber = vec![0u32; by_rank.len()];
+        for (new, &old) in by_rank.iter().enumerate() {
+            renumber[old as usize] = new as u32;
+        }
+        for u in &mut unit_of {
+            *u = renumber[*u as usize];
+        }
+        let representative = by_rank
+            .iter()
+            .map(|&old| representatives[old as usize])
+            .collect();
+        Copies {
+            unit_of,
+            representative,
+        }
+    }
+
+    /// The number of units.
+    pub fn units(&self) -> usize {
+        self.representative.len()
+    }
+
+    /// The unit of document `doc`.
+    pub fn unit_of(&self, doc: u32) -> u32 {
+        self.unit_of[doc as usize]
+    }
+
+    /// The representative of unit `unit`.
+    pub fn representative(&self, unit: u32) -> u32 {
+        self.representative[unit as usize]
+    }
+
+    /// The fate of each document from the fate of each unit (whose `of` is a
+    /// unit; `u32::MAX` passes through for a duplicate of something outside
+    /// the run): a representative takes its unit's fate, with the other unit
+    /// named by its representative; the other copies of a kept unit are
+    /// duplicates of its representative at distance 0, and those of a dropped
+    /// unit duplicates of the same document as their representative.
+    pub fn expand(&self, unit_fates: &[Fate]) -> Vec<Fate> {
+        let for_representative = |fate: Fate| match fate {
+            Fate::Duplicate { of, distance } if of != u32::MAX => Fate::Duplicate {
+                of: self.representative(of),
+                distance,
+            },
+            other => other,
+        };
+        self.unit_of
+            .iter()
+            .enumerate()
+            .map(|(d, &u)| {
+                let fate = for_representative(unit_fates[u as usize]);
+                let representative = self.representative(u);
+                match fate {
+                    _ if representative == d as u32 => fate,
+                    Fate::Kept => Fate::Duplicate {
+                        of: representative,
+                        distance: 0,
+                    },
+                    duplicate => duplicate,
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_follow_the_order() {
+        // Longest first, say: 3 is first, then 1, 0, 2.
+        let copies = Copies::new(&[5, 9, 5, 9], &[1, 2, 1, 2], &[3, 1, 0, 2]);
+        assert_eq!(copies.units(), 2);
+        assert_eq!(copies.unit_of(3), 0);
+        assert_eq!(copies.representative(0), 3);
+        assert_eq!(copies.unit_of(0), 1);
+        assert_eq!(copies.representative(1), 0);
+        // Unit 1 (documents 0, 2) is a duplicate of unit 0 at 4 bits.
+        let fates = copies.expand(&[Fate::Kept, Fate::Duplicate { of: 0, distance: 4 }]);
+        assert_eq!(
+            fates,
+            [
+                Fate::Duplicate { of: 3, distance: 4 },
+                Fate::Duplicate { of: 3, distance: 0 },
+                Fate::Duplicate { of: 3, distance: 4 },
+                Fate::Kept,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_duplicate_of_an_indexed_document_stays_one() {
+        let copies = Copies::new(&[1, 1], &[0, 0], &[0, 1]);
+        let outside = Fate::Duplicate {
+            of: u32::MAX,
+            distance: 2,
+        };
+        assert_eq!(copies.expand(&[outside]), [outside, outside]);
+    }
+}

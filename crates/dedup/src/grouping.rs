@@ -31,32 +31,38 @@ pub enum Fate {
 /// assert_eq!(fates, [Fate::Duplicate { of: 1, distance: 2 }, Fate::Kept]);
 /// ```
 pub fn keep_first(n: usize, order: &[u32], pairs: &[Pair]) -> Vec<Fate> {
-    let neighbours = adjacency(n, pairs);
     let mut rank = vec![u32::MAX; n];
     for (r, &doc) in order.iter().enumerate() {
         if let Some(slot) = rank.get_mut(doc as usize) {
             *slot = r as u32;
         }
     }
+    // Each pair as (later rank, distance, earlier rank), sorted: a
+    // document's links to earlier ones come together, nearest first, and
+    // documents come in order, so the fate of every earlier document is
+    // settled when a later one looks at it. 12 bytes a pair, no lists per
+    // document.
+    let mut links: Vec<(u32, u32, u32)> = pairs
+        .iter()
+        .filter_map(|p| {
+            let (ra, rb) = (*rank.get(p.a as usize)?, *rank.get(p.b as usize)?);
+            if ra == u32::MAX || rb == u32::MAX || ra == rb {
+                return None;
+            }
+            Some((ra.max(rb), p.distance, ra.min(rb)))
+        })
+        .collect();
+    links.sort_unstable();
     let mut fates = vec![Fate::Kept; n];
-    for &doc in order {
-        let d = doc as usize;
-        if d >= n {
+    let mut decided = u32::MAX;
+    for &(later, distance, earlier) in &links {
+        if later == decided {
             continue;
         }
-        let mut best: Option<(u32, u32, u32)> = None; // (distance, rank, doc)
-        for &(other, distance) in &neighbours[d] {
-            let o = other as usize;
-            let earlier_and_kept = rank[o] < rank[d] && fates[o] == Fate::Kept;
-            if earlier_and_kept {
-                let candidate = (distance, rank[o], other);
-                if best.is_none_or(|b| candidate < b) {
-                    best = Some(candidate);
-                }
-            }
-        }
-        if let Some((distance, _, of)) = best {
-            fates[d] = Fate::Duplicate { of, distance };
+        let of = order[earlier as usize];
+        if fates[of as usize] == Fate::Kept {
+            fates[order[later as usize] as usize] = Fate::Duplicate { of, distance };
+            decided = later;
         }
     }
     fates
@@ -98,18 +104,6 @@ pub fn components(n: usize, pairs: &[Pair]) -> Vec<Vec<u32>> {
     groups.into_iter().filter(|g| g.len() > 1).collect()
 }
 
-/// For each document, its neighbours and their distances.
-fn adjacency(n: usize, pairs: &[Pair]) -> Vec<Vec<(u32, u32)>> {
-    let mut neighbours = vec![Vec::new(); n];
-    for p in pairs {
-        if (p.a as usize) < n && (p.b as usize) < n {
-            neighbours[p.a as usize].push((p.b, p.distance));
-            neighbours[p.b as usize].push((p.a, p.distance));
-        }
-    }
-    neighbours
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +127,27 @@ mod tests {
                 .collect();
             let order: Vec<u32> = (0..30).rev().collect();
             let fates = keep_first(30, &order, &pairs);
+            // The definition, document by document: the nearest earlier
+            // kept one (the earliest among equals), if any.
+            let mut naive = vec![Fate::Kept; 30];
+            for (r, &d) in order.iter().enumerate() {
+                let best = order[..r]
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &e)| naive[e as usize] == Fate::Kept)
+                    .filter_map(|(re, &e)| {
+                        pairs
+                            .iter()
+                            .filter(|p| (p.a, p.b) == (d.min(e), d.max(e)))
+                            .map(|p| (p.distance, re, e))
+                            .min()
+                    })
+                    .min();
+                if let Some((distance, _, of)) = best {
+                    naive[d as usize] = Fate::Duplicate { of, distance };
+                }
+            }
+            prop_assert_eq!(&fates, &naive);
             for p in &pairs {
                 let both_kept = fates[p.a as usize] == Fate::Kept && fates[p.b as usize] == Fate::Kept;
                 prop_assert!(!both_kept, "{p:?}");

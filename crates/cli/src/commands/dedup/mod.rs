@@ -182,6 +182,16 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         ClusterArg::Components => component_fates(units, &unit_order, &pairs, unit_bits),
     };
     let mut fates = copies.expand(&unit_fates);
+    drop(unit_fates);
+    // What the summary and the report say of the pairs; the pairs go.
+    let mut pairs_by_distance = vec![0u64; args.k as usize + 1];
+    for p in &pairs {
+        if let Some(count) = pairs_by_distance.get_mut(p.distance as usize) {
+            *count += 1;
+        }
+    }
+    let pair_count = pairs.len();
+    drop(pairs);
     for (fate, found) in fates.iter_mut().zip(&indexed) {
         if let Some((_, distance)) = found {
             // Not a document of this batch: outputs take the name from `indexed`.
@@ -204,8 +214,10 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     }
     let chosen = report::choose_samples(&fates, args.k);
     let shown: Vec<u32> = chosen.iter().flat_map(|&(d, of, _)| [d, of]).collect();
-    let mut found = reread::look_up(&corpus, skip_invalid, n, |d| named[d as usize], &shown)?;
-    let id = |d: u32| found.ids.get(&d).map_or("", String::as_str);
+    let (ids, mut texts) =
+        reread::look_up(&corpus, skip_invalid, n, |d| named[d as usize], &shown)?;
+    drop(named);
+    let id = |d: u32| ids.get(d);
 
     let unique = fates.iter().filter(|f| **f == Fate::Kept).count();
     write_unique(&args.out, args.input.format, &files, &records, &fates)?;
@@ -222,7 +234,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         "dropped_against_index": indexed.iter().filter(|i| i.is_some()).count(),
         "exact_copies": n - units,
         "candidate_pairs": candidates,
-        "pairs": pairs.len(),
+        "pairs": pair_count,
         "groups": groups,
         "seconds": started.elapsed().as_secs_f64(),
         "settings": {
@@ -242,19 +254,18 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         .iter()
         .map(|&(d, of, distance)| Sample {
             kept_id: id(of).to_string(),
-            kept_text: found.texts.get(&of).cloned().unwrap_or_default(),
+            kept_text: texts.get(&of).cloned().unwrap_or_default(),
             dropped_id: id(d).to_string(),
-            dropped_text: found.texts.remove(&d).unwrap_or_default(),
+            dropped_text: texts.remove(&d).unwrap_or_default(),
             distance,
         })
         .collect();
-    let distances: Vec<u32> = pairs.iter().map(|p| p.distance).collect();
     let id_owned = |d: u32| id(d).to_string();
     report::write_report(
         &args.out,
         &Report {
             summary: &summary,
-            pair_distances: &distances,
+            pairs_by_distance: &pairs_by_distance,
             k: args.k,
             fates: &fates,
             id: &id_owned,
@@ -270,7 +281,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         eprintln!(
             "neardup: {n} documents, {unique} unique, {} dropped as near-duplicates ({} pairs within {} bits){}",
             n - unique,
-            pairs.len(),
+            pair_count,
             args.k,
             if skipped.total() > 0 {
                 format!(", skipped {}", skipped.describe())

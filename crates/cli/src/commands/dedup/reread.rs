@@ -99,36 +99,61 @@ pub(super) fn verified(
         .collect())
 }
 
-/// The ids of the documents `want_id` asks for, and the texts of those in
-/// `want_text`, read back from `corpus`.
-pub(super) struct LookedUp {
-    pub ids: HashMap<u32, String>,
-    pub texts: HashMap<u32, String>,
+/// The ids of the documents of a run that outputs name, in one string:
+/// 8 bytes per document plus the ids asked for.
+pub(super) struct Ids {
+    text: String,
+    /// Where the id of each document ends in `text`; it starts where the
+    /// one before ends. An id not asked for is empty.
+    ends: Vec<u64>,
 }
 
+impl Ids {
+    /// The id of document `doc` (empty if it was not asked for).
+    pub fn get(&self, doc: u32) -> &str {
+        let d = doc as usize;
+        let end = self.ends.get(d).map_or(0, |&e| e as usize);
+        let start = if d == 0 {
+            0
+        } else {
+            self.ends.get(d - 1).map_or(end, |&e| e as usize)
+        };
+        self.text.get(start..end).unwrap_or("")
+    }
+}
+
+/// The ids of the documents `want_id` asks for, and the texts of those in
+/// `want_text`, read back from `corpus`.
 pub(super) fn look_up(
     corpus: &Corpus,
     skip_invalid: bool,
     n: usize,
     want_id: impl Fn(u32) -> bool,
     want_text: &[u32],
-) -> Result<LookedUp> {
-    let mut found = LookedUp {
-        ids: HashMap::new(),
-        texts: HashMap::new(),
+) -> Result<(Ids, HashMap<u32, String>)> {
+    let mut ids = Ids {
+        text: String::new(),
+        ends: Vec::with_capacity(n),
     };
+    let mut texts = HashMap::new();
     reread(
         corpus,
         skip_invalid,
         n,
         |d| want_id(d) || want_text.contains(&d),
         |d, doc| {
+            // Documents not asked for end where the one before did.
+            let end = ids.text.len() as u64;
+            ids.ends.resize(d as usize, end);
+            ids.text.push_str(&doc.id);
+            ids.ends.push(ids.text.len() as u64);
             if want_text.contains(&d) {
-                found.texts.insert(d, doc.text);
+                texts.insert(d, doc.text);
             }
-            found.ids.insert(d, doc.id);
             Ok(())
         },
     )?;
-    Ok(found)
+    let end = ids.text.len() as u64;
+    ids.ends.resize(n, end);
+    Ok((ids, texts))
 }

@@ -175,7 +175,11 @@ impl<'a, B: Bits> Join<'a, B> {
                 .into_par_iter()
                 .map(|segment| self.pairs_in_segment(t, mask, segment))
                 .collect();
-            pairs.extend(found.into_iter().flatten());
+            // Grown once to size: doubling would leave up to half unused.
+            pairs.reserve_exact(found.iter().map(Vec::len).sum());
+            for part in found {
+                pairs.extend_from_slice(&part);
+            }
         }
         pairs.par_sort_unstable();
         Ok(pairs)

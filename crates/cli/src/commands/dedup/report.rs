@@ -436,7 +436,7 @@ const HEAD: &str = r#"<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>neardup dedup report</title>
 <style>
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 76rem; padding: 0 1rem; color: #1b1f24; }
+body { font: 15px/1.45 system-ui, "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", sans-serif; margin: 2rem auto; max-width: 76rem; padding: 0 1rem; color: #1b1f24; }
 h1 { margin-bottom: .2rem; }
 .sub { color: #57606a; margin-top: 0; word-break: break-all; }
 .totals { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: .8rem; margin: 1.5rem 0; }

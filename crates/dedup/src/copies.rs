@@ -15,7 +15,7 @@ use crate::Fate;
 /// use neardup_dedup::{Copies, Fate};
 ///
 /// // Documents 0 and 2 are copies; 1 is another text with the same fingerprint.
-/// let copies = Copies::new(&[7, 7, 7], &[10, 11, 10], &[0, 1, 2]);
+/// let copies = Copies::new(|_| 7, &[10, 11, 10], &[0, 1, 2]);
 /// assert_eq!(copies.units(), 2);
 /// assert_eq!(copies.unit_of(2), copies.unit_of(0));
 /// // The unit of 0 and 2 is kept: 0 (first in order) is kept, 2 is its copy.
@@ -34,12 +34,13 @@ pub struct Copies {
 }
 
 impl Copies {
-    /// Units of the documents with equal `fingerprints` and `text_hashes`
-    /// (one of each per document); units are numbered in the `order` of
-    /// their representatives, the member of each first in `order` (a
-    /// permutation of the documents: input order, longest first, …).
-    pub fn new(fingerprints: &[u128], text_hashes: &[u64], order: &[u32]) -> Copies {
-        let n = fingerprints.len().min(text_hashes.len());
+    /// Units of the documents with equal fingerprints (`fingerprint` of a
+    /// document's number) and `text_hashes` (one per document); units are
+    /// numbered in the `order` of their representatives, the member of each
+    /// first in `order` (a permutation of the documents: input order,
+    /// longest first, …).
+    pub fn new(fingerprint: impl Fn(u32) -> u128, text_hashes: &[u64], order: &[u32]) -> Copies {
+        let n = text_hashes.len();
         // Sorting by (fingerprint, hash, rank) puts each unit's members
         // together, its representative first.
         let mut rank = vec![u32::MAX; n];
@@ -50,14 +51,14 @@ impl Copies {
         }
         let mut sorted: Vec<u32> = (0..n as u32).collect();
         sorted.sort_unstable_by_key(|&d| {
-            let d = d as usize;
-            (fingerprints[d], text_hashes[d], rank[d], d)
+            let i = d as usize;
+            (fingerprint(d), text_hashes[i], rank[i], d)
         });
         let mut unit_of = vec![0u32; n];
         let mut representatives: Vec<u32> = Vec::new();
         let mut previous: Option<(u128, u64)> = None;
         for &d in &sorted {
-            let key = (fingerprints[d as usize], text_hashes[d as usize]);
+            let key = (fingerprint(d), text_hashes[d as usize]);
             if previous != Some(key) {
                 representatives.push(d);
                 previous = Some(key);
@@ -142,7 +143,7 @@ mod tests {
     #[test]
     fn units_follow_the_order() {
         // Longest first, say: 3 is first, then 1, 0, 2.
-        let copies = Copies::new(&[5, 9, 5, 9], &[1, 2, 1, 2], &[3, 1, 0, 2]);
+        let copies = Copies::new(|d| [5, 9, 5, 9][d as usize], &[1, 2, 1, 2], &[3, 1, 0, 2]);
         assert_eq!(copies.units(), 2);
         assert_eq!(copies.unit_of(3), 0);
         assert_eq!(copies.representative(0), 3);
@@ -163,7 +164,7 @@ mod tests {
 
     #[test]
     fn a_duplicate_of_an_indexed_document_stays_one() {
-        let copies = Copies::new(&[1, 1], &[0, 0], &[0, 1]);
+        let copies = Copies::new(|_| 1, &[0, 0], &[0, 1]);
         let outside = Fate::Duplicate {
             of: u32::MAX,
             distance: 2,

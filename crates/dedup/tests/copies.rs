@@ -45,7 +45,7 @@ proptest! {
         }
         let by_document = keep_first(n, &order, &pairs(&fingerprints, k));
 
-        let copies = Copies::new(&fingerprints, &hashes, &order);
+        let copies = Copies::new(|d| fingerprints[d as usize], &hashes, &order);
         let unit_fps: Vec<u128> = (0..copies.units() as u32)
             .map(|u| fingerprints[copies.representative(u) as usize])
             .collect();

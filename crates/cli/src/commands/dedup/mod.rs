@@ -120,9 +120,8 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let n = records.len();
     let order = keep_order(&args.keep, &records, &keys);
     drop(keys);
-    let fingerprints: Vec<u128> = records.iter().map(|r| r.fingerprint).collect();
-    let copies = Copies::new(&fingerprints, &text_hashes, &order);
-    drop((fingerprints, text_hashes));
+    let copies = Copies::new(|d| records[d as usize].fingerprint, &text_hashes, &order);
+    drop(text_hashes);
     let units = copies.units();
     let unit_bits = |u: u32| records[copies.representative(u) as usize].fingerprint;
 

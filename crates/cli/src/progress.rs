@@ -15,18 +15,28 @@ pub struct Progress {
 impl Progress {
     /// A bar over `total` bytes if known, else a counter.
     pub fn new(total: Option<u64>, quiet: bool) -> Progress {
+        Progress::stage(total, quiet, "")
+    }
+
+    /// A bar as [`Progress::new`], after the name of a `stage` of the run
+    /// (`"verifying"`), for commands that read their inputs more than once.
+    pub fn stage(total: Option<u64>, quiet: bool, stage: &str) -> Progress {
+        let prefix = if stage.is_empty() { "" } else { "{prefix} " };
         let bar = match total {
             Some(total) => ProgressBar::new(total).with_style(
-                ProgressStyle::with_template(
-                    "{bar:30} {bytes}/{total_bytes} {bytes_per_sec} {msg} ETA {eta}",
-                )
+                ProgressStyle::with_template(&format!(
+                    "{prefix}{{bar:30}} {{bytes}}/{{total_bytes}} {{bytes_per_sec}} {{msg}} ETA {{eta}}"
+                ))
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
             ),
             None => ProgressBar::no_length().with_style(
-                ProgressStyle::with_template("{spinner} {bytes} read {bytes_per_sec} {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                ProgressStyle::with_template(&format!(
+                    "{prefix}{{spinner}} {{bytes}} read {{bytes_per_sec}} {{msg}}"
+                ))
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
             ),
         };
+        bar.set_prefix(stage.to_string());
         // stderr() is hidden when stderr is not a terminal.
         bar.set_draw_target(if quiet {
             ProgressDrawTarget::hidden()

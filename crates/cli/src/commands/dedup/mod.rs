@@ -32,6 +32,7 @@ use crate::progress::Progress;
 use crate::{config, pipeline};
 use outputs::{OUTPUTS, write_clusters, write_duplicates, write_unique};
 use report::{Report, Sample};
+use reread::Pass;
 
 /// What is kept of a document between passes: 32 bytes, whatever its size.
 /// Its id is read back only if an output names it.
@@ -149,8 +150,13 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
                 .iter()
                 .map(|p| as_documents(p, &|u| copies.representative(u)))
                 .collect();
+            let pass = Pass {
+                skip_invalid,
+                quiet: args.quiet,
+                stage: "verifying",
+            };
             let kept =
-                pool.install(|| reread::verified(&corpus, skip_invalid, n, &documents, threshold))?;
+                pool.install(|| reread::verified(&corpus, &pass, n, &documents, threshold))?;
             kept.iter()
                 .map(|p| as_documents(p, &|d| copies.unit_of(d)))
                 .collect()
@@ -213,8 +219,12 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     }
     let chosen = report::choose_samples(&fates, args.k);
     let shown: Vec<u32> = chosen.iter().flat_map(|&(d, of, _)| [d, of]).collect();
-    let (ids, mut texts) =
-        reread::look_up(&corpus, skip_invalid, n, |d| named[d as usize], &shown)?;
+    let pass = Pass {
+        skip_invalid,
+        quiet: args.quiet,
+        stage: "reading ids",
+    };
+    let (ids, mut texts) = reread::look_up(&corpus, &pass, n, |d| named[d as usize], &shown)?;
     drop(named);
     let id = |d: u32| ids.get(d);
 

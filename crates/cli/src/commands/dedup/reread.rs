@@ -11,32 +11,47 @@ use neardup_dedup::{jaccard, shingles};
 use neardup_index::Pair;
 use rayon::prelude::*;
 
+use crate::progress::Progress;
+
 /// Texts gathered before they are shingled on all cores together.
 const BATCH_BYTES: usize = 16 << 20;
+
+/// How a pass reads the inputs again.
+pub(super) struct Pass {
+    /// Skip the records skipped the first time.
+    pub skip_invalid: bool,
+    /// No progress bar.
+    pub quiet: bool,
+    /// What the bar says the pass is for.
+    pub stage: &'static str,
+}
 
 /// Reads `corpus` again and hands each document `wanted` asks for, with its
 /// number, to `visit`. Errors skipped on the first pass are skipped again;
 /// a corpus that yields another number of documents than `n` has changed.
 pub(super) fn reread(
     corpus: &Corpus,
-    skip_invalid: bool,
+    pass: &Pass,
     n: usize,
     wanted: impl Fn(u32) -> bool,
     mut visit: impl FnMut(u32, Document) -> Result<()>,
 ) -> Result<()> {
+    let progress = Progress::stage(corpus.total_bytes(), pass.quiet, pass.stage);
     let mut next = 0usize;
     for doc in corpus.documents() {
         match doc {
             Ok(doc) => {
+                progress.document(doc.text.len());
                 if next < n && wanted(next as u32) {
                     visit(next as u32, doc)?;
                 }
                 next += 1;
             }
-            Err(e) if skip_invalid && e.is_record() => {}
+            Err(e) if pass.skip_invalid && e.is_record() => {}
             Err(e) => return Err(e.into()),
         }
     }
+    progress.finish();
     if next != n {
         bail!("the inputs changed while dedup ran: {n} documents read first, {next} now");
     }
@@ -49,7 +64,7 @@ pub(super) fn reread(
 /// rayon pool.
 pub(super) fn verified(
     corpus: &Corpus,
-    skip_invalid: bool,
+    pass: &Pass,
     n: usize,
     pairs: &[Pair],
     threshold: f64,
@@ -73,7 +88,7 @@ pub(super) fn verified(
     };
     reread(
         corpus,
-        skip_invalid,
+        pass,
         n,
         |d| needed[d as usize],
         |d, doc| {
@@ -126,7 +141,7 @@ impl Ids {
 /// `want_text`, read back from `corpus`.
 pub(super) fn look_up(
     corpus: &Corpus,
-    skip_invalid: bool,
+    pass: &Pass,
     n: usize,
     want_id: impl Fn(u32) -> bool,
     want_text: &[u32],
@@ -138,7 +153,7 @@ pub(super) fn look_up(
     let mut texts = HashMap::new();
     reread(
         corpus,
-        skip_invalid,
+        pass,
         n,
         |d| want_id(d) || want_text.contains(&d),
         |d, doc| {

@@ -54,12 +54,15 @@ Examples:
   neardup dedup news.jsonl.gz --out out/ -k 4 --keep longest
   neardup dedup corpus/ --out out/ --cluster components --force
   neardup dedup crawl.jsonl.zst --out out/ --verify jaccard:0.8
+  neardup dedup shards/*.parquet --out out/ --text-field content --keep max:score
   neardup dedup day1/ --out out1/ --save-index seen/
   neardup dedup day2/ --out out2/ --against seen/ --save-index seen/
 
-Outputs in DIR: unique.jsonl (the kept JSON lines, byte for byte) and/or
-unique.txt (kept text lines, and paths of kept whole-file documents),
-duplicates.jsonl, clusters.jsonl, summary.json.";
+Outputs in DIR: unique.jsonl (the kept JSON lines, byte for byte),
+unique.parquet (the kept Parquet rows, every column as it was; inputs must
+share one schema) and/or unique.txt (kept text lines, and paths of kept
+whole-file documents), each if some input is of its kind; duplicates.jsonl,
+clusters.jsonl, report.html, summary.json.";
 
 /// Which document of a group is kept: `first`, `longest`, `shortest`,
 /// `max:FIELD` (alias `field:FIELD`) or `min:FIELD`.
@@ -150,7 +153,8 @@ pub struct DedupArgs {
     pub k: u32,
     /// Which document of a group is kept: first, longest, shortest,
     /// max:FIELD (alias field:FIELD) or min:FIELD, the one with the
-    /// greatest (least) value of a JSON field, e.g. a quality score or a date.
+    /// greatest (least) value of a JSON field or Parquet column, e.g. a
+    /// quality score or a date.
     #[arg(long, default_value = "first", value_name = "RULE")]
     pub keep: KeepArg,
     /// How documents are grouped.
@@ -356,13 +360,15 @@ pub struct FingerprintSettings {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Input")]
 pub struct InputArgs {
-    /// Input format; auto: .jsonl/.ndjson are JSON lines, anything else text.
+    /// Input format; auto: .jsonl/.ndjson are JSON lines, .parquet Parquet
+    /// (one document per row), anything else text.
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     pub format: FormatArg,
-    /// JSON field holding the text.
+    /// JSON field (or Parquet column) holding the text.
     #[arg(long, default_value = "text", value_name = "NAME")]
     pub text_field: String,
-    /// JSON field holding the id (else FILE:LINE).
+    /// JSON field (or Parquet column) holding the id (else FILE:LINE, or
+    /// FILE:ROW).
     #[arg(long, default_value = "id", value_name = "NAME")]
     pub id_field: String,
     /// Each line of a text file is one document (blank lines skipped).
@@ -382,6 +388,7 @@ pub enum FormatArg {
     Auto,
     Jsonl,
     Text,
+    Parquet,
 }
 
 #[derive(Debug, Args)]

@@ -53,15 +53,21 @@ pub fn fingerprinter(s: &FingerprintSettings) -> Result<Fingerprinter> {
     Ok(b.build()?)
 }
 
+/// The format `--format` names.
+pub fn format(format: FormatArg) -> Format {
+    match format {
+        FormatArg::Auto => Format::Auto,
+        FormatArg::Jsonl => Format::JsonLines,
+        FormatArg::Text => Format::Text,
+        FormatArg::Parquet => Format::Parquet,
+    }
+}
+
 /// How documents are read.
 pub fn read_options(input: &InputArgs) -> ReadOptions {
     let mut options = ReadOptions::default();
     options
-        .format(match input.format {
-            FormatArg::Auto => Format::Auto,
-            FormatArg::Jsonl => Format::JsonLines,
-            FormatArg::Text => Format::Text,
-        })
+        .format(format(input.format))
         .text_field(&input.text_field)
         .id_field(&input.id_field)
         .lines(input.lines)

@@ -338,3 +338,142 @@ fn exact_copies_are_one_unit_in_the_join() {
         assert_eq!(clusters.lines().count(), 2);
     }
 }
+
+#[test]
+fn parquet_rows_are_kept_with_every_column() {
+    use std::sync::Arc;
+
+    use arrow_array::builder::{ListBuilder, StringBuilder};
+    use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, UInt64Array};
+    use parquet::arrow::ArrowWriter;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    let d = Dir::new();
+    let texts = [
+        article("with one ending"),
+        article("with one ending!"),
+        "completely different words about markets, rates and the weather".to_string(),
+        article("with one ending"),
+    ];
+    let mut tags = ListBuilder::new(StringBuilder::new());
+    for row in [&["news", "fox"][..], &[], &["markets"], &["fox"]] {
+        for tag in row {
+            tags.values().append_value(*tag);
+        }
+        tags.append(true);
+    }
+    let batch = RecordBatch::try_from_iter([
+        (
+            "id",
+            Arc::new(StringArray::from(vec!["a", "b", "c", "d"])) as ArrayRef,
+        ),
+        ("text", Arc::new(StringArray::from(texts.to_vec()))),
+        ("n", Arc::new(Int64Array::from(vec![10, 20, 30, 40]))),
+        (
+            "score",
+            Arc::new(Float64Array::from(vec![
+                Some(0.5),
+                None,
+                Some(1.5),
+                Some(2.5),
+            ])),
+        ),
+        ("tags", Arc::new(tags.finish())),
+    ])
+    .unwrap();
+    let write = |name: &str, batch: &RecordBatch| {
+        let file = std::fs::File::create(d.path(name)).unwrap();
+        let mut writer = ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+        writer.write(batch).unwrap();
+        writer.close().unwrap();
+    };
+    write("in.parquet", &batch);
+    let read = |name: &str| {
+        let file = std::fs::File::open(d.path(name)).unwrap();
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap();
+        let batches: Vec<RecordBatch> = reader.map(Result::unwrap).collect();
+        arrow_select::concat::concat_batches(&batches[0].schema(), &batches).unwrap()
+    };
+    let rows = |picked: Vec<u64>| {
+        arrow_select::take::take_record_batch(&batch, &UInt64Array::from(picked)).unwrap()
+    };
+
+    let run = d.run(&["dedup", "in.parquet", "--out", "out"], b"");
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    assert_eq!(read("out/unique.parquet"), rows(vec![0, 2]));
+    assert!(!d.path("out/unique.jsonl").exists() && !d.path("out/unique.txt").exists());
+    let dups = std::fs::read_to_string(d.path("out/duplicates.jsonl")).unwrap();
+    let dups: Vec<serde_json::Value> = dups
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let pairs: Vec<(&str, &str)> = dups
+        .iter()
+        .map(|v| {
+            (
+                v["id"].as_str().unwrap(),
+                v["duplicate_of"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(pairs, [("b", "a"), ("d", "a")]);
+
+    // --keep reads a Parquet column.
+    let run = d.run(
+        &[
+            "dedup",
+            "in.parquet",
+            "--out",
+            "out",
+            "--force",
+            "--keep",
+            "max:n",
+        ],
+        b"",
+    );
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    assert_eq!(read("out/unique.parquet"), rows(vec![2, 3]));
+
+    // fingerprint reads it too: one line per row, named by the id column.
+    let prints = d.run(&["fingerprint", "in.parquet"], b"");
+    assert_eq!(prints.code(), 0, "{}", prints.stderr());
+    let ids: Vec<String> = prints
+        .lines()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, ["a", "b", "c", "d"]);
+    let named = d.run(&["fingerprint", "in.parquet", "--id-field", "none"], b"");
+    assert_eq!(named.lines()[2]["id"], "in.parquet:3");
+
+    // Parquet inputs of two schemas cannot share unique.parquet.
+    let other = RecordBatch::try_from_iter([(
+        "text",
+        Arc::new(StringArray::from(vec![texts[2].as_str()])) as ArrayRef,
+    )])
+    .unwrap();
+    write("other.parquet", &other);
+    let run = d.run(
+        &["dedup", "in.parquet", "other.parquet", "--out", "o2"],
+        b"",
+    );
+    assert_eq!(run.code(), 2);
+    assert!(
+        run.stderr().contains("other.parquet") && run.stderr().contains("columns differ"),
+        "{}",
+        run.stderr()
+    );
+    assert!(!d.path("o2/unique.parquet").exists() && !d.path("o2/summary.json").exists());
+    // A missing text column names the file and the columns it has.
+    let run = d.run(&["fingerprint", "in.parquet", "--text-field", "body"], b"");
+    assert_eq!(run.code(), 2);
+    assert!(
+        run.stderr()
+            .contains("in.parquet: no column \"body\" (it has: id, text, n, score, tags)"),
+        "{}",
+        run.stderr()
+    );
+}

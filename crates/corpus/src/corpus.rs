@@ -7,6 +7,7 @@ use crate::error::{Error, Place, Result};
 use crate::json_lines::{self, Field};
 use crate::open::{Compression, is_stdin, open, read_line_capped, sniff};
 use crate::options::{Format, ReadOptions};
+use crate::parquet::ParquetRows;
 
 /// The UTF-8 byte-order mark, which some editors put at the start of files.
 const BOM: &[u8] = b"\xef\xbb\xbf";
@@ -17,20 +18,22 @@ const BINARY_PROBE: usize = 8 << 10;
 /// One document read from the inputs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Document {
-    /// Its id: the JSON id field, else `FILE:LINE` for line-based formats,
-    /// else the file's path.
+    /// Its id: the JSON id field (Parquet id column), else `FILE:LINE` for
+    /// line-based formats (`FILE:ROW` for Parquet), else the file's path.
     pub id: String,
     /// Its text.
     pub text: String,
     /// Where it was read.
     pub place: Place,
-    /// The byte offset of its record in the (decompressed) input.
+    /// The byte offset of its record in the (decompressed) input; for
+    /// Parquet, the 0-based index of its row.
     pub offset: u64,
     /// The value of [`ReadOptions::extra_field`], if asked for and present.
     pub extra: Option<FieldValue>,
 }
 
-/// The value of a JSON field read besides the text and the id.
+/// The value of a JSON field (or Parquet column) read besides the text and
+/// the id.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FieldValue {
     /// A number.
@@ -156,7 +159,7 @@ impl Corpus {
     }
 
     /// The total size of the files on disk (compressed size for compressed
-    /// files), or `None` when reading stdin.
+    /// files and Parquet), or `None` when reading stdin.
     pub fn total_bytes(&self) -> Option<u64> {
         self.files
             .iter()
@@ -181,6 +184,7 @@ impl Corpus {
             skipped_binary: vec![0; self.roots.len()],
             pending_end: None,
             buf: Vec::new(),
+            parquet: None,
         }
     }
 }
@@ -204,6 +208,8 @@ pub struct Documents<'a> {
     /// Roots to check for emptiness once reading is done.
     pending_end: Option<usize>,
     buf: Vec<u8>,
+    /// The Parquet file being read, if any.
+    parquet: Option<Box<ParquetRows>>,
 }
 
 impl Documents<'_> {
@@ -287,6 +293,16 @@ impl Documents<'_> {
             path: file.path.clone(),
             line: None,
         };
+        if format == Format::Parquet {
+            // Never probed for NUL bytes: Parquet is binary.
+            return Some(match ParquetRows::open(&file.path, self.options()) {
+                Ok(rows) => {
+                    self.parquet = Some(Box::new(rows));
+                    Opened::Lines
+                }
+                Err(e) => Opened::Item(Err(e)),
+            });
+        }
         let mut reader = match open(&file.path, compression) {
             Ok(r) => r,
             Err(e) => return Some(Opened::Item(Err(Error::io(place, e)))),
@@ -328,7 +344,7 @@ impl Documents<'_> {
 enum Opened {
     /// A whole-file document, or an error.
     Item(Result<Document>),
-    /// A line-based file, now current.
+    /// A line-based or Parquet file, now current.
     Lines,
     /// A binary file found by walking, skipped.
     Skipped,
@@ -339,6 +355,20 @@ impl Iterator for Documents<'_> {
 
     fn next(&mut self) -> Option<Result<Document>> {
         loop {
+            if let Some(rows) = self.parquet.as_mut() {
+                match rows.next_document() {
+                    Some(item) => {
+                        if matches!(&item, Err(e) if !e.is_record()) {
+                            self.parquet = None;
+                        }
+                        return Some(self.count(item));
+                    }
+                    None => {
+                        self.parquet = None;
+                        continue;
+                    }
+                }
+            }
             if self.current.is_some() {
                 if let Some(item) = self.next_line() {
                     return Some(self.count(item));

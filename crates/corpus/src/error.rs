@@ -6,12 +6,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Where in the input something happened: a file (or `-` for stdin) and,
-/// for line-based formats, a 1-based line.
+/// for line-based formats, a 1-based line (for Parquet, a 1-based row).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Place {
     /// The file, as given or found by walking a directory.
     pub path: PathBuf,
-    /// The 1-based line, for line-based formats.
+    /// The 1-based line, for line-based formats; the 1-based row, for
+    /// Parquet.
     pub line: Option<u64>,
 }
 
@@ -114,6 +115,62 @@ pub enum Error {
         /// The offset of the first NUL byte.
         offset: u64,
     },
+    /// A Parquet file that cannot be read: not Parquet, damaged, compressed
+    /// as a whole, or stdin. The message says what to do.
+    #[error("{place}: {message}")]
+    Parquet {
+        /// The file, and the row where reading stopped if known.
+        place: Place,
+        /// What went wrong, and what to do.
+        message: String,
+    },
+    /// A Parquet file without the text column.
+    #[error(
+        "{place}: no column {column:?} (it has: {}); name the text column with --text-field",
+        columns.join(", ")
+    )]
+    MissingColumn {
+        /// The file.
+        place: Place,
+        /// The column that was looked for.
+        column: String,
+        /// The columns the file has.
+        columns: Vec<String>,
+    },
+    /// A Parquet column whose type cannot be read as asked.
+    #[error("{place}: column {column:?} is of type {found}, expected {expected}")]
+    ColumnType {
+        /// The file.
+        place: Place,
+        /// The column.
+        column: String,
+        /// Its Arrow type.
+        found: String,
+        /// What it should be.
+        expected: &'static str,
+    },
+    /// Parquet files whose rows go to one output have different columns.
+    #[error(
+        "{place}: its columns differ from those of {} ({detail}); rows are copied into one \
+         Parquet file of one schema, so give files of one schema at a time",
+        first.display()
+    )]
+    SchemaMismatch {
+        /// The file whose columns differ.
+        place: Place,
+        /// The first file copied, whose columns the output has.
+        first: PathBuf,
+        /// The first difference.
+        detail: String,
+    },
+    /// The rows of a Parquet file could not be written out.
+    #[error("{place}: cannot write its kept rows ({message}); check the output's disk space")]
+    WriteRows {
+        /// The file whose rows were being copied.
+        place: Place,
+        /// What the writer said.
+        message: String,
+    },
 }
 
 impl Error {
@@ -127,7 +184,16 @@ impl Error {
     /// Whether the error concerns one record, which `--skip-invalid` may
     /// skip, rather than the input as a whole.
     pub fn is_record(&self) -> bool {
-        !matches!(self, Error::Io { .. } | Error::NoDocuments { .. })
+        !matches!(
+            self,
+            Error::Io { .. }
+                | Error::NoDocuments { .. }
+                | Error::Parquet { .. }
+                | Error::MissingColumn { .. }
+                | Error::ColumnType { .. }
+                | Error::SchemaMismatch { .. }
+                | Error::WriteRows { .. }
+        )
     }
 
     /// Where it happened.
@@ -140,7 +206,12 @@ impl Error {
             | Error::FieldType { place, .. }
             | Error::Utf8 { place, .. }
             | Error::TooLarge { place, .. }
-            | Error::Binary { place, .. } => place,
+            | Error::Binary { place, .. }
+            | Error::Parquet { place, .. }
+            | Error::MissingColumn { place, .. }
+            | Error::ColumnType { place, .. }
+            | Error::SchemaMismatch { place, .. }
+            | Error::WriteRows { place, .. } => place,
         }
     }
 
@@ -155,6 +226,11 @@ impl Error {
             Error::Utf8 { .. } => "invalid-utf8",
             Error::TooLarge { .. } => "too-large",
             Error::Binary { .. } => "binary",
+            Error::Parquet { .. } => "invalid-parquet",
+            Error::MissingColumn { .. } => "missing-column",
+            Error::ColumnType { .. } => "column-type",
+            Error::SchemaMismatch { .. } => "schema-mismatch",
+            Error::WriteRows { .. } => "write-rows",
         }
     }
 }

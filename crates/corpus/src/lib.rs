@@ -1,5 +1,5 @@
-//! Reading documents for neardup: files, directories, stdin; JSON lines or
-//! plain text; gzip and zstd.
+//! Reading documents for neardup: files, directories, stdin; JSON lines,
+//! Parquet or plain text; gzip and zstd.
 //!
 //! A [`Corpus`] is the inputs of a run, expanded into files; its
 //! [`documents`](Corpus::documents) stream yields each [`Document`] (id,
@@ -12,7 +12,13 @@
 //! - `.jsonl`, `.ndjson`: one JSON object per line; the text is in the field
 //!   `text` and the id in `id` (both configurable), else the id is
 //!   `FILE:LINE`;
+//! - `.parquet`: one document per row, read a batch of rows at a time; the
+//!   text is in the column `text` and the id in `id` (both configurable),
+//!   else the id is `FILE:ROW`;
 //! - anything else: one document per file (id = path), or one per line.
+//!
+//! What is kept can be copied back out as it was read: [`copy_lines`] for
+//! line-based files, [`copy_rows`] and [`ParquetRowWriter`] for Parquet.
 
 #![deny(missing_docs)]
 
@@ -21,7 +27,9 @@ mod error;
 mod json_lines;
 mod open;
 mod options;
+mod parquet;
 
+pub use self::parquet::{ParquetRowWriter, copy_rows};
 pub use corpus::{Corpus, Document, Documents, FieldValue};
 pub use error::{Error, Place, Result};
 pub use open::copy_lines;

@@ -28,6 +28,7 @@ pub(crate) fn sniff(path: &Path, format: Format) -> (Compression, Format) {
         Format::Auto if inner.ends_with(".jsonl") || inner.ends_with(".ndjson") => {
             Format::JsonLines
         }
+        Format::Auto if inner.ends_with(".parquet") => Format::Parquet,
         Format::Auto => Format::Text,
         given => given,
     };
@@ -183,6 +184,8 @@ mod tests {
         assert_eq!(s("a.ndjson.gz"), (Compression::Gzip, Format::JsonLines));
         assert_eq!(s("a.txt.zst"), (Compression::Zstd, Format::Text));
         assert_eq!(s("-"), (Compression::None, Format::Text));
+        assert_eq!(s("a.parquet"), (Compression::None, Format::Parquet));
+        assert_eq!(s("a.parquet.zst"), (Compression::Zstd, Format::Parquet));
         assert_eq!(
             sniff(Path::new("a.txt"), Format::JsonLines).1,
             Format::JsonLines

@@ -5,7 +5,7 @@
 #[non_exhaustive]
 pub enum Format {
     /// By extension (after `.gz`/`.zst`): `.jsonl` and `.ndjson` are JSON
-    /// lines, anything else (and stdin) is text.
+    /// lines, `.parquet` is Parquet, anything else (and stdin) is text.
     #[default]
     Auto,
     /// One JSON object per line.
@@ -13,6 +13,28 @@ pub enum Format {
     /// Plain text: one document per file, or per line with
     /// [`ReadOptions::lines`].
     Text,
+    /// Parquet: one document per row, the text in the column
+    /// [`ReadOptions::text_field`]. Read from files only, not stdin, and not
+    /// from a `.gz` or `.zst` (Parquet compresses inside).
+    Parquet,
+}
+
+impl Format {
+    /// The format `path` is read in: this one, or for [`Format::Auto`] the
+    /// one its name gives.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use neardup_corpus::Format;
+    ///
+    /// assert_eq!(Format::Auto.of(Path::new("a.ndjson.gz")), Format::JsonLines);
+    /// assert_eq!(Format::Auto.of(Path::new("part-0.parquet")), Format::Parquet);
+    /// assert_eq!(Format::Auto.of(Path::new("notes.md")), Format::Text);
+    /// assert_eq!(Format::Text.of(Path::new("a.jsonl")), Format::Text);
+    /// ```
+    pub fn of(self, path: &std::path::Path) -> Format {
+        crate::open::sniff(path, self).1
+    }
 }
 
 /// Settings for reading documents.
@@ -54,21 +76,24 @@ impl ReadOptions {
         self
     }
 
-    /// The JSON field holding the text. Default: `text`.
+    /// The JSON field (or Parquet column) holding the text. Default: `text`.
     pub fn text_field(&mut self, name: &str) -> &mut ReadOptions {
         self.text_field = name.to_string();
         self
     }
 
-    /// The JSON field holding the id; records without it are named
-    /// `FILE:LINE`. Default: `id`.
+    /// The JSON field (or Parquet column, of strings or integers) holding
+    /// the id; records without it are named `FILE:LINE` (`FILE:ROW` for
+    /// Parquet). Default: `id`.
     pub fn id_field(&mut self, name: &str) -> &mut ReadOptions {
         self.id_field = name.to_string();
         self
     }
 
-    /// One more JSON field to read, into [`Document::extra`](crate::Document::extra)
-    /// (a number or a string; absent or `null` gives `None`). Default: none.
+    /// One more JSON field (or Parquet column) to read, into
+    /// [`Document::extra`](crate::Document::extra) (a number or a string;
+    /// absent or `null` gives `None`; Parquet dates and timestamps are
+    /// numbers, in their own unit). Default: none.
     ///
     /// ```
     /// use neardup_corpus::{Corpus, FieldValue, ReadOptions};

@@ -2,3 +2,4 @@
 
 mod fuzz;
 mod model;
+mod parquet;

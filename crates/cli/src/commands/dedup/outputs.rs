@@ -6,41 +6,42 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use neardup_corpus::copy_lines;
+use neardup_corpus::{Format, ParquetRowWriter, copy_lines};
 use neardup_dedup::Fate;
 
 use super::Record;
+use crate::args::FormatArg;
+use crate::config;
+use crate::output::write_atomically;
 
 /// The files a run writes, `summary.json` (written last) last.
-pub(super) const OUTPUTS: [&str; 6] = [
+pub(super) const OUTPUTS: [&str; 7] = [
     "unique.jsonl",
     "unique.txt",
+    "unique.parquet",
     "duplicates.jsonl",
     "clusters.jsonl",
     "report.html",
     "summary.json",
 ];
-use crate::args::FormatArg;
-use crate::output::write_atomically;
 
-fn is_json_lines(path: &Path, format: FormatArg) -> bool {
-    match format {
-        FormatArg::Jsonl => true,
-        FormatArg::Text => false,
-        FormatArg::Auto => {
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            let inner = name
-                .strip_suffix(".gz")
-                .or_else(|| name.strip_suffix(".zst"))
-                .unwrap_or(name);
-            inner.ends_with(".jsonl") || inner.ends_with(".ndjson")
+/// A filter over record numbers (lines or rows) asked about in increasing
+/// order: whether each is one of `kept`, which is sorted.
+fn kept_in_order(kept: &[u64]) -> impl FnMut(u64) -> bool + '_ {
+    let mut next = 0;
+    move |number| {
+        while next < kept.len() && kept[next] < number {
+            next += 1;
         }
+        kept.get(next) == Some(&number)
     }
 }
 
-/// `unique.jsonl`: the kept JSON lines, byte for byte; `unique.txt`: the
-/// kept lines of line-based text files, and the paths of kept whole-file
-/// documents. Each written only if some input is of its kind.
+/// `unique.jsonl`: the kept JSON lines, byte for byte; `unique.parquet`:
+/// the kept Parquet rows, all columns as they were (the Parquet inputs must
+/// have one schema); `unique.txt`: the kept lines of line-based text files,
+/// and the paths of kept whole-file documents. Each written only if some
+/// input is of its kind.
 pub(super) fn write_unique(
     out: &Path,
     format: FormatArg,
@@ -60,27 +61,26 @@ pub(super) fn write_unique(
             None => kept_whole[r.file as usize] = true,
         }
     }
-    let json: Vec<usize> = (0..files.len())
-        .filter(|&f| is_json_lines(&files[f], format))
+    // Each file's kind of output: JSON lines, Parquet, or text.
+    let format = config::format(format);
+    let kinds: Vec<Format> = files
+        .iter()
+        .map(|f| match format.of(f) {
+            kind @ (Format::JsonLines | Format::Parquet) => kind,
+            _ => Format::Text,
+        })
         .collect();
-    let text: Vec<usize> = (0..files.len())
-        .filter(|&f| !is_json_lines(&files[f], format))
-        .collect();
+    let of_kind =
+        |kind: Format| -> Vec<usize> { (0..files.len()).filter(|&f| kinds[f] == kind).collect() };
+    let (json, parquet, text) = (
+        of_kind(Format::JsonLines),
+        of_kind(Format::Parquet),
+        of_kind(Format::Text),
+    );
     let copy = |out: &mut BufWriter<File>, f: usize| -> Result<()> {
-        let lines = &kept_lines[f];
-        let mut next = 0;
-        copy_lines(
-            &files[f],
-            |line| {
-                // Lines come in order, and so do the kept ones.
-                while next < lines.len() && lines[next] < line {
-                    next += 1;
-                }
-                lines.get(next) == Some(&line)
-            },
-            out,
-        )
-        .with_context(|| format!("reading {} again", files[f].display()))?;
+        // Lines come in order, and so do the kept ones.
+        copy_lines(&files[f], kept_in_order(&kept_lines[f]), out)
+            .with_context(|| format!("reading {} again", files[f].display()))?;
         Ok(())
     };
     if !json.is_empty() {
@@ -88,6 +88,19 @@ pub(super) fn write_unique(
             for &f in &json {
                 copy(w, f)?;
             }
+            Ok(())
+        })?;
+    }
+    if !parquet.is_empty() {
+        let path = out.join("unique.parquet");
+        write_atomically(&path, |w| {
+            let mut rows = ParquetRowWriter::new(w);
+            for &f in &parquet {
+                rows.copy(&files[f], kept_in_order(&kept_lines[f]))
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+            rows.finish()
+                .with_context(|| format!("writing {}", path.display()))?;
             Ok(())
         })?;
     }

@@ -29,7 +29,7 @@ mod open;
 mod options;
 mod parquet;
 
-pub use self::parquet::{ParquetRowWriter, copy_rows};
+pub use self::parquet::{ParquetRowWriter, check_same_columns, copy_rows};
 pub use corpus::{Corpus, Document, Documents, FieldValue};
 pub use error::{Error, Place, Result};
 pub use open::copy_lines;

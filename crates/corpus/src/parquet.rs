@@ -395,6 +395,59 @@ impl ParquetRows {
     }
 }
 
+/// Checks, from their footers alone, that Parquet files have the same
+/// columns (names, types and nullability, in order), as
+/// [`ParquetRowWriter`] needs: a run that will write their kept rows into
+/// one file can refuse other files before it reads any row.
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow_array::{Int64Array, RecordBatch, StringArray};
+/// use neardup_corpus::check_same_columns;
+///
+/// let dir = tempfile::tempdir()?;
+/// let write = |name: &str, batch: RecordBatch| -> Result<_, Box<dyn std::error::Error>> {
+///     let path = dir.path().join(name);
+///     let mut w = parquet::arrow::ArrowWriter::try_new(
+///         std::fs::File::create(&path)?, batch.schema(), None)?;
+///     w.write(&batch)?;
+///     w.close()?;
+///     Ok(path)
+/// };
+/// let text = || Arc::new(StringArray::from(vec!["a"])) as _;
+/// let a = write("a.parquet", RecordBatch::try_from_iter([("text", text())])?)?;
+/// let b = write("b.parquet", RecordBatch::try_from_iter([("text", text())])?)?;
+/// let c = write("c.parquet", RecordBatch::try_from_iter([
+///     ("text", text()), ("n", Arc::new(Int64Array::from(vec![1])) as _)])?)?;
+/// assert!(check_same_columns([a.as_path(), b.as_path()]).is_ok());
+/// assert!(check_same_columns([a.as_path(), c.as_path()]).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::SchemaMismatch`] naming the first file and the one that
+/// differs, or the error of a file that cannot be opened as Parquet.
+pub fn check_same_columns<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<()> {
+    let mut first: Option<(&Path, SchemaRef)> = None;
+    for path in paths {
+        let schema = open(path)?.schema().clone();
+        match &first {
+            None => first = Some((path, schema)),
+            Some((first_path, expected)) => {
+                if let Some(detail) = difference(expected, &schema) {
+                    return Err(Error::SchemaMismatch {
+                        place: place(path, None),
+                        first: first_path.to_path_buf(),
+                        detail,
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The first difference between the columns of `first` and `other`, if any
 /// (by name, type and nullability; metadata may differ).
 fn difference(first: &Schema, other: &Schema) -> Option<String> {

@@ -71,6 +71,15 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let files: Vec<PathBuf> = corpus.files().map(Path::to_path_buf).collect();
     // Before `prepare_out`, which removes an earlier run's outputs.
     refuse_inputs_as_outputs(&args.out, &files)?;
+    // unique.parquet takes the columns of every Parquet input: refuse
+    // inputs that differ now, not after the run.
+    let format = config::format(args.input.format);
+    neardup_corpus::check_same_columns(
+        files
+            .iter()
+            .filter(|f| format.of(f) == neardup_corpus::Format::Parquet)
+            .map(PathBuf::as_path),
+    )?;
     prepare_out(&args.out, args.force)?;
     let file_numbers: HashMap<&Path, u32> = files
         .iter()

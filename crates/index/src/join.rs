@@ -55,7 +55,38 @@ pub struct Pair {
 /// [`Error::Input`] when the plan's width is not `B`'s, or there are 2³²
 /// fingerprints or more.
 pub fn self_join<B: Bits>(plan: &TablePlan, fingerprints: &[B]) -> Result<Vec<Pair>> {
-    Join::new(plan, Sides::One(fingerprints))?.run()
+    Join::new(plan, Sides::One(fingerprints))?.run(&|_: &Pair| true)
+}
+
+/// The pairs of [`self_join`] that `keep` accepts, sorted by `(a, b)`:
+/// `keep` sees each pair once, as it is found (on any thread of the pool),
+/// so the pairs it refuses take no memory; one that counts and refuses them
+/// all counts the pairs in no memory. A caller with more pairs than memory can take them a slice at a
+/// time (by `b`, say), one join per slice.
+///
+/// ```
+/// use neardup_core::Width;
+/// use neardup_index::{Pair, TablePlan, self_join_where};
+///
+/// let plan = TablePlan::pigeonhole(Width::W64, 3)?;
+/// let fps = [0u64, 0, 1, 1 << 40];
+/// let pairs = self_join_where(&plan, &fps, |p| p.b == 2)?;
+/// assert_eq!(pairs, [
+///     Pair { a: 0, b: 2, distance: 1 },
+///     Pair { a: 1, b: 2, distance: 1 },
+/// ]);
+/// # Ok::<(), neardup_index::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`self_join`].
+pub fn self_join_where<B: Bits>(
+    plan: &TablePlan,
+    fingerprints: &[B],
+    keep: impl Fn(&Pair) -> bool + Sync,
+) -> Result<Vec<Pair>> {
+    Join::new(plan, Sides::One(fingerprints))?.run(&keep)
 }
 
 /// Every pair of a query and a base fingerprint within `plan.k()` bits,
@@ -80,7 +111,7 @@ pub fn self_join<B: Bits>(plan: &TablePlan, fingerprints: &[B]) -> Result<Vec<Pa
 ///
 /// As [`self_join`], for the two sets together.
 pub fn cross_join<B: Bits>(plan: &TablePlan, queries: &[B], base: &[B]) -> Result<Vec<Pair>> {
-    Join::new(plan, Sides::Two { queries, base })?.run()
+    Join::new(plan, Sides::Two { queries, base })?.run(&|_: &Pair| true)
 }
 
 /// The input of a join: one set, or queries and a base.
@@ -158,7 +189,7 @@ impl<'a, B: Bits> Join<'a, B> {
         Ok(Join { plan, sides, masks })
     }
 
-    fn run(&self) -> Result<Vec<Pair>> {
+    fn run(&self, keep: &(impl Fn(&Pair) -> bool + Sync)) -> Result<Vec<Pair>> {
         let n = self.sides.len() as u32;
         let mut entries: Vec<Entry<B>> = Vec::with_capacity(n as usize);
         let mut pairs = Vec::new();
@@ -173,7 +204,7 @@ impl<'a, B: Bits> Join<'a, B> {
             entries.par_sort_unstable_by_key(|e| e.masked(mask));
             let found: Vec<Vec<Pair>> = segments(&entries, mask)
                 .into_par_iter()
-                .map(|segment| self.pairs_in_segment(t, mask, segment))
+                .map(|segment| self.pairs_in_segment(t, mask, segment, keep))
                 .collect();
             // Grown once to size: doubling would leave up to half unused.
             pairs.reserve_exact(found.iter().map(Vec::len).sum());
@@ -187,7 +218,13 @@ impl<'a, B: Bits> Join<'a, B> {
 
     /// The pairs first found in table `t` in `segment`, whole runs of
     /// entries sorted by their key under `mask`.
-    fn pairs_in_segment(&self, t: usize, mask: B, segment: &[Entry<B>]) -> Vec<Pair> {
+    fn pairs_in_segment(
+        &self,
+        t: usize,
+        mask: B,
+        segment: &[Entry<B>],
+        keep: &impl Fn(&Pair) -> bool,
+    ) -> Vec<Pair> {
         let mut out = Vec::new();
         let mut start = 0;
         while start < segment.len() {
@@ -197,7 +234,7 @@ impl<'a, B: Bits> Join<'a, B> {
                 .position(|e| e.masked(mask) != key)
                 .map_or(segment.len(), |i| start + 1 + i);
             if end - start > 1 {
-                self.pairs_in_run(t, &segment[start..end], &mut out);
+                self.pairs_in_run(t, &segment[start..end], keep, &mut out);
             }
             start = end;
         }
@@ -205,8 +242,14 @@ impl<'a, B: Bits> Join<'a, B> {
     }
 
     /// The pairs first found in table `t` among the entries of `run`, which
-    /// share its key, added to `out`.
-    fn pairs_in_run(&self, t: usize, run: &[Entry<B>], out: &mut Vec<Pair>) {
+    /// share its key, that `keep` accepts, added to `out`.
+    fn pairs_in_run(
+        &self,
+        t: usize,
+        run: &[Entry<B>],
+        keep: &impl Fn(&Pair) -> bool,
+        out: &mut Vec<Pair>,
+    ) {
         let k = self.plan.k();
         for (i, x) in run.iter().enumerate() {
             let (fx, ix) = (x.fp, x.id);
@@ -221,7 +264,8 @@ impl<'a, B: Bits> Join<'a, B> {
                     continue;
                 };
                 let earlier = &self.masks[..t];
-                if earlier.iter().all(|&m| fx.and(m) != fy.and(m)) {
+                // `keep` last: it sees each pair once, in its first table.
+                if earlier.iter().all(|&m| fx.and(m) != fy.and(m)) && keep(&pair) {
                     out.push(pair);
                 }
             }

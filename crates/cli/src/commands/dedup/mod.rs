@@ -7,6 +7,7 @@
 //! again to copy the kept records byte for byte. Every output is written to
 //! a temporary name and renamed when whole, `summary.json` last.
 
+mod grouping;
 mod incremental;
 mod outputs;
 mod report;
@@ -22,14 +23,15 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
 use neardup_corpus::{Corpus, FieldValue};
-use neardup_dedup::{Copies, Fate, components, keep_first};
-use neardup_index::{Pair, TablePlan, self_join};
+use neardup_dedup::{Copies, Fate};
+use neardup_index::{Pair, TablePlan};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::args::{ClusterArg, DedupArgs, KeepArg};
 use crate::output::write_atomically;
 use crate::progress::Progress;
 use crate::{config, pipeline};
+use grouping::{Grouping, group};
 use outputs::{OUTPUTS, write_clusters, write_duplicates, write_unique};
 use report::{Report, Sample};
 use reread::Pass;
@@ -133,45 +135,6 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let copies = Copies::new(|d| records[d as usize].fingerprint, &text_hashes, &order);
     drop(text_hashes);
     let units = copies.units();
-    let unit_bits = |u: u32| records[copies.representative(u) as usize].fingerprint;
-
-    // The join, over one fingerprint per unit of exact copies.
-    let plan = TablePlan::choose_for_join(width, args.k, units.max(1) as f64)
-        .and_then(|c| c.plan(width, args.k))
-        .with_context(|| format!("-k {}", args.k))?;
-    let pairs = pool.install(|| -> Result<Vec<Pair>> {
-        let bits = (0..units as u32).map(unit_bits);
-        Ok(match width {
-            Width::W64 => self_join(&plan, &bits.map(|b| b as u64).collect::<Vec<_>>())?,
-            _ => self_join(&plan, &bits.collect::<Vec<_>>())?,
-        })
-    })?;
-    let candidates = pairs.len();
-    let pairs = match verify {
-        Some(threshold) => {
-            // Verified as pairs of the units' representatives.
-            let as_documents = |p: &Pair, to: &dyn Fn(u32) -> u32| Pair {
-                a: to(p.a),
-                b: to(p.b),
-                distance: p.distance,
-            };
-            let documents: Vec<Pair> = pairs
-                .iter()
-                .map(|p| as_documents(p, &|u| copies.representative(u)))
-                .collect();
-            let pass = Pass {
-                skip_invalid,
-                quiet: args.quiet,
-                stage: "verifying",
-            };
-            let kept =
-                pool.install(|| reread::verified(&corpus, &pass, n, &documents, threshold))?;
-            kept.iter()
-                .map(|p| as_documents(p, &|d| copies.unit_of(d)))
-                .collect()
-        }
-        None => pairs,
-    };
 
     // Documents near one kept by an earlier run are dropped for it, and
     // take no part in grouping this batch.
@@ -179,33 +142,61 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         Some(dir) => incremental::against(dir, &records, width, args.k)?,
         None => Vec::new(),
     };
-    let unit_against_index = |u: u32| {
+    let excluded = |u: u32| {
         indexed
             .get(copies.representative(u) as usize)
             .is_some_and(Option::is_some)
     };
-    let pairs: Vec<Pair> = pairs
-        .into_iter()
-        .filter(|p| !unit_against_index(p.a) && !unit_against_index(p.b))
-        .collect();
 
-    // Units are numbered in keep order already.
-    let unit_order: Vec<u32> = (0..units as u32).collect();
-    let unit_fates = match args.cluster {
-        ClusterArg::Greedy => keep_first(units, &unit_order, &pairs),
-        ClusterArg::Components => component_fates(units, &unit_order, &pairs, unit_bits),
+    // The join, over one fingerprint per unit of exact copies.
+    let plan = TablePlan::choose_for_join(width, args.k, units.max(1) as f64)
+        .and_then(|c| c.plan(width, args.k))
+        .with_context(|| format!("-k {}", args.k))?;
+    let pass = Pass {
+        skip_invalid,
+        quiet: args.quiet,
+        stage: "verifying",
     };
-    let mut fates = copies.expand(&unit_fates);
-    drop(unit_fates);
-    // What the summary and the report say of the pairs; the pairs go.
-    let mut pairs_by_distance = vec![0u64; args.k as usize + 1];
-    for p in &pairs {
-        if let Some(count) = pairs_by_distance.get_mut(p.distance as usize) {
-            *count += 1;
+    // Verified as pairs of the units' representatives.
+    let verify_units = |pairs: Vec<Pair>| -> Result<Vec<Pair>> {
+        let Some(threshold) = verify else {
+            return Ok(pairs);
+        };
+        let as_documents = |p: &Pair, to: &dyn Fn(u32) -> u32| Pair {
+            a: to(p.a),
+            b: to(p.b),
+            distance: p.distance,
+        };
+        let documents: Vec<Pair> = pairs
+            .iter()
+            .map(|p| as_documents(p, &|u| copies.representative(u)))
+            .collect();
+        drop(pairs);
+        let kept = reread::verified(&corpus, &pass, n, &documents, threshold)?;
+        Ok(kept
+            .iter()
+            .map(|p| as_documents(p, &|d| copies.unit_of(d)))
+            .collect())
+    };
+    let how = Grouping {
+        k: args.k,
+        components: matches!(args.cluster, ClusterArg::Components),
+        excluded: &excluded,
+        slice_pairs: grouping::SLICE_PAIRS,
+        verify: verify.map(|_| &verify_units as &(dyn Fn(Vec<Pair>) -> Result<Vec<Pair>> + Sync)),
+    };
+    let grouped = pool.install(|| {
+        let bits =
+            (0..units as u32).map(|u| records[copies.representative(u) as usize].fingerprint);
+        match width {
+            Width::W64 => group(&plan, &bits.map(|b| b as u64).collect::<Vec<_>>(), &how),
+            _ => group(&plan, &bits.collect::<Vec<_>>(), &how),
         }
-    }
-    let pair_count = pairs.len();
-    drop(pairs);
+    })?;
+    let candidates = grouped.candidates;
+    let pairs_by_distance = grouped.pairs_by_distance;
+    let pair_count: u64 = pairs_by_distance.iter().sum();
+    let mut fates = copies.expand(&grouped.fates);
     for (fate, found) in fates.iter_mut().zip(&indexed) {
         if let Some((_, distance)) = found {
             // Not a document of this batch: outputs take the name from `indexed`.
@@ -423,30 +414,4 @@ fn refuse_inputs_as_outputs(out: &Path, files: &[PathBuf]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Components as fates: the first member in `order` of each group is kept,
-/// the others are its duplicates, at their own distance from it.
-fn component_fates(
-    n: usize,
-    order: &[u32],
-    pairs: &[Pair],
-    fingerprint: impl Fn(u32) -> u128,
-) -> Vec<Fate> {
-    let mut rank = vec![0u32; n];
-    for (r, &d) in order.iter().enumerate() {
-        rank[d as usize] = r as u32;
-    }
-    let mut fates = vec![Fate::Kept; n];
-    for group in components(n, pairs) {
-        let Some(&keep) = group.iter().min_by_key(|&&d| rank[d as usize]) else {
-            continue;
-        };
-        let kept = fingerprint(keep);
-        for &d in group.iter().filter(|&&d| d != keep) {
-            let distance = (fingerprint(d) ^ kept).count_ones();
-            fates[d as usize] = Fate::Duplicate { of: keep, distance };
-        }
-    }
-    fates
 }

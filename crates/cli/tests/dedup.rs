@@ -278,8 +278,30 @@ fn keep_by_a_json_field() {
     assert_eq!(kept("min:score"), "low");
     assert_eq!(kept("max:date"), "low");
     assert_eq!(kept("min:date"), "high");
-    // Nobody has it: input order decides.
+    // The id field can rank too.
+    assert_eq!(kept("max:id"), "null");
+    assert_eq!(kept("min:id"), "high");
+    // Nobody has it: input order decides, and a warning says so.
     assert_eq!(kept("max:missing"), "none");
+    let warned = d.run(
+        &[
+            "dedup",
+            "in.jsonl",
+            "--out",
+            "out",
+            "--force",
+            "--keep",
+            "max:missing",
+        ],
+        b"",
+    );
+    assert!(
+        warned
+            .stderr()
+            .contains("no document has the field \"missing\""),
+        "{}",
+        warned.stderr()
+    );
     let bad = d.run(&["dedup", "in.jsonl", "--out", "o2", "--keep", "max:"], b"");
     assert_eq!(bad.code(), 2);
     assert!(

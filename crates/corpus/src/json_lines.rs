@@ -8,7 +8,7 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 /// A field's value, as far as a record needs it.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Field {
     Text(String),
     /// A number, as written.
@@ -69,14 +69,23 @@ impl<'de> Visitor<'de> for Picker<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Record, A::Error> {
         let mut record = Record::default();
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            if key == self.text_field && record.text.is_none() {
-                record.text = Some(field(map.next_value::<&'de RawValue>()?)?);
-            } else if key == self.id_field && record.id.is_none() {
-                record.id = Some(field(map.next_value::<&'de RawValue>()?)?);
-            } else if self.extra_field == Some(&*key) && record.extra.is_none() {
-                record.extra = Some(field(map.next_value::<&'de RawValue>()?)?);
-            } else {
+            // One field may have several roles (`--keep max:id`).
+            let text = key == self.text_field && record.text.is_none();
+            let id = key == self.id_field && record.id.is_none();
+            let extra = self.extra_field == Some(&*key) && record.extra.is_none();
+            if !(text || id || extra) {
                 map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            let value = field(map.next_value::<&'de RawValue>()?)?;
+            if extra {
+                record.extra = Some(value.clone());
+            }
+            if id {
+                record.id = Some(value.clone());
+            }
+            if text {
+                record.text = Some(value);
             }
         }
         Ok(record)
@@ -236,6 +245,12 @@ mod tests {
         assert_eq!(r.text, Some(Field::Text("a\nb".into())));
         assert_eq!(r.id, Some(Field::Number("7".into())));
         assert_eq!(r.extra, Some(Field::Number("2.5".into())));
+        // A field with two roles fills both.
+        let r = parse(r#"{"id": 7, "text": "a"}"#, "text", "id", Some("id")).unwrap();
+        assert_eq!(
+            (r.id.clone(), r.extra),
+            (Some(Field::Number("7".into())), r.id)
+        );
         assert_eq!(
             field_names(r#"{"id": 7, "x": [1, {"y": 2}], "text": "a\nb"}"#),
             ["id", "x", "text"]

@@ -50,6 +50,10 @@ struct Record {
 
 const WHOLE_FILE: u64 = u64::MAX;
 
+/// Documents are numbered in 32 bits, and `u32::MAX` names an indexed
+/// document.
+const MAX_DOCUMENTS: usize = u32::MAX as usize - 1;
+
 impl Record {
     fn line(&self) -> Option<u64> {
         (self.line != WHOLE_FILE).then_some(self.line)
@@ -112,6 +116,12 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
                     .get(doc.place.path.as_path())
                     .copied()
                     .unwrap_or(u32::MAX);
+                if records.len() >= MAX_DOCUMENTS {
+                    bail!(
+                        "more than {MAX_DOCUMENTS} documents: dedup numbers them in 32 bits; \
+                         split the input and use --save-index / --against"
+                    );
+                }
                 records.push(Record {
                     fingerprint: fp.bits(),
                     line: doc.place.line.unwrap_or(WHOLE_FILE),
@@ -131,6 +141,16 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let width = fingerprinter.width();
     let n = records.len();
     let order = keep_order(&args.keep, &records, &keys);
+    if let Some(field) = args.keep.field()
+        && n > 0
+        && keys.iter().all(Option::is_none)
+    {
+        eprintln!(
+            "neardup: warning: no document has the field {field:?} (--keep {}); \
+             groups keep their first document in input order",
+            args.keep.describe()
+        );
+    }
     drop(keys);
     let copies = Copies::new(|d| records[d as usize].fingerprint, &text_hashes, &order);
     drop(text_hashes);
@@ -197,6 +217,8 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let pairs_by_distance = grouped.pairs_by_distance;
     let pair_count: u64 = pairs_by_distance.iter().sum();
     let mut fates = copies.expand(&grouped.fates);
+    drop((grouped.fates, order));
+    drop(copies);
     for (fate, found) in fates.iter_mut().zip(&indexed) {
         if let Some((_, distance)) = found {
             // Not a document of this batch: outputs take the name from `indexed`.
@@ -231,10 +253,8 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let unique = fates.iter().filter(|f| **f == Fate::Kept).count();
     write_unique(&args.out, args.input.format, &files, &records, &fates)?;
     write_duplicates(&args.out, &id, &fates, &indexed)?;
-    let groups = write_clusters(&args.out, &id, &fates)?;
-    if let Some(dir) = &args.save_index {
-        incremental::save(dir, &records, &id, &fates, width, args.k)?;
-    }
+    let members = outputs::members(&fates);
+    let groups = write_clusters(&args.out, &id, &members)?;
     let summary = serde_json::json!({
         "documents": n,
         "skipped": skipped.to_json(),
@@ -276,11 +296,15 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             summary: &summary,
             pairs_by_distance: &pairs_by_distance,
             k: args.k,
-            fates: &fates,
+            members: &members,
             id: &id_owned,
             samples: &samples,
         },
     )?;
+    // Last but the summary: an index never holds a batch whose run failed.
+    if let Some(dir) = &args.save_index {
+        incremental::save(dir, &records, &id, &fates, width, args.k)?;
+    }
     write_atomically(&args.out.join("summary.json"), |out| {
         serde_json::to_writer_pretty(&mut *out, &summary)?;
         out.write_all(b"\n")?;

@@ -4,7 +4,6 @@
 //! of the groups, the largest groups, and sample pairs side by side with the
 //! words that differ highlighted.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
@@ -39,7 +38,8 @@ pub(super) struct Report<'a> {
     /// How many pairs (that passed verification) are 0, 1, … k bits apart.
     pub pairs_by_distance: &'a [u64],
     pub k: u32,
-    pub fates: &'a [Fate],
+    /// `(kept, dropped)` pairs, sorted ([`super::outputs::members`]).
+    pub members: &'a [(u32, u32)],
     pub id: &'a dyn Fn(u32) -> String,
     pub samples: &'a [Sample],
 }
@@ -141,7 +141,7 @@ fn render(r: &Report) -> String {
         .collect();
     bar_chart(&mut page, "distances", &bars);
     page.push_str("</figure>\n<figure>\n<figcaption>Groups by size (documents)</figcaption>\n");
-    let groups = groups(r.fates);
+    let groups = groups(r.members);
     bar_chart(&mut page, "group-sizes", &size_buckets(&groups));
     page.push_str("</figure>\n</section>\n");
 
@@ -159,22 +159,18 @@ fn card(page: &mut String, field: &str, value: &str, label: &str) {
     );
 }
 
-/// Kept documents with their duplicates in this batch, largest group first.
-fn groups(fates: &[Fate]) -> Vec<(u32, Vec<u32>)> {
-    let mut members: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-    for (d, fate) in fates.iter().enumerate() {
-        if let Fate::Duplicate { of, .. } = *fate
-            && of != u32::MAX
-        {
-            members.entry(of).or_default().push(d as u32);
-        }
-    }
-    let mut groups: Vec<(u32, Vec<u32>)> = members.into_iter().collect();
+/// Kept documents and how many they have as duplicates, largest group
+/// first, with the slice of `members` that lists them.
+fn groups(members: &[(u32, u32)]) -> Vec<(u32, &[(u32, u32)])> {
+    let mut groups: Vec<(u32, &[(u32, u32)])> = members
+        .chunk_by(|x, y| x.0 == y.0)
+        .map(|group| (group[0].0, group))
+        .collect();
     groups.sort_by_key(|(keep, dups)| (std::cmp::Reverse(dups.len()), *keep));
     groups
 }
 
-fn size_buckets(groups: &[(u32, Vec<u32>)]) -> Vec<(String, u64)> {
+fn size_buckets(groups: &[(u32, &[(u32, u32)])]) -> Vec<(String, u64)> {
     const BUCKETS: [(usize, usize, &str); 8] = [
         (2, 2, "2"),
         (3, 3, "3"),
@@ -233,7 +229,7 @@ fn bar_chart(page: &mut String, name: &str, bars: &[(String, u64)]) {
     );
 }
 
-fn largest_groups(page: &mut String, groups: &[(u32, Vec<u32>)], id: &dyn Fn(u32) -> String) {
+fn largest_groups(page: &mut String, groups: &[(u32, &[(u32, u32)])], id: &dyn Fn(u32) -> String) {
     page.push_str("<section>\n<h2>Largest groups</h2>\n");
     if groups.is_empty() {
         page.push_str("<p>No near-duplicates were found.</p>\n</section>\n");
@@ -246,7 +242,7 @@ fn largest_groups(page: &mut String, groups: &[(u32, Vec<u32>)], id: &dyn Fn(u32
         let named: Vec<String> = dups
             .iter()
             .take(MEMBERS_NAMED)
-            .map(|&d| escape(&id(d)))
+            .map(|&(_, d)| escape(&id(d)))
             .collect();
         let more = dups.len().saturating_sub(MEMBERS_NAMED);
         let _ = writeln!(

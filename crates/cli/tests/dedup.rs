@@ -240,6 +240,33 @@ fn incremental_runs_drop_what_earlier_runs_kept() {
     );
     let stats = d.run(&["index", "stats", "--index", "seen"], b"");
     assert_eq!(stats.lines()[0]["fingerprints"], 2, "a and c");
+    // Fingerprints of other settings are not compared with the index's.
+    for option in ["--against", "--save-index"] {
+        let other = d.run(
+            &[
+                "dedup",
+                "day2.jsonl",
+                "--out",
+                "o3",
+                "--force",
+                option,
+                "seen",
+                "--profile",
+                "en",
+            ],
+            b"",
+        );
+        assert_eq!(other.code(), 2, "{}", other.stderr());
+        assert!(
+            other.stderr().contains("other settings")
+                && other
+                    .stderr()
+                    .contains("profile \"auto\" there, \"en\" here"),
+            "{}",
+            other.stderr()
+        );
+    }
+    assert!(!d.path("o3").exists());
 }
 
 #[test]

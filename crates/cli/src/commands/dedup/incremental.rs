@@ -7,8 +7,87 @@ use anyhow::{Context, Result, bail};
 use neardup_core::Width;
 use neardup_dedup::Fate;
 use neardup_index::{Bits, IndexDir, TablePlan};
+use serde_json::{Value, json};
+use xxhash_rust::xxh3::xxh3_128;
 
 use super::Record;
+use crate::args::FingerprintSettings;
+use crate::output::write_atomically;
+
+/// The file in an index directory that records the fingerprint settings of
+/// the fingerprints it holds: fingerprints made otherwise are not
+/// comparable, and a run that would mix them is refused.
+const SETTINGS: &str = "fingerprint-settings.json";
+
+/// The settings that decide a fingerprint, as recorded in [`SETTINGS`]:
+/// the profile, the width, the options given (`null`: the profile's
+/// default), and for files (IDF table, stop words) a hash of their bytes.
+pub(super) fn settings(s: &FingerprintSettings, width: Width) -> Result<Value> {
+    let digest = |path: &Path| -> Result<String> {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Ok(format!("xxh3-128:{:032x}", xxh3_128(&bytes)))
+    };
+    let stop_words = match s.stop_words.as_deref() {
+        None => Value::Null,
+        Some("none") => json!("none"),
+        Some(path) => json!(digest(Path::new(path))?),
+    };
+    let idf = match &s.idf {
+        None => Value::Null,
+        Some(path) => json!(digest(path)?),
+    };
+    Ok(json!({
+        "profile": s.profile,
+        "width": width.bits(),
+        "hash": s.hash,
+        "features": s.features,
+        "weighting": s.weighting,
+        "top_k": s.top_k,
+        "stop_words": stop_words,
+        "idf": idf,
+    }))
+}
+
+/// Refuses an index directory whose recorded settings are not `ours`. An
+/// index without a record (made by `neardup index build`) is taken on
+/// trust, with a warning.
+pub(super) fn check_settings(dir: &Path, ours: &Value, option: &str) -> Result<()> {
+    if !dir.join("MANIFEST").exists() {
+        return Ok(());
+    }
+    let path = dir.join(SETTINGS);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        eprintln!(
+            "neardup: warning: {option} {}: no {SETTINGS}, so the index's fingerprint settings \
+             are not known; they must be this run's",
+            dir.display()
+        );
+        return Ok(());
+    };
+    let theirs: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not valid JSON", path.display()))?;
+    let differ: Vec<String> = ours
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(key, value)| theirs.get(key.as_str()) != Some(value))
+        .map(|(key, value)| {
+            let was = theirs.get(key.as_str()).unwrap_or(&Value::Null);
+            format!("{key} {was} there, {value} here")
+        })
+        .collect();
+    if !differ.is_empty() {
+        bail!(
+            "{option} {}: its fingerprints were made with other settings ({}); \
+             fingerprints of different settings cannot be compared: use the index's \
+             settings, or another index",
+            dir.display(),
+            differ.join("; ")
+        );
+    }
+    Ok(())
+}
 
 /// For each record, the name and distance of the nearest fingerprint within
 /// `k` bits in the index at `dir` (the first by name among equals), if any.
@@ -68,8 +147,8 @@ pub(super) fn save<'a>(
     records: &[Record],
     id: &dyn Fn(u32) -> &'a str,
     fates: &[Fate],
-    width: Width,
-    k: u32,
+    (width, k): (Width, u32),
+    settings: &Value,
 ) -> Result<()> {
     let kept: Vec<(u32, &Record)> = (0..records.len() as u32)
         .zip(records)
@@ -77,16 +156,27 @@ pub(super) fn save<'a>(
         .collect();
     let names: Vec<&str> = kept.iter().map(|(d, _)| id(*d)).collect();
     let context = || format!("--save-index {}", dir.display());
+    // Settings are recorded by the run that makes the index: of one made
+    // otherwise, they are not known.
+    let creating = !dir.join("MANIFEST").exists();
     match width {
         Width::W64 => {
             let fps: Vec<u64> = kept.iter().map(|(_, r)| r.fingerprint as u64).collect();
-            save_as(dir, &fps, &names, width, k).with_context(context)
+            save_as(dir, &fps, &names, width, k).with_context(context)?;
         }
         _ => {
             let fps: Vec<u128> = kept.iter().map(|(_, r)| r.fingerprint).collect();
-            save_as(dir, &fps, &names, width, k).with_context(context)
+            save_as(dir, &fps, &names, width, k).with_context(context)?;
         }
     }
+    if creating {
+        write_atomically(&dir.join(SETTINGS), |out| {
+            serde_json::to_writer_pretty(&mut *out, settings)?;
+            Ok(())
+        })
+        .with_context(context)?;
+    }
+    Ok(())
 }
 
 fn save_as<B: Bits>(dir: &Path, fps: &[B], names: &[&str], width: Width, k: u32) -> Result<()> {

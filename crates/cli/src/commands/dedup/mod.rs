@@ -69,6 +69,17 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     }
     let verify = args.verify.as_deref().map(parse_verify).transpose()?;
     let fingerprinter = config::fingerprinter(&args.settings)?;
+    // Fingerprints of other settings than an index's cannot be compared
+    // with its own: refuse before any work.
+    let settings = incremental::settings(&args.settings, fingerprinter.width())?;
+    for (dir, option) in [
+        (&args.against, "--against"),
+        (&args.save_index, "--save-index"),
+    ] {
+        if let Some(dir) = dir {
+            incremental::check_settings(dir, &settings, option)?;
+        }
+    }
     let mut read_options = config::read_options(&args.input);
     if let Some(field) = args.keep.field() {
         read_options.extra_field(field);
@@ -303,7 +314,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     )?;
     // Last but the summary: an index never holds a batch whose run failed.
     if let Some(dir) = &args.save_index {
-        incremental::save(dir, &records, &id, &fates, width, args.k)?;
+        incremental::save(dir, &records, &id, &fates, (width, args.k), &settings)?;
     }
     write_atomically(&args.out.join("summary.json"), |out| {
         serde_json::to_writer_pretty(&mut *out, &summary)?;

@@ -46,6 +46,51 @@ pub enum Command {
     /// kept, what was dropped and why, to a directory.
     #[command(after_help = DEDUP_EXAMPLES)]
     Dedup(Box<DedupArgs>),
+    /// Score the fingerprint settings on a labelled benchmark built from
+    /// real corpora: precision, recall and F1 over k, by edit, language and
+    /// length.
+    #[command(after_help = EVAL_EXAMPLES)]
+    Eval(Box<EvalArgs>),
+}
+
+const EVAL_EXAMPLES: &str = "\
+Examples:
+  neardup eval                                   BBC and People's Daily from data/corpora
+  neardup eval --corpus en=news.jsonl --originals 500
+  neardup eval --profile en --features shingles:2 --json scores.json
+
+Corpora are JSON lines {\"id\", \"text\"}; an id \"TOPIC/…\" names its topic, whose
+other documents are the hard negatives (scripts/fetch-corpora.sh fetches the
+default ones).";
+
+/// The arguments of `neardup eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// A corpus as LANGUAGE=PATH (JSON lines); repeat for more
+    /// [default: en=data/corpora/bbc.jsonl, zh=data/corpora/peoples_daily.jsonl].
+    #[arg(long = "corpus", value_name = "LANG=PATH")]
+    pub corpora: Vec<String>,
+    /// Originals drawn from each corpus; each gives one edited copy per
+    /// edit kind and rate.
+    #[arg(long, default_value_t = 200)]
+    pub originals: usize,
+    /// Negative pairs per original (as many hard negatives again).
+    #[arg(long, default_value_t = 4)]
+    pub negatives: usize,
+    /// The seed of every draw.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The k whose scores are broken down by edit, language and length.
+    #[arg(short, long, default_value_t = 3)]
+    pub k: u32,
+    /// The curve goes from k = 0 to this.
+    #[arg(long, default_value_t = 8)]
+    pub k_max: u32,
+    /// Also write every score as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub settings: FingerprintSettings,
 }
 
 const DEDUP_EXAMPLES: &str = "\

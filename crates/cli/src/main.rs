@@ -34,6 +34,7 @@ fn main() -> ExitCode {
         Command::Plan(a) => commands::plan::run(a),
         Command::Index(c) => commands::index::run(c),
         Command::Dedup(a) => commands::dedup::run(a),
+        Command::Eval(a) => commands::eval::run(a),
     };
     match result {
         Ok(code) => code,

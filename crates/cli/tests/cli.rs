@@ -260,3 +260,55 @@ fn idf_table_round_trips_into_fingerprints() {
         without.lines()[0]["fingerprint"]
     );
 }
+
+#[test]
+fn eval_scores_a_benchmark_built_from_a_corpus() {
+    let d = Dir::new();
+    let mut lines = String::new();
+    for i in 0..30 {
+        let text = format!(
+            "item {i} of the harbour report: the boats came in at dawn with cod, haddock and \
+             mackerel, the market opened at six and prices for fish fell again as the weather \
+             turned and the ferries to the islands were cancelled for the third day running {}",
+            "while the council met to discuss the new sea wall and the cost of repairs "
+                .repeat(i % 3 + 1)
+        );
+        lines.push_str(
+            &serde_json::json!({"id": format!("t{}/{i}", i % 2), "text": text}).to_string(),
+        );
+        lines.push('\n');
+    }
+    d.write("c.jsonl", lines);
+    let run = d.run(
+        &[
+            "eval",
+            "--corpus",
+            "en=c.jsonl",
+            "--originals",
+            "5",
+            "--negatives",
+            "2",
+            "--json",
+            "s.json",
+        ],
+        b"",
+    );
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    let out = run.stdout();
+    assert!(out.contains("| k | precision | recall | F1"), "{out}");
+    assert!(
+        out.contains("| substitute |") && out.contains("| language en |"),
+        "{out}"
+    );
+    let scores: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path("s.json")).unwrap()).unwrap();
+    let curve = scores["curve"].as_array().unwrap();
+    assert_eq!(curve.len(), 9);
+    // Recall can only grow with k.
+    let recall = |k: usize| curve[k]["scores"]["all"]["recall"].as_f64().unwrap();
+    assert!((0..8).all(|k| recall(k) <= recall(k + 1)));
+    assert!(recall(8) > 0.5, "{}", scores);
+    let bad = d.run(&["eval", "--corpus", "c.jsonl"], b"");
+    assert_eq!(bad.code(), 2);
+    assert!(bad.stderr().contains("LANGUAGE=PATH"), "{}", bad.stderr());
+}

@@ -2,6 +2,7 @@
 
 pub mod compare;
 pub mod dedup;
+pub mod eval;
 pub mod fingerprint;
 pub mod idf;
 pub mod index;

@@ -1,0 +1,220 @@
+//! `neardup eval`: builds the labelled benchmark of `neardup-eval` from real
+//! corpora, fingerprints its documents with the settings given, and prints
+//! the scores as Markdown tables (and all of them as JSON with `--json`).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use neardup_corpus::{Corpus, ReadOptions};
+use neardup_eval::{Benchmark, Counts, EditKind, RATES, Scores, Size, Source, build, score};
+use rayon::prelude::*;
+use serde_json::{Value, json};
+
+use crate::args::EvalArgs;
+use crate::config;
+use crate::output::write_atomically;
+
+const DEFAULT_CORPORA: [(&str, &str); 2] = [
+    ("en", "data/corpora/bbc.jsonl"),
+    ("zh", "data/corpora/peoples_daily.jsonl"),
+];
+
+pub fn run(args: &EvalArgs) -> Result<ExitCode> {
+    let corpora: Vec<(String, PathBuf)> = if args.corpora.is_empty() {
+        DEFAULT_CORPORA
+            .iter()
+            .map(|&(l, p)| (l.to_string(), PathBuf::from(p)))
+            .collect()
+    } else {
+        args.corpora
+            .iter()
+            .map(|spec| match spec.split_once('=') {
+                Some((lang, path)) if !lang.is_empty() => Ok((lang.to_string(), path.into())),
+                _ => bail!("--corpus {spec:?}: give LANGUAGE=PATH, as in en=news.jsonl"),
+            })
+            .collect::<Result<_>>()?
+    };
+    let mut sources = Vec::new();
+    for (language, path) in &corpora {
+        sources.push(read_source(language, path)?);
+    }
+    let bench = build(
+        &sources,
+        Size {
+            originals: args.originals,
+            negatives: args.negatives,
+            seed: args.seed,
+        },
+    );
+    let fingerprinter = config::fingerprinter(&args.settings)?;
+    let fingerprints: Vec<u128> = bench
+        .documents
+        .par_iter()
+        .map(|d| fingerprinter.fingerprint(&d.text).bits())
+        .collect();
+    let distances: Vec<u32> = bench
+        .pairs
+        .iter()
+        .map(|p| (fingerprints[p.a] ^ fingerprints[p.b]).count_ones())
+        .collect();
+    let curve: Vec<(u32, Scores)> = (0..=args.k_max)
+        .map(|k| (k, score(&bench, |i| distances[i] <= k)))
+        .collect();
+    let at_k = score(&bench, |i| distances[i] <= args.k);
+    print!("{}", report(&bench, &curve, &at_k, args.k));
+    if let Some(path) = &args.json {
+        let value = json!({
+            "settings": {
+                "profile": args.settings.profile,
+                "width": fingerprinter.width().bits(),
+                "originals": args.originals,
+                "negatives": args.negatives,
+                "seed": args.seed,
+            },
+            "documents": bench.documents.len(),
+            "pairs": bench.pairs.len(),
+            "near_duplicates": bench.pairs.iter().filter(|p| p.duplicate).count(),
+            "curve": curve.iter().map(|(k, s)| json!({"k": k, "scores": scores_json(s)})).collect::<Vec<_>>(),
+        });
+        write_atomically(path, |out| {
+            serde_json::to_writer_pretty(&mut *out, &value)?;
+            Ok(())
+        })?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A corpus as a source: its topic is the part of an id before a `/`.
+fn read_source(language: &str, path: &Path) -> Result<Source> {
+    let corpus = Corpus::open(&[path], &ReadOptions::default()).with_context(|| {
+        format!(
+            "{} (scripts/fetch-corpora.sh fetches the default corpora)",
+            path.display()
+        )
+    })?;
+    let mut documents = Vec::new();
+    for doc in corpus.documents() {
+        let doc = doc?;
+        let topic = doc.id.split_once('/').map_or("", |(t, _)| t).to_string();
+        documents.push((topic, doc.text));
+    }
+    Ok(Source {
+        name: path.file_stem().map_or_else(
+            || path.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        ),
+        language: language.to_string(),
+        documents,
+    })
+}
+
+fn counts_json(c: &Counts) -> Value {
+    json!({
+        "tp": c.true_positives, "fp": c.false_positives,
+        "fn": c.false_negatives, "tn": c.true_negatives,
+        "precision": c.precision(), "recall": c.recall(), "f1": c.f1(),
+    })
+}
+
+fn scores_json(s: &Scores) -> Value {
+    json!({
+        "all": counts_json(&s.all),
+        "long": counts_json(&s.long),
+        "hard_negatives": counts_json(&s.hard_negatives),
+        "by_language": s.by_language.iter().map(|(l, c)| (l.clone(), counts_json(c))).collect::<serde_json::Map<_, _>>(),
+        "by_length": s.by_length.iter().map(|(l, c)| (l.to_string(), counts_json(c))).collect::<serde_json::Map<_, _>>(),
+        "by_edit": s.by_edit.iter().map(|((kind, rate), c)| json!({"kind": kind, "rate_per_mille": rate, "counts": counts_json(c)})).collect::<Vec<_>>(),
+    })
+}
+
+/// The Markdown report: the benchmark, the curve over k, and the scores at
+/// `k` by edit, language and length.
+fn report(bench: &Benchmark, curve: &[(u32, Scores)], at_k: &Scores, k: u32) -> String {
+    let mut out = String::new();
+    let near = bench.pairs.iter().filter(|p| p.duplicate).count();
+    let _ = writeln!(
+        out,
+        "{} documents, {} labelled pairs ({} near-duplicates: word 3-shingle Jaccard ≥ {}); sources: {}\n",
+        bench.documents.len(),
+        bench.pairs.len(),
+        near,
+        neardup_eval::THRESHOLD,
+        bench
+            .sources
+            .iter()
+            .map(|(name, lang)| format!("{name} ({lang})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    out.push_str(
+        "| k | precision | recall | F1 | F1, ≥ 50 words | precision on hard negatives |\n",
+    );
+    out.push_str("|--:|--:|--:|--:|--:|--:|\n");
+    for (k, s) in curve {
+        let _ = writeln!(
+            out,
+            "| {k} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
+            s.all.precision(),
+            s.all.recall(),
+            s.all.f1(),
+            s.long.f1(),
+            s.hard_negatives.precision()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nRecall at k = {k}, by edit and rate (pairs that are near-duplicates by the truth):\n"
+    );
+    out.push_str("| edit |");
+    for rate in RATES {
+        let _ = write!(out, " {}% |", rate * 100.0);
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"--:|".repeat(RATES.len()));
+    out.push('\n');
+    for kind in EditKind::ALL {
+        let _ = write!(out, "| {} |", kind.name());
+        for rate in RATES {
+            let key = (kind.name().to_string(), (rate * 1000.0).round() as u32);
+            let key = if kind == EditKind::Boilerplate {
+                (key.0, 0)
+            } else {
+                key
+            };
+            match at_k.by_edit.get(&key) {
+                Some(c) if c.true_positives + c.false_negatives > 0 => {
+                    let _ = write!(out, " {:.3} |", c.recall());
+                }
+                _ => out.push_str(" – |"),
+            }
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "\nAt k = {k}, by language and by length (words of the shorter document):\n"
+    );
+    out.push_str("| part | precision | recall | F1 | pairs |\n|---|--:|--:|--:|--:|\n");
+    let rows = at_k
+        .by_language
+        .iter()
+        .map(|(l, c)| (format!("language {l}"), c))
+        .chain(
+            at_k.by_length
+                .iter()
+                .map(|(l, c)| (format!("length {l}"), c)),
+        );
+    for (name, c) in rows {
+        let _ = writeln!(
+            out,
+            "| {name} | {:.4} | {:.4} | {:.4} | {} |",
+            c.precision(),
+            c.recall(),
+            c.f1(),
+            c.true_positives + c.false_positives + c.false_negatives + c.true_negatives
+        );
+    }
+    out
+}

@@ -1,0 +1,202 @@
+//! The labelled benchmark: real documents, near-duplicates made from them
+//! by the edits of [`crate::edits`], negatives from the same sources, and
+//! for every pair the exact truth.
+//!
+//! **Ground truth.** Two documents are near-duplicates when the Jaccard
+//! similarity of their word 3-shingles (the shingles of `neardup dedup
+//! --verify`, [`neardup_dedup::shingles`]) is at least [`THRESHOLD`],
+//! computed exactly, never by SimHash. An edit at a high rate can make a
+//! pair that is *not* a near-duplicate by this rule: it is then a negative,
+//! and a detector that reports it is wrong.
+
+use neardup_dedup::{jaccard, shingles};
+
+use crate::edits::{EditKind, edit};
+use crate::rng::Rng;
+
+/// The Jaccard similarity of word 3-shingles from which two documents are
+/// near-duplicates.
+pub const THRESHOLD: f64 = 0.8;
+
+/// The rates every edit kind is applied at (a share of the units).
+pub const RATES: [f64; 6] = [0.005, 0.01, 0.03, 0.05, 0.1, 0.2];
+
+/// A corpus the benchmark draws from.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// Its name in reports (`bbc`).
+    pub name: String,
+    /// Its language in reports (`en`, `zh`).
+    pub language: String,
+    /// Its documents: `(topic, text)`; documents of one topic are the
+    /// source's hard negatives for each other (news of one section).
+    pub documents: Vec<(String, String)>,
+}
+
+/// A document of the benchmark.
+#[derive(Clone, Debug)]
+pub struct Document {
+    /// The text.
+    pub text: String,
+    /// Index of its source.
+    pub source: usize,
+    /// Its length in words (characters / 2 for text without spaces).
+    pub words: usize,
+}
+
+/// Where a pair comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Origin {
+    /// A document and an edited copy of it.
+    Edited {
+        /// The edit.
+        kind: EditKind,
+        /// Its rate.
+        rate: f64,
+    },
+    /// Two different documents of one source and topic.
+    HardNegative,
+    /// Two different documents of one source.
+    Negative,
+}
+
+/// A pair of documents with its truth.
+#[derive(Clone, Debug)]
+pub struct Pair {
+    /// The first document.
+    pub a: usize,
+    /// The second.
+    pub b: usize,
+    /// How it was made.
+    pub origin: Origin,
+    /// The exact Jaccard similarity of their word 3-shingles.
+    pub jaccard: f64,
+    /// `jaccard >= THRESHOLD`.
+    pub duplicate: bool,
+}
+
+/// Documents and labelled pairs.
+#[derive(Clone, Debug, Default)]
+pub struct Benchmark {
+    /// The sources, as given.
+    pub sources: Vec<(String, String)>,
+    /// Every document, originals and edited copies.
+    pub documents: Vec<Document>,
+    /// The labelled pairs.
+    pub pairs: Vec<Pair>,
+}
+
+/// How big a benchmark to build.
+#[derive(Clone, Copy, Debug)]
+pub struct Size {
+    /// Originals drawn from each source.
+    pub originals: usize,
+    /// Negative pairs (and as many hard negatives) per original.
+    pub negatives: usize,
+    /// The seed of every draw.
+    pub seed: u64,
+}
+
+/// Builds the benchmark: from each source, `size.originals` documents (the
+/// first of a seeded shuffle); for each, one edited copy per edit kind and
+/// rate (boilerplate once), and `size.negatives` pairs with other
+/// documents of the source and as many with documents of its topic.
+///
+/// ```
+/// use neardup_eval::{Size, Source, build};
+///
+/// let text = |i: usize| format!("story {i} about the weather, the rain and the wind in the hills and the valleys of the north today");
+/// let source = Source {
+///     name: "toy".into(),
+///     language: "en".into(),
+///     documents: (0..4).map(|i| ("news".to_string(), text(i))).collect(),
+/// };
+/// let bench = build(&[source], Size { originals: 2, negatives: 1, seed: 1 });
+/// assert!(bench.pairs.iter().any(|p| p.duplicate));
+/// assert!(bench.pairs.iter().all(|p| p.a != p.b));
+/// ```
+pub fn build(sources: &[Source], size: Size) -> Benchmark {
+    let mut bench = Benchmark {
+        sources: sources
+            .iter()
+            .map(|s| (s.name.clone(), s.language.clone()))
+            .collect(),
+        ..Benchmark::default()
+    };
+    let mut rng = Rng::new(size.seed);
+    for (s, source) in sources.iter().enumerate() {
+        let n = source.documents.len();
+        if n == 0 {
+            continue;
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        // Every document of the source that a pair may use, added once.
+        let mut added: Vec<Option<usize>> = vec![None; n];
+        let mut add = |bench: &mut Benchmark, i: usize| -> usize {
+            *added[i].get_or_insert_with(|| push(bench, s, source.documents[i].1.clone()))
+        };
+        for &original in order.iter().take(size.originals) {
+            let a = add(&mut bench, original);
+            let text = source.documents[original].1.clone();
+            for kind in EditKind::ALL {
+                let rates: &[f64] = if kind == EditKind::Boilerplate {
+                    &[0.0]
+                } else {
+                    &RATES
+                };
+                for &rate in rates {
+                    let edited = edit(&text, kind, rate, rng.next_u64());
+                    let b = push(&mut bench, s, edited);
+                    labelled(&mut bench, a, b, Origin::Edited { kind, rate });
+                }
+            }
+            let topic = &source.documents[original].0;
+            let same_topic: Vec<usize> = (0..n)
+                .filter(|&j| j != original && &source.documents[j].0 == topic)
+                .collect();
+            for _ in 0..size.negatives {
+                if !same_topic.is_empty() {
+                    let j = same_topic[rng.below(same_topic.len())];
+                    let b = add(&mut bench, j);
+                    labelled(&mut bench, a, b, Origin::HardNegative);
+                }
+                let j = rng.below(n);
+                if j != original {
+                    let b = add(&mut bench, j);
+                    labelled(&mut bench, a, b, Origin::Negative);
+                }
+            }
+        }
+    }
+    bench
+}
+
+fn push(bench: &mut Benchmark, source: usize, text: String) -> usize {
+    let words = if text.chars().filter(|c| c.is_whitespace()).count() * 20 >= text.chars().count() {
+        text.split_whitespace().count()
+    } else {
+        text.chars().filter(|c| !c.is_whitespace()).count() / 2
+    };
+    bench.documents.push(Document {
+        text,
+        source,
+        words,
+    });
+    bench.documents.len() - 1
+}
+
+fn labelled(bench: &mut Benchmark, a: usize, b: usize, origin: Origin) {
+    let sa = shingles(&bench.documents[a].text, 3);
+    let sb = shingles(&bench.documents[b].text, 3);
+    let jaccard = jaccard(&sa, &sb);
+    bench.pairs.push(Pair {
+        a,
+        b,
+        origin,
+        jaccard,
+        duplicate: jaccard >= THRESHOLD,
+    });
+}

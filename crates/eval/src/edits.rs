@@ -1,0 +1,325 @@
+//! The edits that near-duplicates differ by in the wild, applied to a real
+//! document at a rate, from a seed.
+//!
+//! A text is cut into units: words with the spaces after them for text
+//! written with spaces, single characters for text without (Chinese,
+//! Japanese). An edit at rate `r` touches `max(1, round(r × units))` of them
+//! (or of the sentences, for [`EditKind::Reorder`]); everything it does not
+//! touch is left byte for byte.
+
+use crate::rng::Rng;
+
+/// A kind of edit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EditKind {
+    /// Units replaced by other units of the same document.
+    Substitute,
+    /// Units of the same document inserted at random places.
+    Insert,
+    /// Units deleted.
+    Delete,
+    /// Sentences moved to other places.
+    Reorder,
+    /// A boilerplate header and footer added (a date line, "Read more", a
+    /// copyright line); the rate says nothing.
+    Boilerplate,
+    /// Case, punctuation and whitespace changed on units.
+    Noise,
+    /// The end cut off: the rate is the share of units lost.
+    Truncate,
+}
+
+impl EditKind {
+    /// Every kind, in a fixed order.
+    pub const ALL: [EditKind; 7] = [
+        EditKind::Substitute,
+        EditKind::Insert,
+        EditKind::Delete,
+        EditKind::Reorder,
+        EditKind::Boilerplate,
+        EditKind::Noise,
+        EditKind::Truncate,
+    ];
+
+    /// Its name in reports.
+    ///
+    /// ```
+    /// assert_eq!(neardup_eval::EditKind::Noise.name(), "noise");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            EditKind::Substitute => "substitute",
+            EditKind::Insert => "insert",
+            EditKind::Delete => "delete",
+            EditKind::Reorder => "reorder",
+            EditKind::Boilerplate => "boilerplate",
+            EditKind::Noise => "noise",
+            EditKind::Truncate => "truncate",
+        }
+    }
+}
+
+/// Whether `text` is written with spaces between words: one space or more
+/// per 20 characters.
+fn spaced(text: &str) -> bool {
+    let chars = text.chars().count();
+    text.chars().filter(|c| c.is_whitespace()).count() * 20 >= chars
+}
+
+/// `text` cut into units, each with the whitespace that follows it; the
+/// units joined are the text.
+fn units(text: &str) -> Vec<&str> {
+    let by_word = spaced(text);
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut in_space = false;
+    for (i, c) in text.char_indices() {
+        let space = c.is_whitespace();
+        // A unit ends where a non-space follows spaces, or at every
+        // character of unspaced text.
+        if i > start && !space && (in_space || !by_word) {
+            out.push(&text[start..i]);
+            start = i;
+        }
+        in_space = space;
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// A unit without the whitespace after it.
+fn core(unit: &str) -> &str {
+    unit.trim_end()
+}
+
+/// How many of `n` things an edit at `rate` touches: at least one.
+fn count(rate: f64, n: usize) -> usize {
+    ((rate * n as f64).round() as usize).clamp(1, n.max(1))
+}
+
+const HEADERS_EN: [&str; 4] = [
+    "Published 12 March 2024, updated 13:45 GMT\n\n",
+    "By Staff Reporter | Monday 4 November\n\n",
+    "BREAKING NEWS\n\n",
+    "Share this article: Facebook Twitter Email\n\n",
+];
+const FOOTERS_EN: [&str; 4] = [
+    "\n\nRead more: the latest stories from our newsroom.",
+    "\n\nCopyright (c) 2024 Example News Ltd. All rights reserved.",
+    "\n\nSign up for our newsletter to get the top stories every morning.",
+    "\n\nThis article was amended on 5 March to correct a name.",
+];
+const HEADERS_ZH: [&str; 3] = [
+    "本报讯 2024年3月12日\n\n",
+    "来源：新华网 编辑：王明\n\n",
+    "【最新消息】\n\n",
+];
+const FOOTERS_ZH: [&str; 3] = [
+    "\n\n（责任编辑：李华）",
+    "\n\n版权所有，未经授权不得转载。",
+    "\n\n阅读更多精彩内容，请关注我们的公众号。",
+];
+
+/// `text` edited by `kind` at `rate` (0 to 1), from `seed`.
+///
+/// ```
+/// use neardup_eval::{EditKind, edit};
+///
+/// let text = "the quick brown fox jumps over the lazy dog";
+/// let edited = edit(text, EditKind::Delete, 0.2, 7);
+/// assert_eq!(edited.split_whitespace().count(), 7);
+/// assert_eq!(edit(text, EditKind::Delete, 0.2, 7), edited);
+/// assert_eq!(edit(text, EditKind::Truncate, 0.5, 7), "the quick brown fox ");
+/// ```
+pub fn edit(text: &str, kind: EditKind, rate: f64, seed: u64) -> String {
+    let mut rng = Rng::new(seed ^ (kind as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let units = units(text);
+    let n = units.len();
+    if n == 0 {
+        return text.to_string();
+    }
+    let by_word = spaced(text);
+    match kind {
+        EditKind::Substitute => {
+            let mut out: Vec<String> = units.iter().map(|u| u.to_string()).collect();
+            for i in distinct(&mut rng, count(rate, n), n) {
+                let other = core(units[rng.below(n)]);
+                let tail = &units[i][core(units[i]).len()..];
+                out[i] = format!("{other}{tail}");
+            }
+            out.concat()
+        }
+        EditKind::Insert => {
+            let mut out: Vec<String> = units.iter().map(|u| u.to_string()).collect();
+            for _ in 0..count(rate, n) {
+                let word = core(units[rng.below(n)]);
+                let at = rng.below(out.len() + 1);
+                // After a unit with no space behind it (the text's last),
+                // the space goes before the word.
+                let unit = match at
+                    .checked_sub(1)
+                    .map(|p| out[p].ends_with(char::is_whitespace))
+                {
+                    _ if !by_word => word.to_string(),
+                    Some(false) => format!(" {word}"),
+                    _ => format!("{word} "),
+                };
+                out.insert(at, unit);
+            }
+            out.concat()
+        }
+        EditKind::Delete => {
+            let gone = distinct(&mut rng, count(rate, n), n);
+            let mut keep = vec![true; n];
+            for i in gone {
+                keep[i] = false;
+            }
+            units
+                .iter()
+                .zip(&keep)
+                .filter(|(_, k)| **k)
+                .map(|(u, _)| *u)
+                .collect()
+        }
+        EditKind::Reorder => {
+            let mut sentences = sentences(text);
+            let s = sentences.len();
+            if s < 2 {
+                return text.to_string();
+            }
+            for _ in 0..count(rate, s) {
+                let from = rng.below(sentences.len());
+                let moved = sentences.remove(from);
+                let to = rng.below(sentences.len() + 1);
+                sentences.insert(to, moved);
+            }
+            sentences.concat()
+        }
+        EditKind::Boilerplate => {
+            let (headers, footers): (&[&str], &[&str]) = if by_word {
+                (&HEADERS_EN, &FOOTERS_EN)
+            } else {
+                (&HEADERS_ZH, &FOOTERS_ZH)
+            };
+            format!(
+                "{}{text}{}",
+                headers[rng.below(headers.len())],
+                footers[rng.below(footers.len())]
+            )
+        }
+        EditKind::Noise => {
+            let mut out: Vec<String> = units.iter().map(|u| u.to_string()).collect();
+            for i in distinct(&mut rng, count(rate, n), n) {
+                let word = core(units[i]);
+                let tail = &units[i][word.len()..];
+                out[i] = match rng.below(3) {
+                    0 if word.chars().any(char::is_lowercase) => {
+                        format!("{}{tail}", word.to_uppercase())
+                    }
+                    1 => match word.strip_suffix(|c: char| c.is_ascii_punctuation()) {
+                        Some(bare) => format!("{bare}{tail}"),
+                        None => format!("{word},{tail}"),
+                    },
+                    _ => format!("{word}{tail}{}", if by_word { " " } else { "\n" }),
+                };
+            }
+            out.concat()
+        }
+        EditKind::Truncate => {
+            let lost = ((rate * n as f64).round() as usize).min(n - 1);
+            units[..n - lost].concat()
+        }
+    }
+}
+
+/// `k` distinct positions in `0..n`, in order.
+fn distinct(rng: &mut Rng, k: usize, n: usize) -> Vec<usize> {
+    // A partial Fisher-Yates shuffle of the positions.
+    let mut all: Vec<usize> = (0..n).collect();
+    let k = k.min(n);
+    for i in 0..k {
+        let j = i + rng.below(n - i);
+        all.swap(i, j);
+    }
+    let mut chosen = all[..k].to_vec();
+    chosen.sort_unstable();
+    chosen
+}
+
+/// `text` cut after each sentence end (`.`, `!`, `?`, `。`, `！`, `？`,
+/// and a newline) with the whitespace that follows; joined, the text.
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut after_end = false;
+    for (i, c) in text.char_indices() {
+        if after_end && !c.is_whitespace() {
+            out.push(&text[start..i]);
+            start = i;
+            after_end = false;
+        }
+        if matches!(c, '.' | '!' | '?' | '。' | '！' | '？' | '\n') {
+            after_end = true;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EN: &str = "One fish. Two fish! Red fish, blue fish? The end.\nA new line here.";
+    const ZH: &str = "中华人民共和国成立了。人民站起来了！今天天气很好。";
+
+    #[test]
+    fn units_and_sentences_cover_the_text() {
+        for text in [EN, ZH, "", "  lead", "trail  "] {
+            assert_eq!(units(text).concat(), text);
+            assert_eq!(sentences(text).concat(), text);
+        }
+        assert_eq!(units("a  b\nc"), ["a  ", "b\n", "c"]);
+        assert_eq!(units(ZH).len(), ZH.chars().count());
+        assert_eq!(sentences(ZH).len(), 3);
+    }
+
+    #[test]
+    fn each_kind_changes_what_it_says() {
+        for (text, seed) in [(EN, 1), (ZH, 2)] {
+            let n = units(text).len();
+            let deleted = edit(text, EditKind::Delete, 0.2, seed);
+            assert_eq!(units(&deleted).len(), n - count(0.2, n), "{deleted}");
+            let inserted = edit(text, EditKind::Insert, 0.2, seed);
+            assert_eq!(units(&inserted).len(), n + count(0.2, n), "{inserted}");
+            let substituted = edit(text, EditKind::Substitute, 0.2, seed);
+            assert_eq!(units(&substituted).len(), n);
+            let reordered = edit(text, EditKind::Reorder, 0.5, seed);
+            let mut a = sentences(text).iter().map(|s| s.trim()).collect::<Vec<_>>();
+            let mut b = sentences(&reordered)
+                .iter()
+                .map(|s| s.trim())
+                .collect::<Vec<_>>();
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b, "{reordered}");
+            let framed = edit(text, EditKind::Boilerplate, 0.0, seed);
+            assert!(framed.contains(text) && framed.len() > text.len());
+            assert_ne!(edit(text, EditKind::Noise, 0.3, seed), text);
+            let cut = edit(text, EditKind::Truncate, 0.5, seed);
+            assert!(text.starts_with(&cut) && cut.len() < text.len());
+        }
+    }
+
+    #[test]
+    fn seeds_decide() {
+        let a = edit(EN, EditKind::Substitute, 0.3, 1);
+        assert_eq!(a, edit(EN, EditKind::Substitute, 0.3, 1));
+        let differ = (2..10).any(|s| edit(EN, EditKind::Substitute, 0.3, s) != a);
+        assert!(differ);
+    }
+}

@@ -1,0 +1,41 @@
+//! The quality benchmark of neardup: near-duplicates made from real
+//! documents by the edits that happen in the wild, negatives from the same
+//! sources, an exact ground truth, and the scores of a detector on them.
+//!
+//! - [`edit`]: an [`EditKind`] applied to a text at a rate, from a seed;
+//! - [`build`]: a [`Benchmark`] of labelled pairs from [`Source`]s, with the
+//!   truth computed exactly (word 3-shingle Jaccard ≥ [`THRESHOLD`]);
+//! - [`score`]: precision, recall and F1 of a detector, overall and by edit,
+//!   language and length.
+//!
+//! No I/O: the `neardup eval` command reads the corpora and fingerprints.
+//!
+//! # Example
+//!
+//! ```
+//! use neardup_eval::{Size, Source, build, score};
+//!
+//! let text = |i: usize| format!("report {i} on the harvest: wheat, barley and oats were brought in early this year across the region");
+//! let source = Source {
+//!     name: "toy".into(),
+//!     language: "en".into(),
+//!     documents: (0..5).map(|i| ("farm".to_string(), text(i))).collect(),
+//! };
+//! let bench = build(&[source], Size { originals: 2, negatives: 2, seed: 3 });
+//! // A detector that trusts the truth scores 1.
+//! let perfect = score(&bench, |i| bench.pairs[i].duplicate);
+//! assert_eq!(perfect.all.f1(), 1.0);
+//! ```
+
+#![deny(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+mod benchmark;
+mod edits;
+mod rng;
+mod score;
+
+pub use benchmark::{Benchmark, Document, Origin, Pair, RATES, Size, Source, THRESHOLD, build};
+pub use edits::{EditKind, edit};
+pub use rng::Rng;
+pub use score::{Counts, Scores, length_bucket, score};

@@ -1,0 +1,149 @@
+//! Scores of a detector on the benchmark's pairs: precision, recall and F1
+//! overall, and broken down by edit, language and length.
+
+use std::collections::BTreeMap;
+
+use crate::benchmark::{Benchmark, Origin};
+
+/// Counts of a detector's answers against the truth.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Counts {
+    /// Near-duplicates reported.
+    pub true_positives: u64,
+    /// Others reported.
+    pub false_positives: u64,
+    /// Near-duplicates missed.
+    pub false_negatives: u64,
+    /// Others not reported.
+    pub true_negatives: u64,
+}
+
+impl Counts {
+    fn add(&mut self, truth: bool, reported: bool) {
+        match (truth, reported) {
+            (true, true) => self.true_positives += 1,
+            (false, true) => self.false_positives += 1,
+            (true, false) => self.false_negatives += 1,
+            (false, false) => self.true_negatives += 1,
+        }
+    }
+
+    /// Reported pairs that are near-duplicates (1 when none is reported).
+    ///
+    /// ```
+    /// use neardup_eval::Counts;
+    ///
+    /// let c = Counts { true_positives: 3, false_positives: 1, false_negatives: 2, true_negatives: 4 };
+    /// assert_eq!(c.precision(), 0.75);
+    /// assert_eq!(c.recall(), 0.6);
+    /// assert!((c.f1() - 2.0 / 3.0).abs() < 1e-12);
+    /// ```
+    pub fn precision(&self) -> f64 {
+        ratio(
+            self.true_positives,
+            self.true_positives + self.false_positives,
+        )
+    }
+
+    /// Near-duplicates reported (1 when there are none).
+    pub fn recall(&self) -> f64 {
+        ratio(
+            self.true_positives,
+            self.true_positives + self.false_negatives,
+        )
+    }
+
+    /// The harmonic mean of precision and recall.
+    pub fn f1(&self) -> f64 {
+        let (p, r) = (self.precision(), self.recall());
+        if p + r == 0.0 {
+            0.0
+        } else {
+            2.0 * p * r / (p + r)
+        }
+    }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 { 1.0 } else { a as f64 / b as f64 }
+}
+
+/// The length bucket of a pair: by the shorter document's words.
+///
+/// ```
+/// assert_eq!(neardup_eval::length_bucket(49), "<50");
+/// assert_eq!(neardup_eval::length_bucket(50), "50-500");
+/// assert_eq!(neardup_eval::length_bucket(501), ">500");
+/// ```
+pub fn length_bucket(words: usize) -> &'static str {
+    match words {
+        0..50 => "<50",
+        50..=500 => "50-500",
+        _ => ">500",
+    }
+}
+
+/// A detector's scores.
+#[derive(Clone, Debug, Default)]
+pub struct Scores {
+    /// Over every pair.
+    pub all: Counts,
+    /// Over the pairs whose shorter document has 50 words or more.
+    pub long: Counts,
+    /// By edit kind and rate (per mille), for edited pairs.
+    pub by_edit: BTreeMap<(String, u32), Counts>,
+    /// By language.
+    pub by_language: BTreeMap<String, Counts>,
+    /// By length bucket.
+    pub by_length: BTreeMap<&'static str, Counts>,
+    /// Over the hard negatives (and any edited pair that is not a
+    /// near-duplicate by the truth is not counted here).
+    pub hard_negatives: Counts,
+}
+
+/// Scores `reported` (does the detector call pair `i` near-duplicates?) on
+/// every pair of `bench`.
+///
+/// ```
+/// use neardup_eval::{Benchmark, score};
+///
+/// let scores = score(&Benchmark::default(), |_| true);
+/// assert_eq!(scores.all.f1(), 1.0);
+/// ```
+pub fn score(bench: &Benchmark, reported: impl Fn(usize) -> bool) -> Scores {
+    let mut scores = Scores::default();
+    for (i, pair) in bench.pairs.iter().enumerate() {
+        let said = reported(i);
+        let truth = pair.duplicate;
+        scores.all.add(truth, said);
+        let (da, db) = (&bench.documents[pair.a], &bench.documents[pair.b]);
+        let words = da.words.min(db.words);
+        if words >= 50 {
+            scores.long.add(truth, said);
+        }
+        let language = bench
+            .sources
+            .get(da.source)
+            .map_or_else(String::new, |s| s.1.clone());
+        scores
+            .by_language
+            .entry(language)
+            .or_default()
+            .add(truth, said);
+        scores
+            .by_length
+            .entry(length_bucket(words))
+            .or_default()
+            .add(truth, said);
+        match pair.origin {
+            Origin::Edited { kind, rate } => scores
+                .by_edit
+                .entry((kind.name().to_string(), (rate * 1000.0).round() as u32))
+                .or_default()
+                .add(truth, said),
+            Origin::HardNegative => scores.hard_negatives.add(truth, said),
+            Origin::Negative => {}
+        }
+    }
+    scores
+}

@@ -176,14 +176,14 @@ fn report(bench: &Benchmark, curve: &[(u32, Scores)], at_k: &Scores, k: u32) -> 
     out.push('\n');
     for kind in EditKind::ALL {
         let _ = write!(out, "| {} |", kind.name());
-        for rate in RATES {
-            let key = (kind.name().to_string(), (rate * 1000.0).round() as u32);
-            let key = if kind == EditKind::Boilerplate {
-                (key.0, 0)
-            } else {
-                key
+        for (i, rate) in RATES.into_iter().enumerate() {
+            // Boilerplate has no rate: its one figure goes first.
+            let per_mille = match kind {
+                EditKind::Boilerplate if i > 0 => u32::MAX,
+                EditKind::Boilerplate => 0,
+                _ => (rate * 1000.0).round() as u32,
             };
-            match at_k.by_edit.get(&key) {
+            match at_k.by_edit.get(&(kind.name().to_string(), per_mille)) {
                 Some(c) if c.true_positives + c.false_negatives > 0 => {
                     let _ = write!(out, " {:.3} |", c.recall());
                 }

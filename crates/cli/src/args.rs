@@ -89,6 +89,18 @@ pub struct EvalArgs {
     /// Also write every score as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Score SimHash followed by verification: a pair within k is reported
+    /// only if the Jaccard similarity of its word 3-shingles reaches T.
+    #[arg(long, value_name = "jaccard:T")]
+    pub verify: Option<String>,
+    /// Write the benchmark to DIR (documents.jsonl, pairs.jsonl), for other
+    /// tools to answer (bench/peers/eval_peers.py).
+    #[arg(long, value_name = "DIR")]
+    pub export: Option<PathBuf>,
+    /// Score another tool's answers: NAME=FILE, one JSON line per pair of
+    /// pairs.jsonl, `true`/`false`, or a distance (then scored over k).
+    #[arg(long = "predictions", value_name = "NAME=FILE")]
+    pub predictions: Vec<String>,
     #[command(flatten)]
     pub settings: FingerprintSettings,
 }

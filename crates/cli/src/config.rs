@@ -74,3 +74,14 @@ pub fn read_options(input: &InputArgs) -> ReadOptions {
         .max_bytes(input.max_bytes);
     options
 }
+
+/// The threshold of `jaccard:T`.
+pub fn verify_threshold(text: &str) -> Result<f64> {
+    let threshold = text
+        .strip_prefix("jaccard:")
+        .and_then(|t| t.parse::<f64>().ok())
+        .filter(|t| (0.0..=1.0).contains(t));
+    threshold.with_context(|| {
+        format!("--verify {text:?}: give jaccard:T with T from 0 to 1, as in jaccard:0.8")
+    })
+}

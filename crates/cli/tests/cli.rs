@@ -308,6 +308,71 @@ fn eval_scores_a_benchmark_built_from_a_corpus() {
     let recall = |k: usize| curve[k]["scores"]["all"]["recall"].as_f64().unwrap();
     assert!((0..8).all(|k| recall(k) <= recall(k + 1)));
     assert!(recall(8) > 0.5, "{}", scores);
+    // Another tool's answers, through the exported benchmark.
+    let run = d.run(
+        &[
+            "eval",
+            "--corpus",
+            "en=c.jsonl",
+            "--originals",
+            "5",
+            "--negatives",
+            "2",
+            "--export",
+            "ex",
+        ],
+        b"",
+    );
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    let pairs = std::fs::read_to_string(d.path("ex/pairs.jsonl")).unwrap();
+    let truth: Vec<bool> = pairs
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["duplicate"] == true)
+        .collect();
+    assert!(truth.iter().any(|t| *t) && truth.iter().any(|t| !*t));
+    let oracle: String = truth.iter().map(|t| format!("{t}\n")).collect();
+    d.write("oracle.jsonl", &oracle);
+    d.write("short.jsonl", "true\n");
+    let scored = d.run(
+        &[
+            "eval",
+            "--corpus",
+            "en=c.jsonl",
+            "--originals",
+            "5",
+            "--negatives",
+            "2",
+            "--predictions",
+            "oracle=oracle.jsonl",
+            "--verify",
+            "jaccard:0.8",
+        ],
+        b"",
+    );
+    assert_eq!(scored.code(), 0, "{}", scored.stderr());
+    assert!(
+        scored.stdout().contains("oracle:\n\n| k | precision | recall | F1 | F1, ≥ 50 words | precision on hard negatives |\n|--:|--:|--:|--:|--:|--:|\n| – | 1.0000 | 1.0000 | 1.0000 |"),
+        "{}",
+        scored.stdout()
+    );
+    let wrong = d.run(
+        &[
+            "eval",
+            "--corpus",
+            "en=c.jsonl",
+            "--originals",
+            "5",
+            "--predictions",
+            "x=short.jsonl",
+        ],
+        b"",
+    );
+    assert_eq!(wrong.code(), 2);
+    assert!(
+        wrong.stderr().contains("1 answers for"),
+        "{}",
+        wrong.stderr()
+    );
     let bad = d.run(&["eval", "--corpus", "c.jsonl"], b"");
     assert_eq!(bad.code(), 2);
     assert!(bad.stderr().contains("LANGUAGE=PATH"), "{}", bad.stderr());

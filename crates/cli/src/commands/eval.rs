@@ -3,12 +3,15 @@
 //! the scores as Markdown tables (and all of them as JSON with `--json`).
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use neardup_corpus::{Corpus, ReadOptions};
-use neardup_eval::{Benchmark, Counts, EditKind, RATES, Scores, Size, Source, build, score};
+use neardup_eval::{
+    Benchmark, Counts, EditKind, Origin, RATES, Scores, Size, Source, build, score,
+};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
@@ -59,11 +62,25 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
         .iter()
         .map(|p| (fingerprints[p.a] ^ fingerprints[p.b]).count_ones())
         .collect();
+    if let Some(dir) = &args.export {
+        export(&bench, dir)?;
+    }
+    let verify = args
+        .verify
+        .as_deref()
+        .map(config::verify_threshold)
+        .transpose()?;
+    // Verification computes what the truth does, exactly, on the pairs
+    // SimHash lets through.
+    let verified = |i: usize| verify.is_none_or(|t| bench.pairs[i].jaccard >= t);
     let curve: Vec<(u32, Scores)> = (0..=args.k_max)
-        .map(|k| (k, score(&bench, |i| distances[i] <= k)))
+        .map(|k| (k, score(&bench, |i| distances[i] <= k && verified(i))))
         .collect();
-    let at_k = score(&bench, |i| distances[i] <= args.k);
+    let at_k = score(&bench, |i| distances[i] <= args.k && verified(i));
     print!("{}", report(&bench, &curve, &at_k, args.k));
+    for spec in &args.predictions {
+        print!("{}", peer_report(&bench, spec, args.k_max)?);
+    }
     if let Some(path) = &args.json {
         let value = json!({
             "settings": {
@@ -72,6 +89,7 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
                 "originals": args.originals,
                 "negatives": args.negatives,
                 "seed": args.seed,
+                "verify": args.verify,
             },
             "documents": bench.documents.len(),
             "pairs": bench.pairs.len(),
@@ -84,6 +102,90 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
         })?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `documents.jsonl` ({"id", "language", "text"}) and `pairs.jsonl` ({"a",
+/// "b", "origin", "jaccard", "duplicate"}) in `dir`.
+fn export(bench: &Benchmark, dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    write_atomically(&dir.join("documents.jsonl"), |out| {
+        for (i, d) in bench.documents.iter().enumerate() {
+            let language = bench.sources.get(d.source).map_or("", |s| s.1.as_str());
+            serde_json::to_writer(
+                &mut *out,
+                &json!({"id": i, "language": language, "text": d.text}),
+            )?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    })?;
+    write_atomically(&dir.join("pairs.jsonl"), |out| {
+        for p in &bench.pairs {
+            let origin = match p.origin {
+                Origin::Edited { kind, rate } => format!("{} {rate}", kind.name()),
+                Origin::HardNegative => "hard negative".to_string(),
+                Origin::Negative => "negative".to_string(),
+            };
+            serde_json::to_writer(
+                &mut *out,
+                &json!({"a": p.a, "b": p.b, "origin": origin, "jaccard": p.jaccard, "duplicate": p.duplicate}),
+            )?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    })
+}
+
+/// Another tool's answers, one JSON line per pair (`true`/`false`, or a
+/// distance), scored as a row, or as a curve over k for distances.
+fn peer_report(bench: &Benchmark, spec: &str, k_max: u32) -> Result<String> {
+    let Some((name, path)) = spec.split_once('=') else {
+        bail!("--predictions {spec:?}: give NAME=FILE");
+    };
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
+    let answers: Vec<Value> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::from_str(l).with_context(|| format!("{path}:{}: not JSON", i + 1))
+        })
+        .collect::<Result<_>>()?;
+    if answers.len() != bench.pairs.len() {
+        bail!(
+            "{path}: {} answers for {} pairs; answer pairs.jsonl of this benchmark (same --seed, \
+             --originals, --negatives and corpora)",
+            answers.len(),
+            bench.pairs.len()
+        );
+    }
+    let mut out = format!(
+        "\n{name}:\n\n| k | precision | recall | F1 | F1, ≥ 50 words | precision on hard negatives |\n|--:|--:|--:|--:|--:|--:|\n"
+    );
+    let row = |out: &mut String, k: String, s: &Scores| {
+        let _ = writeln!(
+            out,
+            "| {k} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
+            s.all.precision(),
+            s.all.recall(),
+            s.all.f1(),
+            s.long.f1(),
+            s.hard_negatives.precision()
+        );
+    };
+    if answers.iter().all(Value::is_boolean) {
+        let s = score(bench, |i| answers[i].as_bool() == Some(true));
+        row(&mut out, "–".to_string(), &s);
+    } else if answers.iter().all(Value::is_u64) {
+        for k in 0..=k_max {
+            let s = score(bench, |i| {
+                answers[i].as_u64().is_some_and(|d| d <= u64::from(k))
+            });
+            row(&mut out, k.to_string(), &s);
+        }
+    } else {
+        bail!("{path}: every line must be true/false, or every line a distance");
+    }
+    Ok(out)
 }
 
 /// A corpus as a source: its topic is the part of an id before a `/`.

@@ -67,7 +67,11 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             "dedup reads its inputs twice (once to fingerprint, once to copy what is kept): give files, not -"
         );
     }
-    let verify = args.verify.as_deref().map(parse_verify).transpose()?;
+    let verify = args
+        .verify
+        .as_deref()
+        .map(config::verify_threshold)
+        .transpose()?;
     let fingerprinter = config::fingerprinter(&args.settings)?;
     // Fingerprints of other settings than an index's cannot be compared
     // with its own: refuse before any work.
@@ -386,17 +390,6 @@ fn by_field(keys: &[Option<FieldValue>], a: u32, b: u32, reversed: bool) -> Orde
             }
         }
     }
-}
-
-/// The threshold of `jaccard:T`.
-fn parse_verify(text: &str) -> Result<f64> {
-    let threshold = text
-        .strip_prefix("jaccard:")
-        .and_then(|t| t.parse::<f64>().ok())
-        .filter(|t| (0.0..=1.0).contains(t));
-    threshold.with_context(|| {
-        format!("--verify {text:?}: give jaccard:T with T from 0 to 1, as in jaccard:0.8")
-    })
 }
 
 /// Makes `out`, refusing one that holds anything unless `force`. With

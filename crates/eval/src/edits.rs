@@ -234,6 +234,35 @@ pub fn edit(text: &str, kind: EditKind, rate: f64, seed: u64) -> String {
     }
 }
 
+/// The share of `original`'s units whose content an edit changed, as the
+/// truth of edited pairs counts it: units substituted, inserted or deleted,
+/// cut off, or added as boilerplate; case, punctuation and whitespace
+/// ([`EditKind::Noise`]) and the order of sentences ([`EditKind::Reorder`])
+/// change no content.
+///
+/// ```
+/// use neardup_eval::{EditKind, content_change, edit};
+///
+/// let text = "one two three four five six seven eight nine ten";
+/// let cut = edit(text, EditKind::Truncate, 0.3, 1);
+/// assert_eq!(content_change(text, &cut, EditKind::Truncate, 0.3), 0.3);
+/// let noisy = edit(text, EditKind::Noise, 0.3, 1);
+/// assert_eq!(content_change(text, &noisy, EditKind::Noise, 0.3), 0.0);
+/// ```
+pub fn content_change(original: &str, edited: &str, kind: EditKind, rate: f64) -> f64 {
+    let n = units(original).len();
+    if n == 0 {
+        return 0.0;
+    }
+    let changed = match kind {
+        EditKind::Substitute | EditKind::Insert | EditKind::Delete => count(rate, n),
+        EditKind::Truncate => ((rate * n as f64).round() as usize).min(n - 1),
+        EditKind::Boilerplate => units(edited).len().saturating_sub(n),
+        EditKind::Noise | EditKind::Reorder => 0,
+    };
+    changed as f64 / n as f64
+}
+
 /// `k` distinct positions in `0..n`, in order.
 fn distinct(rng: &mut Rng, k: usize, n: usize) -> Vec<usize> {
     // A partial Fisher-Yates shuffle of the positions.

@@ -4,7 +4,9 @@
 //!
 //! - [`edit`]: an [`EditKind`] applied to a text at a rate, from a seed;
 //! - [`build`]: a [`Benchmark`] of labelled pairs from [`Source`]s, with the
-//!   truth computed exactly (word 3-shingle Jaccard ≥ [`THRESHOLD`]);
+//!   truth computed exactly (for an edited copy, at most [`MAX_CHANGE`] of
+//!   its content changed; for other pairs, word 3-shingle Jaccard ≥
+//!   [`THRESHOLD`]);
 //! - [`score`]: precision, recall and F1 of a detector, overall and by edit,
 //!   language and length.
 //!
@@ -35,7 +37,9 @@ mod edits;
 mod rng;
 mod score;
 
-pub use benchmark::{Benchmark, Document, Origin, Pair, RATES, Size, Source, THRESHOLD, build};
-pub use edits::{EditKind, edit};
+pub use benchmark::{
+    Benchmark, Document, MAX_CHANGE, Origin, Pair, RATES, Size, Source, THRESHOLD, build,
+};
+pub use edits::{EditKind, content_change, edit};
 pub use rng::Rng;
 pub use score::{Counts, Scores, length_bucket, score};

@@ -53,6 +53,22 @@ impl Counts {
         )
     }
 
+    /// Pairs answered right, near-duplicates or not (1 when there are none):
+    /// on the hard negatives, the share kept apart.
+    ///
+    /// ```
+    /// use neardup_eval::Counts;
+    ///
+    /// let c = Counts { true_negatives: 99, false_positives: 1, ..Counts::default() };
+    /// assert_eq!(c.accuracy(), 0.99);
+    /// ```
+    pub fn accuracy(&self) -> f64 {
+        ratio(
+            self.true_positives + self.true_negatives,
+            self.true_positives + self.true_negatives + self.false_positives + self.false_negatives,
+        )
+    }
+
     /// The harmonic mean of precision and recall.
     pub fn f1(&self) -> f64 {
         let (p, r) = (self.precision(), self.recall());

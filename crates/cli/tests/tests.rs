@@ -5,5 +5,6 @@ mod cli;
 mod dedup;
 mod index;
 mod pairs;
+mod quality;
 mod report;
 mod util;

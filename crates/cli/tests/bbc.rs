@@ -1,5 +1,5 @@
 //! `neardup dedup` on the BBC news corpus, against its duplicates as judged
-//! by hand: `data/bbc_pairs.tsv` lists every pair of articles whose word
+//! by hand: `crates/eval/data/bbc_pairs.tsv` lists every pair of articles whose word
 //! 3-shingles have a Jaccard similarity of 0.5 or more, and every other pair
 //! within 10 bits, each read and judged `same_text`, `same_story` (another
 //! version of one article) or `different_story`.
@@ -17,7 +17,7 @@ struct Truth {
 }
 
 fn truth() -> Vec<Truth> {
-    let text = include_str!("data/bbc_pairs.tsv");
+    let text = include_str!("../../eval/data/bbc_pairs.tsv");
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| {

@@ -43,6 +43,9 @@ pub struct Source {
     /// Its documents: `(topic, text)`; documents of one topic are the
     /// source's hard negatives for each other (news of one section).
     pub documents: Vec<(String, String)>,
+    /// Pairs of its documents (by index) found in the wild, judged by a
+    /// person: both kept in the benchmark as they are, whatever the draw.
+    pub natural: Vec<(usize, usize)>,
 }
 
 /// A document of the benchmark.
@@ -70,6 +73,8 @@ pub enum Origin {
     HardNegative,
     /// Two different documents of one source.
     Negative,
+    /// Two documents of a source's natural pairs.
+    Natural,
 }
 
 /// A pair of documents with its truth.
@@ -110,10 +115,11 @@ pub struct Size {
     pub seed: u64,
 }
 
-/// Builds the benchmark: from each source, `size.originals` documents (the
-/// first of a seeded shuffle); for each, one edited copy per edit kind and
-/// rate (boilerplate once), and `size.negatives` pairs with other
-/// documents of the source and as many with documents of its topic.
+/// Builds the benchmark: from each source, its natural pairs, and
+/// `size.originals` documents (the first of a seeded shuffle); for each,
+/// one edited copy per edit kind and rate (boilerplate once), and
+/// `size.negatives` pairs with other documents of the source and as many
+/// with documents of its topic.
 ///
 /// ```
 /// use neardup_eval::{Size, Source, build};
@@ -123,10 +129,12 @@ pub struct Size {
 ///     name: "toy".into(),
 ///     language: "en".into(),
 ///     documents: (0..4).map(|i| ("news".to_string(), text(i))).collect(),
+///     natural: vec![(0, 1)],
 /// };
 /// let bench = build(&[source], Size { originals: 2, negatives: 1, seed: 1 });
 /// assert!(bench.pairs.iter().any(|p| p.duplicate));
 /// assert!(bench.pairs.iter().all(|p| p.a != p.b));
+/// assert!(bench.pairs.iter().any(|p| p.origin == neardup_eval::Origin::Natural));
 /// ```
 pub fn build(sources: &[Source], size: Size) -> Benchmark {
     let mut bench = Benchmark {
@@ -151,6 +159,12 @@ pub fn build(sources: &[Source], size: Size) -> Benchmark {
         let mut add = |bench: &mut Benchmark, i: usize| -> usize {
             *added[i].get_or_insert_with(|| push(bench, s, source.documents[i].1.clone()))
         };
+        for &(i, j) in &source.natural {
+            if i < n && j < n && i != j {
+                let (a, b) = (add(&mut bench, i), add(&mut bench, j));
+                labelled(&mut bench, a, b, Origin::Natural, None);
+            }
+        }
         for &original in order.iter().take(size.originals) {
             let a = add(&mut bench, original);
             let text = source.documents[original].1.clone();

@@ -22,6 +22,7 @@
 //!     name: "toy".into(),
 //!     language: "en".into(),
 //!     documents: (0..5).map(|i| ("farm".to_string(), text(i))).collect(),
+//!     natural: Vec::new(),
 //! };
 //! let bench = build(&[source], Size { originals: 2, negatives: 2, seed: 3 });
 //! // A detector that trusts the truth scores 1.
@@ -34,6 +35,7 @@
 
 mod benchmark;
 mod edits;
+mod natural;
 mod rng;
 mod score;
 
@@ -41,5 +43,6 @@ pub use benchmark::{
     Benchmark, Document, MAX_CHANGE, Origin, Pair, RATES, Size, Source, THRESHOLD, build,
 };
 pub use edits::{EditKind, content_change, edit};
+pub use natural::{BBC_JUDGED, Judged, judged_pairs};
 pub use rng::Rng;
 pub use score::{Counts, Scores, length_bucket, score};

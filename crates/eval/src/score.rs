@@ -112,9 +112,10 @@ pub struct Scores {
     pub by_language: BTreeMap<String, Counts>,
     /// By length bucket.
     pub by_length: BTreeMap<&'static str, Counts>,
-    /// Over the hard negatives (and any edited pair that is not a
-    /// near-duplicate by the truth is not counted here).
+    /// Over the hard negatives.
     pub hard_negatives: Counts,
+    /// Over the natural pairs.
+    pub natural: Counts,
 }
 
 /// Scores `reported` (does the detector call pair `i` near-duplicates?) on
@@ -158,6 +159,7 @@ pub fn score(bench: &Benchmark, reported: impl Fn(usize) -> bool) -> Scores {
                 .or_default()
                 .add(truth, said),
             Origin::HardNegative => scores.hard_negatives.add(truth, said),
+            Origin::Natural => scores.natural.add(truth, said),
             Origin::Negative => {}
         }
     }

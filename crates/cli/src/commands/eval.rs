@@ -2,6 +2,7 @@
 //! corpora, fingerprints its documents with the settings given, and prints
 //! the scores as Markdown tables (and all of them as JSON with `--json`).
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use neardup_corpus::{Corpus, ReadOptions};
 use neardup_eval::{
-    Benchmark, Counts, EditKind, Origin, RATES, Scores, Size, Source, build, score,
+    BBC_JUDGED, Benchmark, Counts, EditKind, Origin, RATES, Scores, Size, Source, build,
+    judged_pairs, score,
 };
 use rayon::prelude::*;
 use serde_json::{Value, json};
@@ -125,6 +127,7 @@ fn export(bench: &Benchmark, dir: &Path) -> Result<()> {
                 Origin::Edited { kind, rate } => format!("{} {rate}", kind.name()),
                 Origin::HardNegative => "hard negative".to_string(),
                 Origin::Negative => "negative".to_string(),
+                Origin::Natural => "natural".to_string(),
             };
             serde_json::to_writer(
                 &mut *out,
@@ -188,7 +191,8 @@ fn peer_report(bench: &Benchmark, spec: &str, k_max: u32) -> Result<String> {
     Ok(out)
 }
 
-/// A corpus as a source: its topic is the part of an id before a `/`.
+/// A corpus as a source: its topic is the part of an id before a `/`. The
+/// BBC corpus (a file named `bbc…`) brings its judged natural pairs.
 fn read_source(language: &str, path: &Path) -> Result<Source> {
     let corpus = Corpus::open(&[path], &ReadOptions::default()).with_context(|| {
         format!(
@@ -197,18 +201,30 @@ fn read_source(language: &str, path: &Path) -> Result<Source> {
         )
     })?;
     let mut documents = Vec::new();
+    let mut ids = HashMap::new();
     for doc in corpus.documents() {
         let doc = doc?;
         let topic = doc.id.split_once('/').map_or("", |(t, _)| t).to_string();
+        ids.insert(doc.id, documents.len());
         documents.push((topic, doc.text));
     }
+    let name = path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    let natural = if name.starts_with("bbc") {
+        judged_pairs(BBC_JUDGED)
+            .iter()
+            .filter_map(|p| Some((*ids.get(&p.a)?, *ids.get(&p.b)?)))
+            .collect()
+    } else {
+        Vec::new()
+    };
     Ok(Source {
-        name: path.file_stem().map_or_else(
-            || path.display().to_string(),
-            |s| s.to_string_lossy().into_owned(),
-        ),
+        name,
         language: language.to_string(),
         documents,
+        natural,
     })
 }
 
@@ -225,6 +241,7 @@ fn scores_json(s: &Scores) -> Value {
         "all": counts_json(&s.all),
         "long": counts_json(&s.long),
         "hard_negatives": counts_json(&s.hard_negatives),
+        "natural": counts_json(&s.natural),
         "by_language": s.by_language.iter().map(|(l, c)| (l.clone(), counts_json(c))).collect::<serde_json::Map<_, _>>(),
         "by_length": s.by_length.iter().map(|(l, c)| (l.to_string(), counts_json(c))).collect::<serde_json::Map<_, _>>(),
         "by_edit": s.by_edit.iter().map(|((kind, rate), c)| json!({"kind": kind, "rate_per_mille": rate, "counts": counts_json(c)})).collect::<Vec<_>>(),
@@ -299,10 +316,15 @@ fn report(bench: &Benchmark, curve: &[(u32, Scores)], at_k: &Scores, k: u32) -> 
         "\nAt k = {k}, by language and by length (words of the shorter document):\n"
     );
     out.push_str("| part | precision | recall | F1 | pairs |\n|---|--:|--:|--:|--:|\n");
-    let rows = at_k
-        .by_language
-        .iter()
-        .map(|(l, c)| (format!("language {l}"), c))
+    let natural = (at_k.natural != Counts::default())
+        .then(|| ("natural pairs (judged)".to_string(), &at_k.natural));
+    let rows = natural
+        .into_iter()
+        .chain(
+            at_k.by_language
+                .iter()
+                .map(|(l, c)| (format!("language {l}"), c)),
+        )
         .chain(
             at_k.by_length
                 .iter()

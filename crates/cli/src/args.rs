@@ -89,6 +89,10 @@ pub struct EvalArgs {
     /// Also write every score as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Also draw the scores as SVG charts into DIR (scores over k, F1 by
+    /// language and length, recall by edit rate).
+    #[arg(long, value_name = "DIR")]
+    pub plots: Option<PathBuf>,
     /// Score SimHash followed by verification: a pair within k is reported
     /// only if the Jaccard similarity of its word 3-shingles reaches T.
     #[arg(long, value_name = "jaccard:T")]

@@ -6,6 +6,7 @@ mod args;
 mod commands;
 mod config;
 mod fingerprints;
+mod markup;
 mod output;
 mod pipeline;
 mod progress;

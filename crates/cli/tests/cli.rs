@@ -290,6 +290,8 @@ fn eval_scores_a_benchmark_built_from_a_corpus() {
             "2",
             "--json",
             "s.json",
+            "--plots",
+            "pl",
         ],
         b"",
     );
@@ -304,6 +306,17 @@ fn eval_scores_a_benchmark_built_from_a_corpus() {
         serde_json::from_str(&std::fs::read_to_string(d.path("s.json")).unwrap()).unwrap();
     let curve = scores["curve"].as_array().unwrap();
     assert_eq!(curve.len(), 9);
+    for chart in [
+        "scores-over-k",
+        "f1-by-language-and-length",
+        "recall-by-edit",
+    ] {
+        let svg = std::fs::read_to_string(d.path(&format!("pl/{chart}.svg"))).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.contains("<polyline"),
+            "{chart}"
+        );
+    }
     // Recall can only grow with k.
     let recall = |k: usize| curve[k]["scores"]["all"]["recall"].as_f64().unwrap();
     assert!((0..8).all(|k| recall(k) <= recall(k + 1)));

@@ -13,6 +13,7 @@ use anyhow::Result;
 use neardup_dedup::Fate;
 use similar::{Algorithm, DiffTag, capture_diff_slices_deadline};
 
+use crate::markup::escape;
 use crate::output::write_atomically;
 
 /// Sample pairs shown side by side.
@@ -405,21 +406,6 @@ fn group_digits(n: u64) -> String {
             out.push(',');
         }
         out.push(c);
-    }
-    out
-}
-
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
     }
     out
 }

@@ -2,6 +2,8 @@
 //! corpora, fingerprints its documents with the settings given, and prints
 //! the scores as Markdown tables (and all of them as JSON with `--json`).
 
+mod plots;
+
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -80,6 +82,9 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
         .collect();
     let at_k = score(&bench, |i| distances[i] <= args.k && verified(i));
     print!("{}", report(&bench, &curve, &at_k, args.k));
+    if let Some(dir) = &args.plots {
+        plots::write_plots(dir, &curve, &at_k, args.k)?;
+    }
     for spec in &args.predictions {
         print!("{}", peer_report(&bench, spec, args.k_max)?);
     }

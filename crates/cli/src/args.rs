@@ -70,6 +70,12 @@ pub struct EvalArgs {
     /// [default: en=data/corpora/bbc.jsonl, zh=data/corpora/peoples_daily.jsonl].
     #[arg(long = "corpus", value_name = "LANG=PATH")]
     pub corpora: Vec<String>,
+    /// A small collection as LANGUAGE=PATH (files, a directory, JSON lines)
+    /// whose every pair of documents is labelled, by the Jaccard truth: the
+    /// near-duplicates found in the wild (licence texts that differ by a
+    /// copyright line) and the hard negatives (GPL-2 and GPL-3).
+    #[arg(long = "all-pairs", value_name = "LANG=PATH")]
+    pub all_pairs: Vec<String>,
     /// Originals drawn from each corpus; each gives one edited copy per
     /// edit kind and rate.
     #[arg(long, default_value_t = 200)]

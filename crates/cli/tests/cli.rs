@@ -386,6 +386,33 @@ fn eval_scores_a_benchmark_built_from_a_corpus() {
         "{}",
         wrong.stderr()
     );
+    // A small collection whose every pair is labelled.
+    d.write("lic/a.txt", "Copyright 2020 Ann. Permission is hereby granted, free of charge, to any person obtaining a copy of this software to deal in it without restriction, subject to the conditions below.");
+    d.write("lic/b.txt", "Copyright 2024 Bob. Permission is hereby granted, free of charge, to any person obtaining a copy of this software to deal in it without restriction, subject to the conditions below.");
+    d.write("lic/c.txt", "This program is free software: you can redistribute it and/or modify it under the terms of the licence published by the foundation, any later version.");
+    let all = d.run(
+        &[
+            "eval",
+            "--corpus",
+            "en=c.jsonl",
+            "--originals",
+            "0",
+            "--all-pairs",
+            "en=lic",
+        ],
+        b"",
+    );
+    assert_eq!(all.code(), 0, "{}", all.stderr());
+    assert!(
+        all.stdout().contains("| natural pairs |"),
+        "{}",
+        all.stdout()
+    );
+    assert!(
+        all.stdout().starts_with("3 documents, 3 labelled pairs"),
+        "{}",
+        all.stdout()
+    );
     let bad = d.run(&["eval", "--corpus", "c.jsonl"], b"");
     assert_eq!(bad.code(), 2);
     assert!(bad.stderr().contains("LANGUAGE=PATH"), "{}", bad.stderr());

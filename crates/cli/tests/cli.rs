@@ -93,13 +93,13 @@ fn explain_adds_features() {
 #[test]
 fn settings_flags_change_the_fingerprint() {
     let d = Dir::new();
-    let text = b"some text to fingerprint in several ways";
+    let text = b"some text to fingerprint in several ways, and some more text";
     let base = d.run(&["fingerprint", "-"], text).lines()[0]["fingerprint"].clone();
     for flags in [
         &["--width", "128"][..],
         &["--hash", "fnv1a"],
         &["--features", "shingles:2"],
-        &["--weighting", "binary", "--stop-words", "none"],
+        &["--weighting", "binary"],
         &["--profile", "python-simhash"],
     ] {
         let mut args = vec!["fingerprint", "-"];
@@ -226,7 +226,16 @@ fn compare_exit_codes_and_json() {
         b"",
     );
     assert_eq!(far.code(), 1);
-    assert!(far.stdout().contains("verdict:    different (k = 3)"));
+    assert!(
+        far.stdout()
+            .contains("verdict:    different (k = 12, a short text)"),
+        "{}",
+        far.stdout()
+    );
+    assert!(
+        far.stdout()
+            .contains("verified:   1.000 of the words differ (at most 0.1: fails)")
+    );
     let missing = d.run(&["compare", "nope.txt", "-"], b"x");
     assert_eq!(missing.code(), 2);
     assert!(missing.stderr().contains("nope.txt"));

@@ -82,7 +82,13 @@ fn report_loads_in_chromium_and_shows_the_summary() {
         // Ten stories, four versions each: the same, one word changed, one
         // added, and a story of its own; a quote and an angle bracket test
         // the page's escaping.
-        let story = format!("story {i} <b>\"{}\"</b> {base} in town {}", i / 4, i / 4);
+        let town = [
+            "york", "leeds", "bath", "ely", "hull", "wells", "ripon", "truro", "derby", "perth",
+        ][i / 4];
+        let story = format!(
+            "story <b>\"{town}\"</b> {base} in {}",
+            format!("{town} ").repeat(12)
+        );
         let text = match i % 4 {
             0 | 1 => story,
             2 => story.replace("tuesday", "wednesday"),

@@ -64,4 +64,4 @@ pub use weight::idf::{DocumentFrequencies, IdfTable};
 
 /// The version of the fingerprint format defined in `docs/FINGERPRINT.md`.
 /// It changes whenever any profile's output changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;

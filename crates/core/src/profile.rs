@@ -5,8 +5,8 @@
 //!
 //! | profile | tokens | features | weights | notes |
 //! |---|---|---|---|---|
-//! | `en` | UAX #29 words | words | term frequency | English stop words dropped |
-//! | `zh` | jieba words (no HMM) | words | TF-IDF, jieba's table | Chinese and English stop words and one-character Han words dropped |
+//! | `en` | UAX #29 words | words | term frequency | every word kept |
+//! | `zh` | jieba words (no HMM) | character bigrams of the kept words | term frequency | Chinese and English stop words and one-character Han words dropped |
 //! | `auto` | per document: `zh` when Han characters are at least a quarter as many as other letters, else `en` | | | the default |
 //! | `python-simhash` | PyPI `simhash` 2.x: `[\w]` characters, 4-grams | | counts, MD5 | bit for bit |
 
@@ -69,8 +69,8 @@ impl Profile {
     pub fn description(self) -> &'static str {
         match self {
             Profile::Auto => "en or zh per document, by script (default)",
-            Profile::En => "words, term frequency, English stop words dropped",
-            Profile::Zh => "jieba words, TF-IDF with jieba's IDF table, stop words dropped",
+            Profile::En => "words, term frequency, every word kept",
+            Profile::Zh => "character bigrams of jieba words, term frequency, stop words dropped",
             Profile::PythonSimhash => "bit-for-bit PyPI simhash 2.x Simhash(text)",
         }
     }
@@ -122,7 +122,9 @@ impl Settings {
         Settings {
             name: "en",
             segmenter: SEGMENTER,
-            stop_words: Some(Arc::new(StopWords::english())),
+            // Stop words kept: with fewer features each edit moves more
+            // bits (docs/QUALITY.md, format 2).
+            stop_words: None,
             min_han_chars: 1,
             features: FeatureKind::Words,
             weighting: Weighting::Tf,
@@ -139,8 +141,10 @@ impl Settings {
             segmenter: SEGMENTER,
             stop_words: Some(Arc::new(StopWords::english_and_chinese())),
             min_han_chars: 2,
-            features: FeatureKind::Words,
-            weighting: Weighting::TfIdf,
+            // Bigrams of the kept words beat the words, weighed by TF or
+            // TF-IDF, at every k (docs/QUALITY.md, format 2).
+            features: FeatureKind::CharNgrams(2),
+            weighting: Weighting::Tf,
             idf: None,
             top_k: None,
             hash: FeatureHash::Xxh3,

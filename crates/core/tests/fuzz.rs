@@ -40,8 +40,9 @@ static VARIANTS: LazyLock<Vec<(String, Fingerprinter)>> = LazyLock::new(|| {
         variant("auto chars:4", Profile::Auto, &|b| {
             b.features(FeatureKind::CharNgrams(4));
         }),
-        variant("auto textrank", Profile::Auto, &|b| {
-            b.weighting(Weighting::TextRank);
+        variant("auto words textrank", Profile::Auto, &|b| {
+            b.features(FeatureKind::Words)
+                .weighting(Weighting::TextRank);
         }),
         variant("auto tfidf", Profile::Auto, &|b| {
             b.weighting(Weighting::TfIdf);

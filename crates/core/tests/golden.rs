@@ -39,6 +39,7 @@ const TEXTS: &[&str] = &[
     "مرحبا بالعالم",
     "line one\nline two\r\nline three\ttabbed",
     "repeat repeat repeat repeat words words",
+    "Joseph’s brethren went to feed their father’s flock",
 ];
 
 fn configurations() -> Vec<(String, FingerprinterBuilder)> {
@@ -61,6 +62,10 @@ fn configurations() -> Vec<(String, FingerprinterBuilder)> {
     for w in Weighting::ALL {
         let mut b = Fingerprinter::builder(Profile::Auto);
         b.weighting(w);
+        if w == Weighting::TextRank {
+            // TextRank ranks words, and `zh` takes bigrams.
+            b.features(FeatureKind::Words);
+        }
         out.push((format!("auto weighting={w}"), b));
     }
     let mut b = Fingerprinter::builder(Profile::Zh);

@@ -14,8 +14,10 @@
 //!   fingerprint there, not half a million million pairs;
 //! - [`components`]: the connected components of the pairs, for those who
 //!   want every chain in one group;
-//! - [`shingles`] and [`jaccard`]: the exact similarity that verification
-//!   checks candidate pairs with.
+//! - [`Verification`]: the exact measure that checks candidate pairs, words
+//!   that differ ([`word_difference`]) or shingle [`jaccard`];
+//! - [`is_short`]: the documents that are searched at a larger k, and
+//!   judged by verification (the short-document rule).
 //!
 //! # Example
 //!
@@ -34,8 +36,10 @@
 
 mod copies;
 mod grouping;
+mod short;
 mod verify;
 
 pub use copies::Copies;
 pub use grouping::{Fate, components, keep_first};
-pub use verify::{jaccard, shingles};
+pub use short::{SHORT_WORDS, is_short, length_in_words};
+pub use verify::{Verification, jaccard, shingles, word_bag, word_difference};

@@ -1,16 +1,161 @@
-//! Verification: the exact Jaccard similarity of two documents' shingles,
-//! to remove the false positives of the fingerprint filter.
+//! Verification: an exact measure of two documents' overlap, to remove
+//! the false positives of the fingerprint filter.
 //!
 //! A document's tokens are the words of its normalised text (NFKC,
 //! lowercase) split on Unicode word boundaries, keeping those with a letter
 //! or a digit; Han and kana characters are tokens of one character each
-//! there. A shingle is `n` consecutive tokens; a text with fewer tokens is
-//! one shingle of all of them. Shingles are compared by their XXH3-64
-//! hashes.
+//! there. Two measures are offered ([`Verification`]):
+//!
+//! - `words:D`, the default of `neardup dedup`: at most a share `D` of the
+//!   words differ ([`word_difference`] of the two [`word_bag`]s), whatever
+//!   their order. It reads as the definition of a near-duplicate that the
+//!   quality benchmark uses ("at most 10% of the content changed"), and
+//!   scores best there (docs/QUALITY.md).
+//! - `jaccard:T`: the Jaccard similarity of the word 3-shingles
+//!   ([`shingles`], [`jaccard`]) is at least `T`; order matters.
+//!
+//! Words and shingles are compared by their XXH3-64 hashes.
+
+use std::fmt;
+use std::str::FromStr;
 
 use neardup_core::normalize;
 use unicode_segmentation::UnicodeSegmentation;
 use xxhash_rust::xxh3::xxh3_64;
+
+/// How a candidate pair is checked.
+///
+/// ```
+/// use neardup_dedup::Verification;
+///
+/// let v: Verification = "words:0.1".parse()?;
+/// let (a, b) = (v.sketch("one two three four five six seven eight nine ten"),
+///               v.sketch("one two three four five six seven eight nine TEN!"));
+/// assert!(v.accepts(&a, &b));
+/// assert!(!v.accepts(&a, &v.sketch("one two three")));
+/// assert_eq!(v.to_string(), "words:0.1");
+/// # Ok::<(), String>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Verification {
+    /// At most this share of the words differ ([`word_difference`]).
+    Words(f64),
+    /// The Jaccard similarity of word 3-shingles is at least this.
+    Jaccard(f64),
+}
+
+impl Verification {
+    /// What [`Verification::accepts`] compares, for one document.
+    pub fn sketch(&self, text: &str) -> Vec<u64> {
+        match self {
+            Verification::Words(_) => word_bag(text),
+            Verification::Jaccard(_) => shingles(text, 3),
+        }
+    }
+
+    /// Whether two documents, by their sketches, are near-duplicates.
+    pub fn accepts(&self, a: &[u64], b: &[u64]) -> bool {
+        match *self {
+            Verification::Words(most) => word_difference(a, b) <= most,
+            Verification::Jaccard(least) => jaccard(a, b) >= least,
+        }
+    }
+}
+
+impl FromStr for Verification {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let share = |t: &str| t.parse::<f64>().ok().filter(|t| (0.0..=1.0).contains(t));
+        let parsed = match s.split_once(':') {
+            Some(("words", t)) => share(t).map(Verification::Words),
+            Some(("jaccard", t)) => share(t).map(Verification::Jaccard),
+            _ => None,
+        };
+        parsed.ok_or_else(|| {
+            format!(
+                "{s:?}: give words:D (at most a share D of the words differ, as in words:0.1) \
+                 or jaccard:T (word 3-shingle Jaccard at least T, as in jaccard:0.8), \
+                 with D or T from 0 to 1"
+            )
+        })
+    }
+}
+
+impl fmt::Display for Verification {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verification::Words(d) => write!(f, "words:{d}"),
+            Verification::Jaccard(t) => write!(f, "jaccard:{t}"),
+        }
+    }
+}
+
+/// The tokens of `text` (see the module's documentation).
+fn tokens(normal: &str) -> Vec<&str> {
+    normal
+        .unicode_words()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .collect()
+}
+
+/// The words of `text` as sorted hashes, repeats kept: a multiset.
+///
+/// ```
+/// use neardup_dedup::word_bag;
+///
+/// assert_eq!(word_bag("the cat, the hat").len(), 4);
+/// assert_eq!(word_bag("Hat the cat the"), word_bag("the cat, the hat"));
+/// ```
+pub fn word_bag(text: &str) -> Vec<u64> {
+    let normal = normalize(text);
+    let mut out: Vec<u64> = tokens(&normal)
+        .into_iter()
+        .map(|w| xxh3_64(w.as_bytes()))
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// How much two word bags differ: the larger of the words that one has and
+/// the other lacks (counted with their repeats), per word of the shorter;
+/// 0 for the same words in any order, at most 1.
+///
+/// A tenth of a document's words substituted, inserted, deleted or cut off
+/// is a difference of about 0.1, whichever it was.
+///
+/// ```
+/// use neardup_dedup::{word_bag, word_difference};
+///
+/// let a = word_bag("a b c d e f g h i j");
+/// assert_eq!(word_difference(&a, &word_bag("a b c d e f g h i x")), 0.1);
+/// assert_eq!(word_difference(&a, &word_bag("a b c d e f g h i")), 1.0 / 9.0);
+/// assert_eq!(word_difference(&a, &word_bag("j i h g f e d c b a")), 0.0);
+/// assert_eq!(word_difference(&[], &[]), 0.0);
+/// ```
+pub fn word_difference(a: &[u64], b: &[u64]) -> f64 {
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let only = (a.len() - common).max(b.len() - common);
+    let shorter = a.len().min(b.len());
+    if only == 0 {
+        0.0
+    } else if shorter == 0 {
+        1.0
+    } else {
+        (only as f64 / shorter as f64).min(1.0)
+    }
+}
 
 /// The distinct shingles of `n` tokens of `text`, as sorted hashes.
 ///
@@ -24,10 +169,7 @@ use xxhash_rust::xxh3::xxh3_64;
 /// ```
 pub fn shingles(text: &str, n: usize) -> Vec<u64> {
     let normal = normalize(text);
-    let words: Vec<&str> = normal
-        .unicode_words()
-        .filter(|w| w.chars().any(char::is_alphanumeric))
-        .collect();
+    let words = tokens(&normal);
     let n = n.max(1);
     let mut out: Vec<u64> = if words.len() <= n {
         if words.is_empty() {
@@ -81,7 +223,55 @@ pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashSet;
+    use std::collections::{HashMap, HashSet};
+
+    #[test]
+    fn word_difference_equals_the_multiset_definition() {
+        let texts = [
+            "the cat sat on the mat and the dog sat on the log",
+            "the the the cat",
+            "the cat sat on a mat and the dog sat on the log today",
+            "我们中出了一个叛徒 the end",
+            "...",
+            "",
+        ];
+        let count = |t: &str| {
+            let mut m: HashMap<String, usize> = HashMap::new();
+            for w in tokens(&normalize(t)) {
+                *m.entry(w.to_string()).or_default() += 1;
+            }
+            m
+        };
+        let minus = |x: &HashMap<String, usize>, y: &HashMap<String, usize>| -> usize {
+            x.iter()
+                .map(|(w, &c)| c.saturating_sub(*y.get(w).unwrap_or(&0)))
+                .sum()
+        };
+        for a in texts {
+            for b in texts {
+                let (ca, cb) = (count(a), count(b));
+                let only = minus(&ca, &cb).max(minus(&cb, &ca));
+                let shorter = ca.values().sum::<usize>().min(cb.values().sum());
+                let expected = match (only, shorter) {
+                    (0, _) => 0.0,
+                    (_, 0) => 1.0,
+                    _ => (only as f64 / shorter as f64).min(1.0),
+                };
+                let got = word_difference(&word_bag(a), &word_bag(b));
+                assert_eq!(got, expected, "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn verification_parses_and_refuses() {
+        assert_eq!("words:0.1".parse(), Ok(Verification::Words(0.1)));
+        assert_eq!("jaccard:0.8".parse(), Ok(Verification::Jaccard(0.8)));
+        for bad in ["words", "words:1.5", "jaccard:-1", "cosine:0.5", "words:x"] {
+            let err = bad.parse::<Verification>().unwrap_err();
+            assert!(err.contains("words:D"), "{bad}: {err}");
+        }
+    }
 
     #[test]
     fn jaccard_equals_the_set_definition() {

@@ -145,9 +145,14 @@ pub fn edit(text: &str, kind: EditKind, rate: f64, seed: u64) -> String {
         EditKind::Substitute => {
             let mut out: Vec<String> = units.iter().map(|u| u.to_string()).collect();
             for i in distinct(&mut rng, count(rate, n), n) {
-                let other = core(units[rng.below(n)]);
-                let tail = &units[i][core(units[i]).len()..];
-                out[i] = format!("{other}{tail}");
+                let word = core(units[i]);
+                // Another word of the text, not this one again (a few draws:
+                // a text of one repeated word stays as it is).
+                let other = (0..16)
+                    .map(|_| core(units[rng.below(n)]))
+                    .find(|o| o.to_lowercase() != word.to_lowercase())
+                    .unwrap_or(word);
+                out[i] = format!("{other}{}", &units[i][word.len()..]);
             }
             out.concat()
         }

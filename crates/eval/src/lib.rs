@@ -45,4 +45,4 @@ pub use benchmark::{
 pub use edits::{EditKind, content_change, edit};
 pub use natural::{BBC_JUDGED, Judged, judged_pairs};
 pub use rng::Rng;
-pub use score::{Counts, Scores, length_bucket, score};
+pub use score::{Counts, SMALL_EDIT, Scores, length_bucket, score};

@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 
 use crate::benchmark::{Benchmark, Origin};
+use crate::edits::EditKind;
+use neardup_dedup::SHORT_WORDS;
 
 /// Counts of a detector's answers against the truth.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -116,7 +118,13 @@ pub struct Scores {
     pub hard_negatives: Counts,
     /// Over the natural pairs.
     pub natural: Counts,
+    /// By language, over the edited copies of [`SMALL_EDIT`] or less
+    /// (boilerplate aside) whose shorter document has 50 words or more.
+    pub small_edits: BTreeMap<String, Counts>,
 }
+
+/// The largest edit rate counted in [`Scores::small_edits`].
+pub const SMALL_EDIT: f64 = 0.03;
 
 /// Scores `reported` (does the detector call pair `i` near-duplicates?) on
 /// every pair of `bench`.
@@ -135,7 +143,7 @@ pub fn score(bench: &Benchmark, reported: impl Fn(usize) -> bool) -> Scores {
         scores.all.add(truth, said);
         let (da, db) = (&bench.documents[pair.a], &bench.documents[pair.b]);
         let words = da.words.min(db.words);
-        if words >= 50 {
+        if words >= SHORT_WORDS {
             scores.long.add(truth, said);
         }
         let language = bench
@@ -144,7 +152,7 @@ pub fn score(bench: &Benchmark, reported: impl Fn(usize) -> bool) -> Scores {
             .map_or_else(String::new, |s| s.1.clone());
         scores
             .by_language
-            .entry(language)
+            .entry(language.clone())
             .or_default()
             .add(truth, said);
         scores
@@ -153,11 +161,20 @@ pub fn score(bench: &Benchmark, reported: impl Fn(usize) -> bool) -> Scores {
             .or_default()
             .add(truth, said);
         match pair.origin {
-            Origin::Edited { kind, rate } => scores
-                .by_edit
-                .entry((kind.name().to_string(), (rate * 1000.0).round() as u32))
-                .or_default()
-                .add(truth, said),
+            Origin::Edited { kind, rate } => {
+                scores
+                    .by_edit
+                    .entry((kind.name().to_string(), (rate * 1000.0).round() as u32))
+                    .or_default()
+                    .add(truth, said);
+                if words >= SHORT_WORDS && kind != EditKind::Boilerplate && rate <= SMALL_EDIT {
+                    scores
+                        .small_edits
+                        .entry(language)
+                        .or_default()
+                        .add(truth, said);
+                }
+            }
             Origin::HardNegative => scores.hard_negatives.add(truth, said),
             Origin::Natural => scores.natural.add(truth, said),
             Origin::Negative => {}

@@ -1,5 +1,5 @@
-//! `neardup compare A B`: distance, estimated similarity, verdict, and what
-//! made the difference.
+//! `neardup compare A B`: distance, estimated similarity, the verification
+//! of `neardup dedup`, verdict, and what made the difference.
 
 use std::collections::HashMap;
 use std::process::ExitCode;
@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use neardup_core::{Fingerprinter, WeightedFeature};
 use neardup_corpus::{Corpus, Format, ReadOptions};
+use neardup_dedup::{Verification, is_short, jaccard, word_difference};
 use serde_json::json;
 
 use crate::args::CompareArgs;
@@ -25,7 +26,23 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     let (fa, fb) = (fingerprinter.fingerprint(&a), fingerprinter.fingerprint(&b));
     let distance = fa.distance(&fb)?;
     let similarity = fa.similarity(&fb)?;
-    let near = distance <= args.k;
+    // The rule of `neardup dedup`: within k (k_short for short texts,
+    // with verification), and accepted by the verification.
+    let verify = config::verification(&args.verify)?;
+    let short = is_short(&a) || is_short(&b);
+    let k = match verify {
+        Some(_) if short => config::short_k(args.k, args.k_short),
+        _ => args.k,
+    };
+    let measure = verify.map(|v| {
+        let (sa, sb) = (v.sketch(&a), v.sketch(&b));
+        let value = match v {
+            Verification::Words(_) => word_difference(&sa, &sb),
+            Verification::Jaccard(_) => jaccard(&sa, &sb),
+        };
+        (v, value, v.accepts(&sa, &sb))
+    });
+    let near = distance <= k && measure.is_none_or(|(_, _, passes)| passes);
     let bits = fa.width().bits();
     let pushes = if args.explain {
         pushes(&fingerprinter, &a, &b, fa.bits() ^ fb.bits(), fb.bits())
@@ -35,7 +52,10 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     if args.json {
         let value = json!({
             "a": fa.to_hex(), "b": fb.to_hex(), "distance": distance, "bits": bits,
-            "similarity": similarity, "k": args.k, "near_duplicate": near,
+            "similarity": similarity, "k": k, "short": short, "near_duplicate": near,
+            "verify": measure.map(|(v, value, passes)| json!({
+                "rule": v.to_string(), "value": value, "passes": passes,
+            })),
             "features": pushes.iter().map(|p| json!({
                 "feature": p.text, "weight_a": p.weight_a, "weight_b": p.weight_b, "bits": p.bits,
             })).collect::<Vec<_>>(),
@@ -46,8 +66,21 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         println!("b:          {fb}");
         println!("distance:   {distance} of {bits} bits");
         println!("similarity: {similarity:.3} (estimated cosine)");
+        if let Some((v, value, passes)) = measure {
+            let (what, verb) = match v {
+                Verification::Words(_) => ("of the words differ", "at most"),
+                Verification::Jaccard(_) => ("word 3-shingle Jaccard", "at least"),
+            };
+            let limit = v.to_string();
+            let limit = limit.split_once(':').map_or("", |(_, t)| t);
+            println!(
+                "verified:   {value:.3} {what} ({verb} {limit}: {})",
+                if passes { "passes" } else { "fails" }
+            );
+        }
         let verdict = if near { "near-duplicates" } else { "different" };
-        println!("verdict:    {verdict} (k = {})", args.k);
+        let short_note = if k != args.k { ", a short text" } else { "" };
+        println!("verdict:    {verdict} (k = {k}{short_note})");
         if args.explain {
             if pushes.is_empty() {
                 println!("no differing bits to explain");

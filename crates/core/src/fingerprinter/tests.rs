@@ -64,13 +64,29 @@ fn auto_picks_by_script() {
 }
 
 #[test]
-fn stop_words_are_dropped() {
-    let features = fp(Profile::En).weighted_features("the cat of the house");
-    let words: Vec<&str> = features.iter().map(|f| f.text.as_str()).collect();
-    assert_eq!(words, ["cat", "house"]);
+fn stop_words_are_dropped_when_asked() {
+    let text = "the cat of the house";
+    let words = |f: &Fingerprinter| -> Vec<String> {
+        f.weighted_features(text)
+            .into_iter()
+            .map(|w| w.text)
+            .collect()
+    };
+    // Format 2: `en` keeps every word.
+    assert_eq!(words(&fp(Profile::En)), ["the", "cat", "of", "house"]);
+    let dropping = Fingerprinter::builder(Profile::En)
+        .stop_words(Some(StopWords::english()))
+        .build()
+        .unwrap();
+    assert_eq!(words(&dropping), ["cat", "house"]);
+}
+
+#[test]
+fn zh_takes_character_bigrams_of_its_kept_words() {
+    // 我们, 的 and 在 are stop words; the kept words are joined by a space.
     let zh = fp(Profile::Zh).weighted_features("我们的飞碟在美国");
-    let words: Vec<&str> = zh.iter().map(|f| f.text.as_str()).collect();
-    assert_eq!(words, ["飞碟", "美国"]);
+    let grams: Vec<&str> = zh.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(grams, ["飞碟", "碟 ", " 美", "美国"]);
 }
 
 #[test]
@@ -89,7 +105,12 @@ fn top_k_keeps_the_heaviest() {
 
 #[test]
 fn tfidf_weighs_rare_words_more() {
-    let features = fp(Profile::Zh).weighted_features("美国飞碟");
+    let words = Fingerprinter::builder(Profile::Zh)
+        .features(FeatureKind::Words)
+        .weighting(Weighting::TfIdf)
+        .build()
+        .unwrap();
+    let features = words.weighted_features("美国飞碟");
     let weight = |w: &str| features.iter().find(|f| f.text == w).unwrap().weight;
     assert!(weight("飞碟") > weight("美国"));
 }

@@ -30,9 +30,20 @@ pub(super) struct Grouped {
     pub pairs_by_distance: Vec<u64>,
 }
 
+/// The short units, and how far apart they are searched.
+pub(super) struct Short<'a> {
+    /// A plan for `k`.
+    pub plan: &'a TablePlan,
+    /// The short units, in increasing order.
+    pub units: &'a [u32],
+    pub k: u32,
+}
+
 /// How the units are grouped.
 pub(super) struct Grouping<'a> {
     pub k: u32,
+    /// Short units, searched at a larger k (with verification only).
+    pub short: Option<Short<'a>>,
     /// Connected components instead of the greedy rule.
     pub components: bool,
     /// Units that take no part (dropped for an indexed document already).
@@ -50,7 +61,24 @@ pub(super) fn group<B: Bits>(plan: &TablePlan, bits: &[B], how: &Grouping) -> Re
         return greedy_in_slices(plan, bits, how);
     }
     let units = bits.len();
-    let pairs = self_join(plan, bits)?;
+    let mut pairs = self_join(plan, bits)?;
+    let mut max_distance = how.k;
+    if let Some(short) = &how.short {
+        // The pairs of short units beyond k; those within were found above.
+        let short_bits: Vec<B> = short.units.iter().map(|&u| bits[u as usize]).collect();
+        let found = self_join(short.plan, &short_bits)?;
+        pairs.extend(
+            found
+                .into_iter()
+                .filter(|p| p.distance > how.k)
+                .map(|p| Pair {
+                    a: short.units[p.a as usize],
+                    b: short.units[p.b as usize],
+                    distance: p.distance,
+                }),
+        );
+        max_distance = max_distance.max(short.k);
+    }
     let candidates = pairs.len() as u64;
     let pairs = match how.verify {
         Some(verify) => verify(pairs)?,
@@ -66,7 +94,7 @@ pub(super) fn group<B: Bits>(plan: &TablePlan, bits: &[B], how: &Grouping) -> Re
     } else {
         keep_first(units, &order, &pairs)
     };
-    let mut pairs_by_distance = vec![0u64; how.k as usize + 1];
+    let mut pairs_by_distance = vec![0u64; max_distance as usize + 1];
     for p in &pairs {
         if let Some(count) = pairs_by_distance.get_mut(p.distance as usize) {
             *count += 1;
@@ -185,6 +213,7 @@ mod tests {
             excluded: &none,
             slice_pairs,
             verify: None,
+            short: None,
         };
         let all = self_join(&plan, &bits).unwrap();
         let kept: Vec<Pair> = all

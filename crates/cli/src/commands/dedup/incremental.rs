@@ -38,6 +38,8 @@ pub(super) fn settings(s: &FingerprintSettings, width: Width) -> Result<Value> {
         Some(path) => json!(digest(path)?),
     };
     Ok(json!({
+        // Fingerprints of another format version are not comparable.
+        "format": neardup_core::FORMAT_VERSION,
         "profile": s.profile,
         "width": width.bits(),
         "hash": s.hash,

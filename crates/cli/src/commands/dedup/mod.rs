@@ -23,7 +23,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
 use neardup_corpus::{Corpus, FieldValue};
-use neardup_dedup::{Copies, Fate};
+use neardup_dedup::{Copies, Fate, is_short};
 use neardup_index::{Pair, TablePlan};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -31,7 +31,7 @@ use crate::args::{ClusterArg, DedupArgs, KeepArg};
 use crate::output::write_atomically;
 use crate::progress::Progress;
 use crate::{config, pipeline};
-use grouping::{Grouping, group};
+use grouping::{Grouping, Short, group};
 use outputs::{OUTPUTS, write_clusters, write_duplicates, write_unique};
 use report::{Report, Sample};
 use reread::Pass;
@@ -67,11 +67,12 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             "dedup reads its inputs twice (once to fingerprint, once to copy what is kept): give files, not -"
         );
     }
-    let verify = args
-        .verify
-        .as_deref()
-        .map(config::verify_threshold)
-        .transpose()?;
+    let verify = config::verification(&args.verify)?;
+    // The short-document rule holds only with verification.
+    let k_short = verify
+        .map(|_| config::short_k(args.k, args.k_short))
+        .filter(|&k| k > args.k);
+    let max_distance = k_short.unwrap_or(args.k);
     let fingerprinter = config::fingerprinter(&args.settings)?;
     // Fingerprints of other settings than an index's cannot be compared
     // with its own: refuse before any work.
@@ -117,6 +118,8 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let mut keys: Vec<Option<FieldValue>> = Vec::new();
     // Hashes of the texts, to find exact copies; freed once they are found.
     let mut text_hashes: Vec<u64> = Vec::new();
+    // The short documents, searched at `k_short`.
+    let mut short_docs: Vec<u32> = Vec::new();
     let skipped = pool.install(|| {
         pipeline::run(
             &corpus,
@@ -124,9 +127,10 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             &progress,
             |doc| {
                 let fingerprint = fingerprinter.fingerprint(&doc.text);
-                (fingerprint, xxh3_64(doc.text.as_bytes()))
+                let short = k_short.is_some() && is_short(&doc.text);
+                (fingerprint, xxh3_64(doc.text.as_bytes()), short)
             },
-            |doc, (fp, text_hash)| {
+            |doc, (fp, text_hash, short)| {
                 let file = file_numbers
                     .get(doc.place.path.as_path())
                     .copied()
@@ -143,6 +147,9 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
                     bytes: u32::try_from(doc.text.len()).unwrap_or(u32::MAX),
                     file,
                 });
+                if short {
+                    short_docs.push(records.len() as u32 - 1);
+                }
                 text_hashes.push(text_hash);
                 if args.keep.field().is_some() {
                     keys.push(doc.extra.clone());
@@ -170,6 +177,10 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let copies = Copies::new(|d| records[d as usize].fingerprint, &text_hashes, &order);
     drop(text_hashes);
     let units = copies.units();
+    let mut short_units: Vec<u32> = short_docs.iter().map(|&d| copies.unit_of(d)).collect();
+    drop(short_docs);
+    short_units.sort_unstable();
+    short_units.dedup();
 
     // Documents near one kept by an earlier run are dropped for it, and
     // take no part in grouping this batch.
@@ -194,7 +205,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     };
     // Verified as pairs of the units' representatives.
     let verify_units = |pairs: Vec<Pair>| -> Result<Vec<Pair>> {
-        let Some(threshold) = verify else {
+        let Some(verification) = verify else {
             return Ok(pairs);
         };
         let as_documents = |p: &Pair, to: &dyn Fn(u32) -> u32| Pair {
@@ -207,14 +218,27 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             .map(|p| as_documents(p, &|u| copies.representative(u)))
             .collect();
         drop(pairs);
-        let kept = reread::verified(&corpus, &pass, n, &documents, threshold)?;
+        let kept = reread::verified(&corpus, &pass, n, &documents, &verification)?;
         Ok(kept
             .iter()
             .map(|p| as_documents(p, &|d| copies.unit_of(d)))
             .collect())
     };
+    let short_plan = match k_short {
+        Some(k) if !short_units.is_empty() => Some(
+            TablePlan::choose_for_join(width, k, short_units.len() as f64)
+                .and_then(|c| c.plan(width, k))
+                .with_context(|| format!("--k-short {k}"))?,
+        ),
+        _ => None,
+    };
     let how = Grouping {
         k: args.k,
+        short: short_plan.as_ref().map(|plan| Short {
+            plan,
+            units: &short_units,
+            k: max_distance,
+        }),
         components: matches!(args.cluster, ClusterArg::Components),
         excluded: &excluded,
         slice_pairs: grouping::SLICE_PAIRS,
@@ -254,7 +278,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             }
         }
     }
-    let chosen = report::choose_samples(&fates, args.k);
+    let chosen = report::choose_samples(&fates, max_distance);
     let shown: Vec<u32> = chosen.iter().flat_map(|&(d, of, _)| [d, of]).collect();
     let pass = Pass {
         skip_invalid,
@@ -283,6 +307,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         "seconds": started.elapsed().as_secs_f64(),
         "settings": {
             "k": args.k,
+            "k_short": k_short,
             "profile": args.settings.profile,
             "width": width.bits(),
             "keep": args.keep.describe(),
@@ -310,7 +335,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         &Report {
             summary: &summary,
             pairs_by_distance: &pairs_by_distance,
-            k: args.k,
+            k: max_distance,
             members: &members,
             id: &id_owned,
             samples: &samples,
@@ -327,10 +352,14 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     })?;
     if !args.quiet {
         eprintln!(
-            "neardup: {n} documents, {unique} unique, {} dropped as near-duplicates ({} pairs within {} bits){}",
+            "neardup: {n} documents, {unique} unique, {} dropped as near-duplicates ({} pairs within {} bits{}){}",
             n - unique,
             pair_count,
             args.k,
+            match k_short {
+                Some(k) => format!(", {k} for short documents"),
+                None => String::new(),
+            },
             if skipped.total() > 0 {
                 format!(", skipped {}", skipped.describe())
             } else {

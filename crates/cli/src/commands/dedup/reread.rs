@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use anyhow::{Result, bail};
 use neardup_corpus::{Corpus, Document};
-use neardup_dedup::{jaccard, shingles};
+use neardup_dedup::Verification;
 use neardup_index::Pair;
 use rayon::prelude::*;
 
@@ -58,16 +58,15 @@ pub(super) fn reread(
     Ok(())
 }
 
-/// The pairs whose documents' word 3-shingles have a Jaccard similarity of
-/// at least `threshold`. Only the documents in some pair are read back;
-/// they are shingled, and the pairs compared, on all cores of the current
-/// rayon pool.
+/// The pairs that `verification` accepts. Only the documents in some pair
+/// are read back; they are sketched, and the pairs compared, on all cores
+/// of the current rayon pool.
 pub(super) fn verified(
     corpus: &Corpus,
     pass: &Pass,
     n: usize,
     pairs: &[Pair],
-    threshold: f64,
+    verification: &Verification,
 ) -> Result<Vec<Pair>> {
     let mut needed = vec![false; n];
     for p in pairs {
@@ -80,7 +79,7 @@ pub(super) fn verified(
     let shingle_batch = |batch: &mut Vec<(u32, String)>, shingled: &mut [Option<Vec<u64>>]| {
         let done: Vec<(u32, Vec<u64>)> = batch
             .par_drain(..)
-            .map(|(d, text)| (d, shingles(&text, 3)))
+            .map(|(d, text)| (d, verification.sketch(&text)))
             .collect();
         for (d, s) in done {
             shingled[d as usize] = Some(s);
@@ -106,7 +105,7 @@ pub(super) fn verified(
         .par_iter()
         .filter(
             |p| match (&shingled[p.a as usize], &shingled[p.b as usize]) {
-                (Some(a), Some(b)) => jaccard(a, b) >= threshold,
+                (Some(a), Some(b)) => verification.accepts(a, b),
                 _ => false,
             },
         )

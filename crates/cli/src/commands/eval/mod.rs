@@ -4,7 +4,7 @@
 
 mod plots;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use neardup_corpus::{Corpus, ReadOptions};
+use neardup_dedup::{SHORT_WORDS, Verification};
 use neardup_eval::{
     BBC_JUDGED, Benchmark, Counts, EditKind, Origin, RATES, Scores, Size, Source, build,
     judged_pairs, score,
@@ -48,11 +49,16 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     };
     let mut sources = Vec::new();
     for (language, path) in &corpora {
-        sources.push(read_source(language, path, false)?);
+        sources.push(read_source(language, path, Pairing::Drawn)?);
     }
-    for s in &args.all_pairs {
-        let (language, path) = spec("--all-pairs", s)?;
-        sources.push(read_source(&language, &path, true)?);
+    for (option, specs, pairing) in [
+        ("--all-pairs", &args.all_pairs, Pairing::All),
+        ("--aligned", &args.aligned, Pairing::Aligned),
+    ] {
+        for s in specs {
+            let (language, path) = spec(option, s)?;
+            sources.push(read_source(&language, &path, pairing)?);
+        }
     }
     let bench = build(
         &sources,
@@ -76,18 +82,31 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     if let Some(dir) = &args.export {
         export(&bench, dir)?;
     }
-    let verify = args
-        .verify
-        .as_deref()
-        .map(config::verify_threshold)
-        .transpose()?;
-    // Verification computes what the truth does, exactly, on the pairs
-    // SimHash lets through.
-    let verified = |i: usize| verify.is_none_or(|t| bench.pairs[i].jaccard >= t);
+    let verify = config::verification(&args.verify)?;
+    // Verification computes its measure exactly, on the pairs SimHash lets
+    // through; with it, short documents are searched at --k-short.
+    let verified = |i: usize| {
+        let p = &bench.pairs[i];
+        match verify {
+            None => true,
+            Some(Verification::Words(most)) => p.word_difference <= most,
+            Some(Verification::Jaccard(least)) => p.jaccard >= least,
+        }
+    };
+    let reported = |i: usize, k: u32| {
+        let p = &bench.pairs[i];
+        let short = bench.documents[p.a].words.min(bench.documents[p.b].words) < SHORT_WORDS;
+        let k = if short && verify.is_some() {
+            config::short_k(k, args.k_short)
+        } else {
+            k
+        };
+        distances[i] <= k && verified(i)
+    };
     let curve: Vec<(u32, Scores)> = (0..=args.k_max)
-        .map(|k| (k, score(&bench, |i| distances[i] <= k && verified(i))))
+        .map(|k| (k, score(&bench, |i| reported(i, k))))
         .collect();
-    let at_k = score(&bench, |i| distances[i] <= args.k && verified(i));
+    let at_k = score(&bench, |i| reported(i, args.k));
     print!("{}", report(&bench, &curve, &at_k, args.k));
     if let Some(dir) = &args.plots {
         plots::write_plots(dir, &curve, &at_k, args.k)?;
@@ -104,6 +123,8 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
                 "negatives": args.negatives,
                 "seed": args.seed,
                 "verify": args.verify,
+                "k": args.k,
+                "k_short": verify.map(|_| config::short_k(args.k, args.k_short)),
             },
             "documents": bench.documents.len(),
             "pairs": bench.pairs.len(),
@@ -193,10 +214,21 @@ fn peer_report(bench: &Benchmark, spec: &str, k_max: u32) -> Result<String> {
 /// The most documents a source of `--all-pairs` may have (2 million pairs).
 const ALL_PAIRS_MAX: usize = 2_000;
 
-/// A corpus as a source: its topic is the part of an id before a `/`. The
-/// BBC corpus (a file named `bbc…`) brings its judged natural pairs; with
-/// `all_pairs`, every pair of its documents is one.
-fn read_source(language: &str, path: &Path, all_pairs: bool) -> Result<Source> {
+/// Which natural pairs a source brings.
+#[derive(Clone, Copy, PartialEq)]
+enum Pairing {
+    /// None, but the BBC corpus (a file named `bbc…`) brings its judged
+    /// pairs.
+    Drawn,
+    /// Every pair of its documents.
+    All,
+    /// Every pair of documents whose ids differ only before the first `/`.
+    Aligned,
+}
+
+/// A corpus as a source: its topic is the part of an id before a `/`, and
+/// its natural pairs those of `pairing`.
+fn read_source(language: &str, path: &Path, pairing: Pairing) -> Result<Source> {
     let corpus = Corpus::open(&[path], &ReadOptions::default()).with_context(|| {
         format!(
             "{} (scripts/fetch-corpora.sh fetches the default corpora)",
@@ -216,23 +248,38 @@ fn read_source(language: &str, path: &Path, all_pairs: bool) -> Result<Source> {
         |s| s.to_string_lossy().into_owned(),
     );
     let n = documents.len();
-    if all_pairs && n > ALL_PAIRS_MAX {
+    if pairing == Pairing::All && n > ALL_PAIRS_MAX {
         bail!(
             "--all-pairs {}: {n} documents; every pair is labelled, so give at most {ALL_PAIRS_MAX}",
             path.display()
         );
     }
-    let natural = if all_pairs {
-        (0..n)
+    let natural = match pairing {
+        Pairing::All => (0..n)
             .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-            .collect()
-    } else if name.starts_with("bbc") {
-        judged_pairs(BBC_JUDGED)
+            .collect(),
+        Pairing::Aligned => {
+            let mut versions: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+            for (id, &i) in &ids {
+                if let Some((_, rest)) = id.split_once('/') {
+                    versions.entry(rest).or_default().push(i);
+                }
+            }
+            let mut pairs = Vec::new();
+            for v in versions.values_mut() {
+                v.sort_unstable();
+                for (x, &a) in v.iter().enumerate() {
+                    pairs.extend(v[x + 1..].iter().map(|&b| (a, b)));
+                }
+            }
+            pairs.sort_unstable();
+            pairs
+        }
+        Pairing::Drawn if name.starts_with("bbc") => judged_pairs(BBC_JUDGED)
             .iter()
             .filter_map(|p| Some((*ids.get(&p.a)?, *ids.get(&p.b)?)))
-            .collect()
-    } else {
-        Vec::new()
+            .collect(),
+        Pairing::Drawn => Vec::new(),
     };
     Ok(Source {
         name,
@@ -256,6 +303,7 @@ fn scores_json(s: &Scores) -> Value {
         "long": counts_json(&s.long),
         "hard_negatives": counts_json(&s.hard_negatives),
         "natural": counts_json(&s.natural),
+        "small_edits": s.small_edits.iter().map(|(l, c)| (l.clone(), counts_json(c))).collect::<serde_json::Map<_, _>>(),
         "by_language": s.by_language.iter().map(|(l, c)| (l.clone(), counts_json(c))).collect::<serde_json::Map<_, _>>(),
         "by_length": s.by_length.iter().map(|(l, c)| (l.to_string(), counts_json(c))).collect::<serde_json::Map<_, _>>(),
         "by_edit": s.by_edit.iter().map(|((kind, rate), c)| json!({"kind": kind, "rate_per_mille": rate, "counts": counts_json(c)})).collect::<Vec<_>>(),

@@ -1,0 +1,54 @@
+//! Short documents: the rule that lets verification, not the fingerprint,
+//! judge them.
+//!
+//! A fingerprint is a vote of a document's features; a short document has
+//! few, so one changed word moves many bits (a word of 20 is 5% of the
+//! votes). At the default k, SimHash finds only about 7 in 10 of the
+//! near-duplicates under 50 words (docs/QUALITY.md). The rule: with
+//! verification on, pairs of [`is_short`] documents are searched at a
+//! larger k (twice the k by default, `--k-short`) and every candidate is
+//! then verified exactly; without verification the rule is off, since at
+//! that distance SimHash alone reports too many pairs that are not
+//! near-duplicates.
+
+/// Documents with fewer words than this are short.
+pub const SHORT_WORDS: usize = 50;
+
+/// The length of `text` in words: its whitespace-separated words when it
+/// is written with spaces (one space or more per 20 characters), else its
+/// characters other than spaces over 2 (so 100 Chinese characters count as
+/// 50 words).
+///
+/// ```
+/// use neardup_dedup::length_in_words;
+///
+/// assert_eq!(length_in_words("the cat sat on the mat"), 6);
+/// assert_eq!(length_in_words("我们中出了一个叛徒"), 4);
+/// assert_eq!(length_in_words(""), 0);
+/// ```
+pub fn length_in_words(text: &str) -> usize {
+    let (mut chars, mut spaces) = (0usize, 0usize);
+    for c in text.chars() {
+        chars += 1;
+        spaces += usize::from(c.is_whitespace());
+    }
+    if spaces * 20 >= chars {
+        text.split_whitespace().count()
+    } else {
+        (chars - spaces) / 2
+    }
+}
+
+/// Whether `text` is short: under [`SHORT_WORDS`] words.
+///
+/// ```
+/// use neardup_dedup::is_short;
+///
+/// assert!(is_short("a tweet of a few words"));
+/// assert!(!is_short(&"word ".repeat(50)));
+/// assert!(is_short(&"字".repeat(99)));
+/// assert!(!is_short(&"字".repeat(100)));
+/// ```
+pub fn is_short(text: &str) -> bool {
+    length_in_words(text) < SHORT_WORDS
+}

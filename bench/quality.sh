@@ -2,6 +2,7 @@
 # The quality benchmark with the peers in the same tables (docs/QUALITY.md).
 #
 #   bench/quality.sh                 # neardup's defaults
+#   bench/quality.sh --plots docs/quality --k-max 12     # docs/QUALITY.md's tables and plots
 #   bench/quality.sh --verify jaccard:0.8 --profile en   # any `neardup eval` options
 #
 # Builds the benchmark of `neardup eval` (same seed and size every time),
@@ -23,6 +24,6 @@ trap 'rm -rf "$scratch"' EXIT
 "$neardup" eval --export "$scratch" > /dev/null
 bench/.venv/bin/python bench/peers/eval_peers.py "$scratch"
 "$neardup" eval "$@" \
-    --predictions "PyPI simhash (defaults)=$scratch/simhash.jsonl" \
-    --predictions "gaoya SimHash (words)=$scratch/gaoya.jsonl" \
-    --predictions "datasketch MinHash LSH (0.8, 128)=$scratch/datasketch.jsonl"
+    --predictions "PyPI simhash=$scratch/simhash.jsonl" \
+    --predictions "gaoya SimHash=$scratch/gaoya.jsonl" \
+    --predictions "MinHash LSH 0.8=$scratch/datasketch.jsonl"

@@ -66,8 +66,10 @@ default ones).";
 /// The arguments of `neardup eval`.
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// A corpus as LANGUAGE=PATH (JSON lines); repeat for more
-    /// [default: en=data/corpora/bbc.jsonl, zh=data/corpora/peoples_daily.jsonl].
+    /// A corpus as LANGUAGE=PATH (JSON lines); repeat for more. With no
+    /// --corpus, --aligned or --all-pairs: BBC news, People's Daily, KJV
+    /// verses and Chinese reviews from data/corpora, the Bibles and Tang
+    /// poems of samples/ aligned, and the licences of samples/ all-pairs.
     #[arg(long = "corpus", value_name = "LANG=PATH")]
     pub corpora: Vec<String>,
     /// A small collection as LANGUAGE=PATH (files, a directory, JSON lines)

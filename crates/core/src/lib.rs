@@ -25,9 +25,13 @@
 //! use neardup_core::{Fingerprinter, Profile};
 //!
 //! let fp = Fingerprinter::new(Profile::Auto)?;
-//! let a = fp.fingerprint("Permission is hereby granted, free of charge, to any person obtaining a copy of this software");
-//! let b = fp.fingerprint("Permission is hereby granted, free of charge, to any person obtaining a copy of the software");
-//! assert!(a.distance(&b)? <= 3);
+//! let grant = "Permission is hereby granted, free of charge, to any person obtaining a copy of \
+//!     this software and associated documentation files, to deal in the Software without \
+//!     restriction, including without limitation the rights to use, copy, modify, merge, \
+//!     publish, distribute, sublicense, and sell copies of the Software";
+//! let a = fp.fingerprint(grant);
+//! let b = fp.fingerprint(&grant.replace("this software", "the software"));
+//! assert!(a.distance(&b)? <= 6);
 //! # Ok::<(), neardup_core::Error>(())
 //! ```
 

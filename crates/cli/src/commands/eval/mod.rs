@@ -24,9 +24,18 @@ use crate::args::EvalArgs;
 use crate::config;
 use crate::output::write_atomically;
 
-const DEFAULT_CORPORA: [(&str, &str); 2] = [
-    ("en", "data/corpora/bbc.jsonl"),
-    ("zh", "data/corpora/peoples_daily.jsonl"),
+/// The sources of `neardup eval` with no source given: news, reviews and
+/// verses to draw from, two Bibles and two editions of Tang poems whose
+/// versions are paired, and licence texts whose every pair is labelled.
+const DEFAULT_SOURCES: [(Pairing, &str, &str); 8] = [
+    (Pairing::Drawn, "en", "data/corpora/bbc.jsonl"),
+    (Pairing::Drawn, "zh", "data/corpora/peoples_daily.jsonl"),
+    (Pairing::Drawn, "en", "data/corpora/kjv_verses.jsonl"),
+    (Pairing::Drawn, "zh", "data/corpora/reviews_zh.jsonl"),
+    (Pairing::Aligned, "en", "samples/bible"),
+    (Pairing::Aligned, "zh", "samples/zh"),
+    (Pairing::All, "en", "samples/licenses"),
+    (Pairing::All, "en", "samples/crate-licenses"),
 ];
 
 pub fn run(args: &EvalArgs) -> Result<ExitCode> {
@@ -36,22 +45,14 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
             _ => bail!("{option} {spec:?}: give LANGUAGE=PATH, as in en=news.jsonl"),
         }
     };
-    let corpora: Vec<(String, PathBuf)> = if args.corpora.is_empty() {
-        DEFAULT_CORPORA
-            .iter()
-            .map(|&(l, p)| (l.to_string(), PathBuf::from(p)))
-            .collect()
-    } else {
-        args.corpora
-            .iter()
-            .map(|s| spec("--corpus", s))
-            .collect::<Result<_>>()?
-    };
     let mut sources = Vec::new();
-    for (language, path) in &corpora {
-        sources.push(read_source(language, path, Pairing::Drawn)?);
+    if args.corpora.is_empty() && args.all_pairs.is_empty() && args.aligned.is_empty() {
+        for (pairing, language, path) in DEFAULT_SOURCES {
+            sources.push(read_source(language, Path::new(path), pairing)?);
+        }
     }
     for (option, specs, pairing) in [
+        ("--corpus", &args.corpora, Pairing::Drawn),
         ("--all-pairs", &args.all_pairs, Pairing::All),
         ("--aligned", &args.aligned, Pairing::Aligned),
     ] {
@@ -108,11 +109,34 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
         .collect();
     let at_k = score(&bench, |i| reported(i, args.k));
     print!("{}", report(&bench, &curve, &at_k, args.k));
-    if let Some(dir) = &args.plots {
-        plots::write_plots(dir, &curve, &at_k, args.k)?;
+    let peers: Vec<(String, Answers)> = args
+        .predictions
+        .iter()
+        .map(|spec| peer_scores(&bench, spec, args.k_max))
+        .collect::<Result<_>>()?;
+    for (name, answers) in &peers {
+        print!("{}", peer_report(name, answers));
     }
-    for spec in &args.predictions {
-        print!("{}", peer_report(&bench, spec, args.k_max)?);
+    if let Some(dir) = &args.plots {
+        // neardup, SimHash alone (no verification), and each peer.
+        let alone: Vec<Scores> = (0..=args.k_max)
+            .map(|k| score(&bench, |i| distances[i] <= k))
+            .collect();
+        let mut compared = vec![
+            (
+                "neardup".to_string(),
+                curve.iter().map(|(_, s)| s.clone()).collect(),
+            ),
+            ("neardup, SimHash alone".to_string(), alone),
+        ];
+        for (name, answers) in peers {
+            let over_k = match answers {
+                Answers::Distances(c) => c,
+                Answers::Verdicts(s) => vec![s; curve.len()],
+            };
+            compared.push((name, over_k));
+        }
+        plots::write_plots(dir, &curve, &at_k, args.k, &compared)?;
     }
     if let Some(path) = &args.json {
         let value = json!({
@@ -172,9 +196,15 @@ fn export(bench: &Benchmark, dir: &Path) -> Result<()> {
     })
 }
 
+/// Another tool's answers, scored: by k for distances, once for verdicts.
+enum Answers {
+    Distances(Vec<Scores>),
+    Verdicts(Scores),
+}
+
 /// Another tool's answers, one JSON line per pair (`true`/`false`, or a
-/// distance), scored as a row, or as a curve over k for distances.
-fn peer_report(bench: &Benchmark, spec: &str, k_max: u32) -> Result<String> {
+/// distance), scored: `NAME=FILE`.
+fn peer_scores(bench: &Benchmark, spec: &str, k_max: u32) -> Result<(String, Answers)> {
     let Some((name, path)) = spec.split_once('=') else {
         bail!("--predictions {spec:?}: give NAME=FILE");
     };
@@ -194,21 +224,36 @@ fn peer_report(bench: &Benchmark, spec: &str, k_max: u32) -> Result<String> {
             bench.pairs.len()
         );
     }
-    let mut out = format!("\n{name}:\n\n{CURVE_HEADER}");
-    if answers.iter().all(Value::is_boolean) {
-        let s = score(bench, |i| answers[i].as_bool() == Some(true));
-        curve_row(&mut out, "–", &s);
+    let scored = if answers.iter().all(Value::is_boolean) {
+        Answers::Verdicts(score(bench, |i| answers[i].as_bool() == Some(true)))
     } else if answers.iter().all(Value::is_u64) {
-        for k in 0..=k_max {
-            let s = score(bench, |i| {
-                answers[i].as_u64().is_some_and(|d| d <= u64::from(k))
-            });
-            curve_row(&mut out, &k.to_string(), &s);
-        }
+        Answers::Distances(
+            (0..=k_max)
+                .map(|k| {
+                    score(bench, |i| {
+                        answers[i].as_u64().is_some_and(|d| d <= u64::from(k))
+                    })
+                })
+                .collect(),
+        )
     } else {
         bail!("{path}: every line must be true/false, or every line a distance");
+    };
+    Ok((name.to_string(), scored))
+}
+
+/// A peer's table: a row per k, or one row.
+fn peer_report(name: &str, answers: &Answers) -> String {
+    let mut out = format!("\n{name}:\n\n{CURVE_HEADER}");
+    match answers {
+        Answers::Verdicts(s) => curve_row(&mut out, "–", s),
+        Answers::Distances(curve) => {
+            for (k, s) in curve.iter().enumerate() {
+                curve_row(&mut out, &k.to_string(), s);
+            }
+        }
     }
-    Ok(out)
+    out
 }
 
 /// The most documents a source of `--all-pairs` may have (2 million pairs).
@@ -327,8 +372,46 @@ fn curve_row(out: &mut String, k: &str, s: &Scores) {
     );
 }
 
-/// The Markdown report: the benchmark, the curve over k, and the scores at
-/// `k` by edit, language and length.
+/// The targets of issue 5 at `k`, each with its value and whether it holds.
+fn targets(at_k: &Scores, k: u32) -> String {
+    let mut rows: Vec<(String, f64, f64)> = vec![
+        (
+            "F1, documents of 50 words or more".to_string(),
+            at_k.long.f1(),
+            0.95,
+        ),
+        (
+            "precision on the hard negatives".to_string(),
+            at_k.hard_negatives.precision(),
+            0.99,
+        ),
+    ];
+    for (language, c) in &at_k.small_edits {
+        rows.push((
+            format!(
+                "recall, edits of {}% or less, {language}",
+                neardup_eval::SMALL_EDIT * 100.0
+            ),
+            c.recall(),
+            0.95,
+        ));
+    }
+    let mut out = format!(
+        "
+Targets at k = {k} (issue 5; edits on documents of 50 words or more):
+
+"
+    );
+    out.push_str("| target | value | at least | holds |\n|---|--:|--:|---|\n");
+    for (name, value, least) in rows {
+        let holds = if value >= least { "yes" } else { "**no**" };
+        let _ = writeln!(out, "| {name} | {value:.4} | {least} | {holds} |");
+    }
+    out
+}
+
+/// The Markdown report: the benchmark, the curve over k, the targets, and
+/// the scores at `k` by edit, language and length.
 fn report(bench: &Benchmark, curve: &[(u32, Scores)], at_k: &Scores, k: u32) -> String {
     let mut out = String::new();
     let near = bench.pairs.iter().filter(|p| p.duplicate).count();
@@ -352,6 +435,7 @@ fn report(bench: &Benchmark, curve: &[(u32, Scores)], at_k: &Scores, k: u32) -> 
     for (k, s) in curve {
         curve_row(&mut out, &k.to_string(), s);
     }
+    out.push_str(&targets(at_k, k));
     let _ = writeln!(
         out,
         "\nRecall at k = {k}, by edit and rate (pairs that are near-duplicates by the truth):\n"

@@ -18,12 +18,14 @@ const COLOURS: [&str; 8] = [
     "#2f81f7", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#bf3989", "#0a7ea4", "#57606a",
 ];
 
-/// Writes the charts of `curve` (scores by k) and `at_k` into `dir`.
+/// Writes the charts of `curve` (scores by k), `at_k`, and `compared`
+/// (detectors' scores by k, neardup's among them) into `dir`.
 pub(super) fn write_plots(
     dir: &Path,
     curve: &[(u32, Scores)],
     at_k: &Scores,
     k: u32,
+    compared: &[(String, Vec<Scores>)],
 ) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let ks: Vec<String> = curve.iter().map(|(k, _)| k.to_string()).collect();
@@ -38,6 +40,23 @@ pub(super) fn write_plots(
         dir,
         "scores-over-k.svg",
         &chart("Precision, recall and F1 over k", "k (bits)", &ks, &main),
+    )?;
+    let detectors: Vec<Series> = compared
+        .iter()
+        .map(|(name, scores)| {
+            let values = scores.iter().map(|s| Some(s.long.f1())).collect();
+            (name.clone(), values)
+        })
+        .collect();
+    save(
+        dir,
+        "detectors-over-k.svg",
+        &chart(
+            "F1 over k, documents of 50 words or more",
+            "k (bits; MinHash has none)",
+            &ks,
+            &detectors,
+        ),
     )?;
 
     let languages: Vec<String> = curve
@@ -109,10 +128,10 @@ fn save(dir: &Path, name: &str, svg: &str) -> Result<()> {
 
 /// A line chart of `series` over `xs`, values from 0 to 1, with a legend.
 fn chart(title: &str, x_title: &str, xs: &[String], series: &[Series]) -> String {
-    const W: f64 = 640.0;
+    const W: f64 = 680.0;
     const H: f64 = 360.0;
     const LEFT: f64 = 50.0;
-    const RIGHT: f64 = 170.0;
+    const RIGHT: f64 = 200.0;
     const TOP: f64 = 40.0;
     const BOTTOM: f64 = 50.0;
     let plot_w = W - LEFT - RIGHT;
@@ -208,7 +227,7 @@ mod tests {
         assert!(svg.contains("b &lt;"));
         // 0 at the bottom of the plot, 1 at the top.
         assert!(
-            svg.contains("points=\"50.0,310.0 260.0,175.0 470.0,40.0\""),
+            svg.contains("points=\"50.0,310.0 265.0,175.0 480.0,40.0\""),
             "{svg}"
         );
     }

@@ -5,11 +5,12 @@
 //! few, so one changed word moves many bits (a word of 20 is 5% of the
 //! votes). At the default k, SimHash finds only about 7 in 10 of the
 //! near-duplicates under 50 words (docs/QUALITY.md). The rule: with
-//! verification on, pairs of [`is_short`] documents are searched at a
+//! verification on, pairs of two [`is_short`] documents are searched at a
 //! larger k (twice the k by default, `--k-short`) and every candidate is
 //! then verified exactly; without verification the rule is off, since at
 //! that distance SimHash alone reports too many pairs that are not
-//! near-duplicates.
+//! near-duplicates. (A short document and a long one are rarely within 10%
+//! of each other's words.)
 
 /// Documents with fewer words than this are short.
 pub const SHORT_WORDS: usize = 50;

@@ -29,7 +29,7 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     // The rule of `neardup dedup`: within k (k_short for short texts,
     // with verification), and accepted by the verification.
     let verify = config::verification(&args.verify)?;
-    let short = is_short(&a) || is_short(&b);
+    let short = is_short(&a) && is_short(&b);
     let k = match verify {
         Some(_) if short => config::short_k(args.k, args.k_short),
         _ => args.k,

@@ -1,20 +1,22 @@
 //! From the units' fingerprints to their fates: the join, the optional
 //! verification, and the grouping.
 //!
-//! The default (greedy grouping, no verification) never holds all pairs: a
-//! corpus with large groups of near-duplicates has pairs quadratic in the
-//! groups' sizes (400 edited copies of 5,432 articles: 65 million). A first
-//! join counts the pairs of each unit with earlier ones, holding none; the
-//! units are then cut into slices of at most [`SLICE_PAIRS`] pairs, and one
-//! join per slice keeps only the pairs of its units with earlier units that
-//! are still kept, which is all the greedy rule needs, since units are
-//! numbered in `--keep` order and the fates before a slice are final.
+//! Greedy grouping (the default) never holds all pairs: a corpus with large
+//! groups of near-duplicates has pairs quadratic in the groups' sizes (400
+//! edited copies of 5,432 articles: 65 million). A first join counts the
+//! pairs of each unit with earlier ones, holding none; the units are then
+//! cut into slices of at most [`SLICE_PAIRS`] pairs, and one join per slice
+//! keeps only the pairs of its units with earlier units that are still
+//! kept, which is all the greedy rule needs, since units are numbered in
+//! `--keep` order and the fates before a slice are final. Each slice's
+//! pairs are verified before its fates are decided. Short units are joined
+//! once more, at their larger k, in the same passes.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use anyhow::Result;
 use neardup_dedup::{Fate, components, keep_first};
-use neardup_index::{Bits, Pair, TablePlan, self_join, self_join_where};
+use neardup_index::{Bits, Pair, TablePlan, self_join_where};
 
 /// The most pairs one slice of the greedy grouping holds (12 bytes each,
 /// twice while they are sorted): about 200 MB.
@@ -57,29 +59,13 @@ pub(super) struct Grouping<'a> {
 /// The fates of the units whose fingerprints are `bits` (numbered in keep
 /// order), on all cores of the current rayon pool.
 pub(super) fn group<B: Bits>(plan: &TablePlan, bits: &[B], how: &Grouping) -> Result<Grouped> {
-    if how.verify.is_none() && !how.components {
-        return greedy_in_slices(plan, bits, how);
+    let candidates = Candidates::new(plan, bits, how);
+    if !how.components {
+        return greedy_in_slices(&candidates, how);
     }
     let units = bits.len();
-    let mut pairs = self_join(plan, bits)?;
-    let mut max_distance = how.k;
-    if let Some(short) = &how.short {
-        // The pairs of short units beyond k; those within were found above.
-        let short_bits: Vec<B> = short.units.iter().map(|&u| bits[u as usize]).collect();
-        let found = self_join(short.plan, &short_bits)?;
-        pairs.extend(
-            found
-                .into_iter()
-                .filter(|p| p.distance > how.k)
-                .map(|p| Pair {
-                    a: short.units[p.a as usize],
-                    b: short.units[p.b as usize],
-                    distance: p.distance,
-                }),
-        );
-        max_distance = max_distance.max(short.k);
-    }
-    let candidates = pairs.len() as u64;
+    let pairs = candidates.find(&|_| true)?;
+    let count = pairs.len() as u64;
     let pairs = match how.verify {
         Some(verify) => verify(pairs)?,
         None => pairs,
@@ -88,13 +74,8 @@ pub(super) fn group<B: Bits>(plan: &TablePlan, bits: &[B], how: &Grouping) -> Re
         .into_iter()
         .filter(|p| !(how.excluded)(p.a) && !(how.excluded)(p.b))
         .collect();
-    let order: Vec<u32> = (0..units as u32).collect();
-    let fates = if how.components {
-        component_fates(units, &pairs, |u| bits[u as usize])
-    } else {
-        keep_first(units, &order, &pairs)
-    };
-    let mut pairs_by_distance = vec![0u64; max_distance as usize + 1];
+    let fates = component_fates(units, &pairs, |u| bits[u as usize]);
+    let mut pairs_by_distance = vec![0u64; candidates.max_distance() as usize + 1];
     for p in &pairs {
         if let Some(count) = pairs_by_distance.get_mut(p.distance as usize) {
             *count += 1;
@@ -102,23 +83,73 @@ pub(super) fn group<B: Bits>(plan: &TablePlan, bits: &[B], how: &Grouping) -> Re
     }
     Ok(Grouped {
         fates,
-        candidates,
+        candidates: count,
         pairs_by_distance,
     })
 }
 
-fn greedy_in_slices<B: Bits>(plan: &TablePlan, bits: &[B], how: &Grouping) -> Result<Grouped> {
-    let units = bits.len();
+/// The candidate pairs: within k, and, for short units, within their k.
+struct Candidates<'a, B> {
+    plan: &'a TablePlan,
+    bits: &'a [B],
+    k: u32,
+    /// The short units, their fingerprints, and their plan.
+    short: Option<(&'a Short<'a>, Vec<B>)>,
+}
+
+impl<'a, B: Bits> Candidates<'a, B> {
+    fn new(plan: &'a TablePlan, bits: &'a [B], how: &'a Grouping<'a>) -> Self {
+        let short = how.short.as_ref().map(|s| {
+            let short_bits = s.units.iter().map(|&u| bits[u as usize]).collect();
+            (s, short_bits)
+        });
+        Candidates {
+            plan,
+            bits,
+            k: how.k,
+            short,
+        }
+    }
+
+    fn max_distance(&self) -> u32 {
+        self.short.as_ref().map_or(self.k, |(s, _)| s.k.max(self.k))
+    }
+
+    /// The candidate pairs that `keep` accepts (it sees each pair once).
+    fn find(&self, keep: &(dyn Fn(&Pair) -> bool + Sync)) -> Result<Vec<Pair>> {
+        let mut pairs = self_join_where(self.plan, self.bits, keep)?;
+        if let Some((short, short_bits)) = &self.short {
+            // Pairs of short units beyond k; those within were found above.
+            let as_units = |p: &Pair| Pair {
+                a: short.units[p.a as usize],
+                b: short.units[p.b as usize],
+                distance: p.distance,
+            };
+            let found = self_join_where(short.plan, short_bits, |p| {
+                p.distance > self.k && keep(&as_units(p))
+            })?;
+            pairs.extend(found.iter().map(as_units));
+        }
+        Ok(pairs)
+    }
+}
+
+fn greedy_in_slices<B: Bits>(candidates: &Candidates<'_, B>, how: &Grouping) -> Result<Grouped> {
+    let units = candidates.bits.len();
     let excluded = how.excluded;
     // Count, holding nothing: each unit's pairs with earlier units.
     let earlier_pairs: Vec<AtomicU32> = (0..units).map(|_| AtomicU32::new(0)).collect();
-    let by_distance: Vec<AtomicU64> = (0..=how.k).map(|_| AtomicU64::new(0)).collect();
-    let candidates = AtomicU64::new(0);
-    self_join_where(plan, bits, |p| {
-        candidates.fetch_add(1, Ordering::Relaxed);
+    let by_distance: Vec<AtomicU64> = (0..=candidates.max_distance())
+        .map(|_| AtomicU64::new(0))
+        .collect();
+    let count = AtomicU64::new(0);
+    candidates.find(&|p| {
+        count.fetch_add(1, Ordering::Relaxed);
         if !excluded(p.a) && !excluded(p.b) {
             earlier_pairs[p.b as usize].fetch_add(1, Ordering::Relaxed);
-            if let Some(count) = by_distance.get(p.distance as usize) {
+            if how.verify.is_none()
+                && let Some(count) = by_distance.get(p.distance as usize)
+            {
                 count.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -142,12 +173,26 @@ fn greedy_in_slices<B: Bits>(plan: &TablePlan, bits: &[B], how: &Grouping) -> Re
         }
         if in_slice > 0 {
             let (lo32, hi32) = (lo as u32, hi as u32);
-            let pairs = self_join_where(plan, bits, |p| {
+            let pairs = candidates.find(&|p| {
                 (lo32..hi32).contains(&p.b)
                     && (p.a >= lo32 || !dropped[p.a as usize])
                     && !excluded(p.a)
                     && !excluded(p.b)
             })?;
+            let pairs = match how.verify {
+                Some(verify) => {
+                    // Verified pairs are counted as grouping sees them:
+                    // those with earlier units still kept.
+                    let verified = verify(pairs)?;
+                    for p in &verified {
+                        if let Some(count) = by_distance.get(p.distance as usize) {
+                            count.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    verified
+                }
+                None => pairs,
+            };
             let slice_fates = keep_first(units, &order, &pairs);
             for u in lo..hi {
                 fates[u] = slice_fates[u];
@@ -158,7 +203,7 @@ fn greedy_in_slices<B: Bits>(plan: &TablePlan, bits: &[B], how: &Grouping) -> Re
     }
     Ok(Grouped {
         fates,
-        candidates: candidates.into_inner(),
+        candidates: count.into_inner(),
         pairs_by_distance: by_distance.into_iter().map(AtomicU64::into_inner).collect(),
     })
 }
@@ -185,6 +230,7 @@ fn component_fates<B: Bits>(n: usize, pairs: &[Pair], fingerprint: impl Fn(u32) 
 #[cfg(test)]
 mod tests {
     use neardup_core::Width;
+    use neardup_index::self_join;
 
     use super::*;
 
@@ -240,5 +286,62 @@ mod tests {
             kept.iter().for_each(|p| by[p.distance as usize] += 1);
             by
         });
+    }
+
+    #[test]
+    fn slices_with_verification_and_short_units_keep_what_all_pairs_keep() {
+        let mut state = 11u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state >> 11
+        };
+        let centres: Vec<u64> = (0..15).map(|_| next()).collect();
+        let bits: Vec<u64> = (0..450)
+            .map(|i| {
+                let flips = (0..(next() % 6)).fold(0u64, |m, _| m | 1 << (next() % 64));
+                centres[i % 15] ^ flips
+            })
+            .collect();
+        let plan = TablePlan::pigeonhole(Width::W64, 3).unwrap();
+        let short_plan = TablePlan::pigeonhole(Width::W64, 6).unwrap();
+        let short_units: Vec<u32> = (0..450).filter(|u| u % 4 == 1).collect();
+        let none = |u: u32| u % 89 == 7;
+        // A verification that refuses a third of the pairs.
+        let verify = |pairs: Vec<Pair>| -> Result<Vec<Pair>> {
+            Ok(pairs.into_iter().filter(|p| (p.a + p.b) % 3 != 0).collect())
+        };
+        // Every pair the rule asks for, verified, by brute force.
+        let is_short = |u: u32| short_units.binary_search(&u).is_ok();
+        let mut expected_pairs = Vec::new();
+        for a in 0..450u32 {
+            for b in a + 1..450 {
+                let distance = (bits[a as usize] ^ bits[b as usize]).count_ones();
+                let within = distance <= 3 || (is_short(a) && is_short(b) && distance <= 6);
+                if within && !none(a) && !none(b) && (a + b) % 3 != 0 {
+                    expected_pairs.push(Pair { a, b, distance });
+                }
+            }
+        }
+        let order: Vec<u32> = (0..450).collect();
+        let expected = keep_first(450, &order, &expected_pairs);
+        assert!(expected.iter().filter(|f| **f == Fate::Kept).count() < 300);
+        for slice_pairs in [1, 40, SLICE_PAIRS] {
+            let how = Grouping {
+                k: 3,
+                short: Some(Short {
+                    plan: &short_plan,
+                    units: &short_units,
+                    k: 6,
+                }),
+                components: false,
+                excluded: &none,
+                slice_pairs,
+                verify: Some(&verify),
+            };
+            let grouped = group(&plan, &bits, &how).unwrap();
+            assert_eq!(grouped.fates, expected, "slices of {slice_pairs}");
+        }
     }
 }

@@ -218,7 +218,9 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             .map(|p| as_documents(p, &|u| copies.representative(u)))
             .collect();
         drop(pairs);
-        let kept = reread::verified(&corpus, &pass, n, &documents, &verification)?;
+        let kept = reread::verified(&corpus, &pass, n, &documents, &verification, &|d| {
+            u64::from(records[d as usize].bytes)
+        })?;
         Ok(kept
             .iter()
             .map(|p| as_documents(p, &|d| copies.unit_of(d)))

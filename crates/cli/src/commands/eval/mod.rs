@@ -96,7 +96,8 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     };
     let reported = |i: usize, k: u32| {
         let p = &bench.pairs[i];
-        let short = bench.documents[p.a].words.min(bench.documents[p.b].words) < SHORT_WORDS;
+        // As in dedup: both documents short.
+        let short = bench.documents[p.a].words.max(bench.documents[p.b].words) < SHORT_WORDS;
         let k = if short && verify.is_some() {
             config::short_k(k, args.k_short)
         } else {

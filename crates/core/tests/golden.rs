@@ -40,6 +40,7 @@ const TEXTS: &[&str] = &[
     "line one\nline two\r\nline three\ttabbed",
     "repeat repeat repeat repeat words words",
     "Joseph’s brethren went to feed their father’s flock",
+    "開放中文轉換是完全由軟件實現的，這篇文章討論簡體字和繁體字",
 ];
 
 fn configurations() -> Vec<(String, FingerprinterBuilder)> {

@@ -19,7 +19,7 @@
 
 use neardup_dedup::{jaccard, length_in_words, shingles, word_bag, word_difference};
 
-use crate::edits::{EditKind, content_change, edit};
+use crate::edits::{EditKind, content_change, edit, traditional};
 use crate::rng::Rng;
 
 /// The Jaccard similarity of word 3-shingles from which two documents are
@@ -172,11 +172,13 @@ pub fn build(sources: &[Source], size: Size) -> Benchmark {
         for &original in order.iter().take(size.originals) {
             let a = add(&mut bench, original);
             let text = source.documents[original].1.clone();
+            let han = text.chars().any(|c| traditional(c) != c);
             for kind in EditKind::ALL {
-                let rates: &[f64] = if kind == EditKind::Boilerplate {
-                    &[0.0]
-                } else {
-                    &RATES
+                let rates: &[f64] = match kind {
+                    EditKind::Boilerplate => &[0.0],
+                    EditKind::Traditional if han => &[0.0],
+                    EditKind::Traditional => &[],
+                    _ => &RATES,
                 };
                 for &rate in rates {
                     let edited = edit(&text, kind, rate, rng.next_u64());

@@ -27,11 +27,15 @@ pub enum EditKind {
     Noise,
     /// The end cut off: the rate is the share of units lost.
     Truncate,
+    /// Chinese written in traditional characters instead of simplified
+    /// ones (OpenCC's character table); the rate says nothing. Only for
+    /// text with Han characters.
+    Traditional,
 }
 
 impl EditKind {
     /// Every kind, in a fixed order.
-    pub const ALL: [EditKind; 7] = [
+    pub const ALL: [EditKind; 8] = [
         EditKind::Substitute,
         EditKind::Insert,
         EditKind::Delete,
@@ -39,6 +43,7 @@ impl EditKind {
         EditKind::Boilerplate,
         EditKind::Noise,
         EditKind::Truncate,
+        EditKind::Traditional,
     ];
 
     /// Its name in reports.
@@ -55,6 +60,7 @@ impl EditKind {
             EditKind::Boilerplate => "boilerplate",
             EditKind::Noise => "noise",
             EditKind::Truncate => "truncate",
+            EditKind::Traditional => "traditional",
         }
     }
 }
@@ -236,7 +242,36 @@ pub fn edit(text: &str, kind: EditKind, rate: f64, seed: u64) -> String {
             let lost = ((rate * n as f64).round() as usize).min(n - 1);
             units[..n - lost].concat()
         }
+        EditKind::Traditional => text.chars().map(traditional).collect(),
     }
+}
+
+/// OpenCC's simplified-to-traditional character table (Apache-2.0,
+/// `data/opencc/`): a character and its traditional forms, the usual first.
+const ST_CHARACTERS: &str = include_str!("../data/opencc/STCharacters.txt");
+
+/// The traditional form of `c` (its first in OpenCC's table), or `c`.
+///
+/// ```
+/// assert_eq!(neardup_eval::traditional('汉'), '漢');
+/// assert_eq!(neardup_eval::traditional('a'), 'a');
+/// ```
+pub fn traditional(c: char) -> char {
+    static TABLE: std::sync::LazyLock<std::collections::HashMap<char, char>> =
+        std::sync::LazyLock::new(|| {
+            ST_CHARACTERS
+                .lines()
+                .filter(|l| !l.starts_with('#'))
+                .filter_map(|l| {
+                    let (from, to) = l.split_once('\t')?;
+                    let mut from = from.chars();
+                    let first = from.next()?;
+                    let to = to.split(' ').next()?.chars().next()?;
+                    from.next().is_none().then_some((first, to))
+                })
+                .collect()
+        });
+    TABLE.get(&c).copied().unwrap_or(c)
 }
 
 /// The share of `original`'s units whose content an edit changed, as the
@@ -263,7 +298,7 @@ pub fn content_change(original: &str, edited: &str, kind: EditKind, rate: f64) -
         EditKind::Substitute | EditKind::Insert | EditKind::Delete => count(rate, n),
         EditKind::Truncate => ((rate * n as f64).round() as usize).min(n - 1),
         EditKind::Boilerplate => units(edited).len().saturating_sub(n),
-        EditKind::Noise | EditKind::Reorder => 0,
+        EditKind::Noise | EditKind::Reorder | EditKind::Traditional => 0,
     };
     changed as f64 / n as f64
 }

@@ -42,7 +42,7 @@ mod score;
 pub use benchmark::{
     Benchmark, Document, MAX_CHANGE, Origin, Pair, RATES, Size, Source, THRESHOLD, build,
 };
-pub use edits::{EditKind, content_change, edit};
+pub use edits::{EditKind, content_change, edit, traditional};
 pub use natural::{BBC_JUDGED, Judged, judged_pairs};
 pub use rng::Rng;
 pub use score::{Counts, SMALL_EDIT, Scores, length_bucket, score};

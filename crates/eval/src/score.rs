@@ -167,7 +167,10 @@ pub fn score(bench: &Benchmark, reported: impl Fn(usize) -> bool) -> Scores {
                     .entry((kind.name().to_string(), (rate * 1000.0).round() as u32))
                     .or_default()
                     .add(truth, said);
-                if words >= SHORT_WORDS && kind != EditKind::Boilerplate && rate <= SMALL_EDIT {
+                if words >= SHORT_WORDS
+                    && !matches!(kind, EditKind::Boilerplate | EditKind::Traditional)
+                    && rate <= SMALL_EDIT
+                {
                     scores
                         .small_edits
                         .entry(language)

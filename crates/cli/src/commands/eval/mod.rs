@@ -451,10 +451,11 @@ fn report(bench: &Benchmark, curve: &[(u32, Scores)], at_k: &Scores, k: u32) -> 
     for kind in EditKind::ALL {
         let _ = write!(out, "| {} |", kind.name());
         for (i, rate) in RATES.into_iter().enumerate() {
-            // Boilerplate has no rate: its one figure goes first.
+            // Boilerplate and traditional have no rate: their one figure
+            // goes first.
             let per_mille = match kind {
-                EditKind::Boilerplate if i > 0 => u32::MAX,
-                EditKind::Boilerplate => 0,
+                EditKind::Boilerplate | EditKind::Traditional if i > 0 => u32::MAX,
+                EditKind::Boilerplate | EditKind::Traditional => 0,
                 _ => (rate * 1000.0).round() as u32,
             };
             match at_k.by_edit.get(&(kind.name().to_string(), per_mille)) {

@@ -12,7 +12,7 @@
 # replaced in every 100), seeded, so the file is the same on every machine.
 # It is written once to bench/results/large-COPIES.jsonl.
 #
-# Runs `neardup dedup` (k = 3, both cores) on one copy and on all of them,
+# Runs `neardup dedup` (its defaults, both cores) on one copy and on all of them,
 # each the whole process under /usr/bin/time (peak RSS, wall and CPU
 # seconds). The growth of peak RSS from one copy to all, divided by the
 # documents added, is the memory a document costs; what one copy needs is

@@ -18,10 +18,11 @@
 # order; drop a later one near a kept one. Tools (each the whole process,
 # wall clock from date +%s%N; CPU seconds, user + system, and peak RSS from
 # /usr/bin/time's %U %S %M):
-#   neardup          $NEARDUP dedup FILE --out DIR --force -q (k = 3, both
-#                    cores); also with --verify jaccard:0.8, with -j 1, and
-#                    with -k 6 (which keeps about as many as datasketch here:
-#                    at k = 3 SimHash misses about a tenth of the edited
+#   neardup          $NEARDUP dedup FILE --out DIR --force -q (its defaults:
+#                    k = 6, verified by words, both cores); also with
+#                    --verify none (SimHash alone), with -j 1, and with
+#                    -k 3 --verify none (the defaults of format 1: the
+#                    fastest, but it misses about a tenth of the edited
 #                    copies).
 #   simhash          PyPI simhash 2.1.2: Simhash(text) per document on a
 #                    multiprocessing.Pool(2), then SimhashIndex(k=3) filled
@@ -40,7 +41,7 @@
 # throughput over each peer's, measured in this one run, by wall clock and
 # by CPU seconds (the steadier of the two on a shared machine), and the
 # kept counts: how many, how many from the edited copies (ideally none),
-# how many neardup (k = 3) kept too. Summaries, one JSON line per tool, are
+# how many neardup (defaults) kept too. Summaries, one JSON line per tool, are
 # appended to bench/results/dedup.jsonl. The default takes 4 to 8 minutes
 # on 2 cores.
 
@@ -96,19 +97,19 @@ for round in $(seq "$runs"); do
     echo "round $round of $runs" >&2
     for _ in $(seq "$reps"); do
         run "neardup" "$round" "$neardup" dedup "$input" --out "$scratch/neardup" --force -q
-        run "neardup --verify jaccard:0.8" "$round" "$neardup" dedup "$input" \
-            --out "$scratch/neardup-verify" --force -q --verify jaccard:0.8
+        run "neardup --verify none" "$round" "$neardup" dedup "$input" \
+            --out "$scratch/neardup-alone" --force -q --verify none
         run "neardup -j 1" "$round" "$neardup" dedup "$input" --out "$scratch/neardup-j1" \
             --force -q -j 1
-        run "neardup -k 6" "$round" "$neardup" dedup "$input" --out "$scratch/neardup-k6" \
-            --force -q -k 6
+        run "neardup -k 3 --verify none" "$round" "$neardup" dedup "$input" \
+            --out "$scratch/neardup-k3" --force -q -k 3 --verify none
     done
     run "simhash" "$round" "$python" bench/peers/dedup_peers.py --peer simhash \
         --kept "$scratch/simhash.kept" "$input"
     run "datasketch" "$round" "$python" bench/peers/dedup_peers.py --peer datasketch \
         --kept "$scratch/datasketch.kept" "$input"
 done
-for out in neardup neardup-verify neardup-j1 neardup-k6; do
+for out in neardup neardup-alone neardup-j1 neardup-k3; do
     python3 -c 'import json, sys; [print(json.loads(l)["id"]) for l in open(sys.argv[1])]' \
         "$scratch/$out/unique.jsonl" > "$scratch/$out.kept"
 done
@@ -122,8 +123,9 @@ scratch, corpus, results, commit, cpu, nproc, version, runs, reps, binary = sys.
 rows = [json.loads(l) for l in open(f"{scratch}/rows")]
 texts = [json.loads(l)["text"] for l in open(corpus, encoding="utf-8")]
 docs, size = len(texts), sum(len(t.encode("utf-8")) for t in texts)
-kept_files = {"neardup": "neardup", "neardup --verify jaccard:0.8": "neardup-verify",
-              "neardup -j 1": "neardup-j1", "neardup -k 6": "neardup-k6", "simhash": "simhash", "datasketch": "datasketch"}
+kept_files = {"neardup": "neardup", "neardup --verify none": "neardup-alone",
+              "neardup -j 1": "neardup-j1", "neardup -k 3 --verify none": "neardup-k3",
+              "simhash": "simhash", "datasketch": "datasketch"}
 kept = {t: [l.strip() for l in open(f"{scratch}/{f}.kept")] for t, f in kept_files.items()}
 ours = set(kept["neardup"])
 tools = list(dict.fromkeys(r["tool"] for r in rows))

@@ -108,13 +108,25 @@ fn tokens(normal: &str) -> Vec<&str> {
 /// assert_eq!(word_bag("Hat the cat the"), word_bag("the cat, the hat"));
 /// ```
 pub fn word_bag(text: &str) -> Vec<u64> {
-    let normal = normalize(text);
-    let mut out: Vec<u64> = tokens(&normal)
-        .into_iter()
-        .map(|w| xxh3_64(w.as_bytes()))
-        .collect();
+    let mut out = word_hashes(text);
     out.sort_unstable();
     out
+}
+
+/// The words of `text` as hashes, in order.
+///
+/// ```
+/// use neardup_dedup::word_hashes;
+///
+/// let w = word_hashes("the cat, the hat");
+/// assert_eq!((w.len(), w[0] == w[2], w[0] == w[1]), (4, true, false));
+/// ```
+pub fn word_hashes(text: &str) -> Vec<u64> {
+    let normal = normalize(text);
+    tokens(&normal)
+        .into_iter()
+        .map(|w| xxh3_64(w.as_bytes()))
+        .collect()
 }
 
 /// How much two word bags differ: the larger of the words that one has and

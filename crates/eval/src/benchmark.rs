@@ -12,13 +12,17 @@
 //!   negative, and a detector that reports it is wrong;
 //! - any other two documents are near-duplicates when the Jaccard similarity
 //!   of their word 3-shingles (the shingles of `neardup dedup --verify`,
-//!   [`neardup_dedup::shingles`]) is at least [`THRESHOLD`].
+//!   [`neardup_dedup::shingles`]) is at least [`THRESHOLD`], or when one is
+//!   made from the other by substituting, inserting and deleting at most
+//!   [`MAX_CHANGE`] of the longer's words ([`crate::edit_rate`]): the rule
+//!   of edited copies, for pairs that nobody edited on purpose.
 //!
 //! Every pair also carries its shingle Jaccard, whatever its truth, so that
 //! a verification step can be scored against a truth it does not define.
 
-use neardup_dedup::{jaccard, length_in_words, shingles, word_bag, word_difference};
+use neardup_dedup::{jaccard, length_in_words, shingles, word_bag, word_difference, word_hashes};
 
+use crate::edit_rate::edit_rate;
 use crate::edits::{EditKind, content_change, edit, traditional};
 use crate::rng::Rng;
 
@@ -169,6 +173,11 @@ pub fn build(sources: &[Source], size: Size) -> Benchmark {
                 labelled(&mut bench, a, b, Origin::Natural, None);
             }
         }
+        let mut drawn: std::collections::HashSet<(usize, usize)> = source
+            .natural
+            .iter()
+            .map(|&(i, j)| (i.min(j), i.max(j)))
+            .collect();
         for &original in order.iter().take(size.originals) {
             let a = add(&mut bench, original);
             let text = source.documents[original].1.clone();
@@ -198,13 +207,16 @@ pub fn build(sources: &[Source], size: Size) -> Benchmark {
                 .filter(|&j| j != original && &source.documents[j].0 == topic)
                 .collect();
             for _ in 0..size.negatives {
+                // A pair drawn again (from either side) is not counted twice.
                 if !same_topic.is_empty() {
                     let j = same_topic[rng.below(same_topic.len())];
-                    let b = add(&mut bench, j);
-                    labelled(&mut bench, a, b, Origin::HardNegative, None);
+                    if drawn.insert((original.min(j), original.max(j))) {
+                        let b = add(&mut bench, j);
+                        labelled(&mut bench, a, b, Origin::HardNegative, None);
+                    }
                 }
                 let j = rng.below(n);
-                if j != original {
+                if j != original && drawn.insert((original.min(j), original.max(j))) {
                     let b = add(&mut bench, j);
                     labelled(&mut bench, a, b, Origin::Negative, None);
                 }
@@ -235,7 +247,18 @@ fn labelled(bench: &mut Benchmark, a: usize, b: usize, origin: Origin, change: O
         &word_bag(&bench.documents[b].text),
     );
     // A small tolerance: 10% of 30 units is 3 units, whatever the rounding.
-    let duplicate = change.map_or(jaccard >= THRESHOLD, |c| c <= MAX_CHANGE + 1e-9);
+    let duplicate = match change {
+        Some(c) => c <= MAX_CHANGE + 1e-9,
+        None => {
+            jaccard >= THRESHOLD
+                || edit_rate(
+                    &word_hashes(&bench.documents[a].text),
+                    &word_hashes(&bench.documents[b].text),
+                    MAX_CHANGE,
+                )
+                .is_some()
+        }
+    };
     bench.pairs.push(Pair {
         a,
         b,

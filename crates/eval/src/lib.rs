@@ -34,6 +34,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod benchmark;
+mod edit_rate;
 mod edits;
 mod natural;
 mod rng;
@@ -42,6 +43,7 @@ mod score;
 pub use benchmark::{
     Benchmark, Document, MAX_CHANGE, Origin, Pair, RATES, Size, Source, THRESHOLD, build,
 };
+pub use edit_rate::edit_rate;
 pub use edits::{EditKind, content_change, edit, traditional};
 pub use natural::{BBC_JUDGED, Judged, judged_pairs};
 pub use rng::Rng;

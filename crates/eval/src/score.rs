@@ -116,6 +116,8 @@ pub struct Scores {
     pub by_length: BTreeMap<&'static str, Counts>,
     /// Over the hard negatives.
     pub hard_negatives: Counts,
+    /// Over the hard negatives whose shorter document has 50 words or more.
+    pub hard_negatives_long: Counts,
     /// Over the natural pairs.
     pub natural: Counts,
     /// By language, over the edited copies of [`SMALL_EDIT`] or less
@@ -178,7 +180,12 @@ pub fn score(bench: &Benchmark, reported: impl Fn(usize) -> bool) -> Scores {
                         .add(truth, said);
                 }
             }
-            Origin::HardNegative => scores.hard_negatives.add(truth, said),
+            Origin::HardNegative => {
+                scores.hard_negatives.add(truth, said);
+                if words >= SHORT_WORDS {
+                    scores.hard_negatives_long.add(truth, said);
+                }
+            }
             Origin::Natural => scores.natural.add(truth, said),
             Origin::Negative => {}
         }

@@ -218,9 +218,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             .map(|p| as_documents(p, &|u| copies.representative(u)))
             .collect();
         drop(pairs);
-        let kept = reread::verified(&corpus, &pass, n, &documents, &verification, &|d| {
-            u64::from(records[d as usize].bytes)
-        })?;
+        let kept = reread::verified(&corpus, &pass, n, &documents, &verification, &args.out)?;
         Ok(kept
             .iter()
             .map(|p| as_documents(p, &|d| copies.unit_of(d)))

@@ -4,8 +4,10 @@
 //! stay in memory between passes; anything else is read back when needed.
 
 use std::collections::HashMap;
+use std::io::{BufWriter, Write};
+use std::path::Path;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use neardup_corpus::{Corpus, Document};
 use neardup_dedup::Verification;
 use neardup_index::Pair;
@@ -58,117 +60,81 @@ pub(super) fn reread(
     Ok(())
 }
 
-/// The most bytes of text whose sketches one verification pass holds: a
-/// word bag is at most 4 bytes per byte of text (8 per word of at least 2
-/// bytes with its space, or per Chinese character of 3), about 1.3 for
-/// English.
-const SKETCH_TEXT_BYTES: u64 = 256 << 20;
-
 /// The pairs that `verification` accepts. Only the documents in some pair
-/// are read back, sketched and compared, on all cores of the current rayon
-/// pool; when their text (`bytes` of each document) is more than
-/// [`SKETCH_TEXT_BYTES`], the pairs are taken in groups whose documents
-/// fit, one pass over the inputs per group.
+/// are read back; they are sketched on all cores of the current rayon pool,
+/// and the sketches written to an unnamed temporary file in `spill` (gone
+/// with the process), which is then mapped: the sketches of any number of
+/// documents take page cache, which the system can evict, not memory of
+/// the process. One pass over the inputs, whatever their size.
 pub(super) fn verified(
     corpus: &Corpus,
     pass: &Pass,
     n: usize,
     pairs: &[Pair],
     verification: &Verification,
-    bytes: &dyn Fn(u32) -> u64,
+    spill: &Path,
 ) -> Result<Vec<Pair>> {
-    verified_within(
-        corpus,
-        pass,
-        n,
-        pairs,
-        verification,
-        bytes,
-        SKETCH_TEXT_BYTES,
-    )
-}
-
-fn verified_within(
-    corpus: &Corpus,
-    pass: &Pass,
-    n: usize,
-    pairs: &[Pair],
-    verification: &Verification,
-    bytes: &dyn Fn(u32) -> u64,
-    budget: u64,
-) -> Result<Vec<Pair>> {
-    // The group each document was last counted in (u32::MAX: none).
-    let mut group_of = vec![u32::MAX; n];
-    let mut kept = Vec::new();
-    let mut start = 0;
-    let mut group = 0u32;
-    while start < pairs.len() {
-        // The longest run of pairs from `start` whose documents fit.
-        let mut end = start;
-        let mut text = 0u64;
-        while end < pairs.len() {
-            let p = pairs[end];
-            let added: u64 = [p.a, p.b]
-                .iter()
-                .filter(|&&d| group_of[d as usize] != group)
-                .map(|&d| bytes(d))
-                .sum();
-            if end > start && text + added > budget {
-                break;
-            }
-            for d in [p.a, p.b] {
-                group_of[d as usize] = group;
-            }
-            text += added;
-            end += 1;
-        }
-        kept.extend(verify_group(
-            corpus,
-            pass,
-            n,
-            &pairs[start..end],
-            verification,
-            &|d| group_of[d as usize] == group,
-        )?);
-        start = end;
-        group += 1;
+    if pairs.is_empty() {
+        return Ok(Vec::new());
     }
-    Ok(kept)
-}
-
-/// One pass: the documents that `needed` names are read and sketched, and
-/// `pairs` (all of whose documents it names) compared.
-fn verify_group(
-    corpus: &Corpus,
-    pass: &Pass,
-    n: usize,
-    pairs: &[Pair],
-    verification: &Verification,
-    needed: &dyn Fn(u32) -> bool,
-) -> Result<Vec<Pair>> {
-    let mut sketched: HashMap<u32, Vec<u64>> = HashMap::new();
+    let mut needed = vec![false; n];
+    for p in pairs {
+        needed[p.a as usize] = true;
+        needed[p.b as usize] = true;
+    }
+    let file = tempfile::tempfile_in(spill)
+        .with_context(|| format!("cannot create a temporary file in {}", spill.display()))?;
+    let mut out = BufWriter::new(&file);
+    // Where each document's sketch is, in u64s from the file's start.
+    let mut place: HashMap<u32, (usize, usize)> = HashMap::new();
+    let mut written = 0usize;
     let mut batch: Vec<(u32, String)> = Vec::new();
     let mut batch_bytes = 0;
-    let sketch_batch = |batch: &mut Vec<(u32, String)>, sketched: &mut HashMap<u32, Vec<u64>>| {
+    let mut flush = |batch: &mut Vec<(u32, String)>| -> Result<()> {
         let done: Vec<(u32, Vec<u64>)> = batch
             .par_drain(..)
             .map(|(d, text)| (d, verification.sketch(&text)))
             .collect();
-        sketched.extend(done);
-    };
-    reread(corpus, pass, n, needed, |d, doc| {
-        batch_bytes += doc.text.len();
-        batch.push((d, doc.text));
-        if batch_bytes >= BATCH_BYTES {
-            sketch_batch(&mut batch, &mut sketched);
-            batch_bytes = 0;
+        for (d, sketch) in done {
+            out.write_all(bytemuck::cast_slice(&sketch))
+                .context("cannot write the verification sketches")?;
+            place.insert(d, (written, sketch.len()));
+            written += sketch.len();
         }
         Ok(())
-    })?;
-    sketch_batch(&mut batch, &mut sketched);
+    };
+    reread(
+        corpus,
+        pass,
+        n,
+        |d| needed[d as usize],
+        |d, doc| {
+            batch_bytes += doc.text.len();
+            batch.push((d, doc.text));
+            if batch_bytes >= BATCH_BYTES {
+                flush(&mut batch)?;
+                batch_bytes = 0;
+            }
+            Ok(())
+        },
+    )?;
+    flush(&mut batch)?;
+    out.flush()
+        .context("cannot write the verification sketches")?;
+    drop(out);
+    if written == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: the file is this process's own, unnamed, and not written to
+    // again while mapped.
+    let map =
+        unsafe { memmap2::Mmap::map(&file) }.context("cannot map the verification sketches")?;
+    let all: &[u64] = bytemuck::try_cast_slice(&map[..])
+        .map_err(|e| anyhow::anyhow!("the verification sketches are misaligned: {e}"))?;
+    let sketch = |d: u32| place.get(&d).and_then(|&(at, len)| all.get(at..at + len));
     Ok(pairs
         .par_iter()
-        .filter(|p| match (sketched.get(&p.a), sketched.get(&p.b)) {
+        .filter(|p| match (sketch(p.a), sketch(p.b)) {
             (Some(a), Some(b)) => verification.accepts(a, b),
             _ => false,
         })
@@ -241,10 +207,11 @@ mod tests {
     use neardup_corpus::ReadOptions;
 
     #[test]
-    fn verification_in_groups_keeps_what_one_group_keeps() {
+    fn verification_through_the_spill_file_equals_comparing_texts() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("docs.jsonl");
         let base = "the river rose in the night and the town woke to water in every street";
+        let mut texts = Vec::new();
         let mut lines = String::new();
         for i in 0..24 {
             let text = match i % 3 {
@@ -254,6 +221,7 @@ mod tests {
             };
             lines.push_str(&serde_json::json!({ "id": i, "text": text }).to_string());
             lines.push('\n');
+            texts.push(text);
         }
         std::fs::write(&path, &lines).unwrap();
         let corpus = Corpus::open(&[&path], &ReadOptions::default()).unwrap();
@@ -265,14 +233,21 @@ mod tests {
         let pairs: Vec<Pair> = (0..24u32)
             .flat_map(|a| (a + 1..24).map(move |b| Pair { a, b, distance: 0 }))
             .collect();
-        let words = Verification::Words(0.1);
-        let bytes = |_: u32| 100;
-        let all = verified_within(&corpus, &pass, 24, &pairs, &words, &bytes, u64::MAX).unwrap();
-        assert!(!all.is_empty() && all.len() < pairs.len());
-        for budget in [0, 250, 1000] {
-            let grouped =
-                verified_within(&corpus, &pass, 24, &pairs, &words, &bytes, budget).unwrap();
-            assert_eq!(grouped, all, "budget {budget}");
+        for verification in [Verification::Words(0.1), Verification::Jaccard(0.5)] {
+            let expected: Vec<Pair> = pairs
+                .iter()
+                .copied()
+                .filter(|p| {
+                    let (a, b) = (&texts[p.a as usize], &texts[p.b as usize]);
+                    verification.accepts(&verification.sketch(a), &verification.sketch(b))
+                })
+                .collect();
+            assert!(!expected.is_empty() && expected.len() < pairs.len());
+            let got = verified(&corpus, &pass, 24, &pairs, &verification, dir.path()).unwrap();
+            assert_eq!(got, expected, "{verification}");
         }
+        // The spill file is unnamed: nothing is left behind.
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1);
     }
 }

@@ -42,4 +42,4 @@ mod verify;
 pub use copies::Copies;
 pub use grouping::{Fate, components, keep_first};
 pub use short::{SHORT_WORDS, is_short, length_in_words};
-pub use verify::{Verification, jaccard, shingles, word_bag, word_difference, word_hashes};
+pub use verify::{Verification, common, jaccard, shingles, word_bag, word_difference, word_hashes};

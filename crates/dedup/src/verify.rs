@@ -146,7 +146,26 @@ pub fn word_hashes(text: &str) -> Vec<u64> {
 /// assert_eq!(word_difference(&[], &[]), 0.0);
 /// ```
 pub fn word_difference(a: &[u64], b: &[u64]) -> f64 {
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    let common = common(a, b);
+    let only = (a.len() - common).max(b.len() - common);
+    let shorter = a.len().min(b.len());
+    if only == 0 {
+        0.0
+    } else if shorter == 0 {
+        1.0
+    } else {
+        (only as f64 / shorter as f64).min(1.0)
+    }
+}
+
+/// How many elements two sorted lists have in common, repeats counted as
+/// often as both have them (the size of their multiset intersection).
+///
+/// ```
+/// assert_eq!(neardup_dedup::common(&[1, 1, 2, 5], &[1, 2, 2, 5, 7]), 3);
+/// ```
+pub fn common(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut common) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
             std::cmp::Ordering::Less => i += 1,
@@ -158,15 +177,7 @@ pub fn word_difference(a: &[u64], b: &[u64]) -> f64 {
             }
         }
     }
-    let only = (a.len() - common).max(b.len() - common);
-    let shorter = a.len().min(b.len());
-    if only == 0 {
-        0.0
-    } else if shorter == 0 {
-        1.0
-    } else {
-        (only as f64 / shorter as f64).min(1.0)
-    }
+    common
 }
 
 /// The distinct shingles of `n` tokens of `text`, as sorted hashes.
@@ -212,18 +223,7 @@ fn shingle_hash(words: &[&str]) -> u64 {
 /// assert_eq!(jaccard(&[], &[]), 1.0);
 /// ```
 pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
+    let common = common(a, b);
     let union = a.len() + b.len() - common;
     if union == 0 {
         1.0

@@ -36,18 +36,7 @@ pub fn edit_rate(a: &[u64], b: &[u64], most: f64) -> Option<f64> {
 /// The larger of the words (with repeats) one sorted bag has and the other
 /// lacks: a lower bound of the edit distance.
 fn bag_difference(x: &[u64], y: &[u64]) -> usize {
-    let (mut i, mut j, mut common) = (0, 0, 0);
-    while i < x.len() && j < y.len() {
-        match x[i].cmp(&y[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
+    let common = neardup_dedup::common(x, y);
     (x.len() - common).max(y.len() - common)
 }
 

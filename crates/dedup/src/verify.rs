@@ -55,9 +55,38 @@ impl Verification {
 
     /// Whether two documents, by their sketches, are near-duplicates.
     pub fn accepts(&self, a: &[u64], b: &[u64]) -> bool {
+        self.holds(self.measure(a, b))
+    }
+
+    /// The measure of two sketches: [`word_difference`] or [`jaccard`].
+    pub fn measure(&self, a: &[u64], b: &[u64]) -> f64 {
+        match self {
+            Verification::Words(_) => word_difference(a, b),
+            Verification::Jaccard(_) => jaccard(a, b),
+        }
+    }
+
+    /// Whether a value of [`Verification::measure`] passes: at most the
+    /// limit for words, at least it for Jaccard.
+    ///
+    /// ```
+    /// use neardup_dedup::Verification;
+    ///
+    /// assert!(Verification::Words(0.1).holds(0.1) && !Verification::Words(0.1).holds(0.2));
+    /// assert!(Verification::Jaccard(0.8).holds(0.9));
+    /// ```
+    pub fn holds(&self, value: f64) -> bool {
         match *self {
-            Verification::Words(most) => word_difference(a, b) <= most,
-            Verification::Jaccard(least) => jaccard(a, b) >= least,
+            Verification::Words(most) => value <= most,
+            Verification::Jaccard(least) => value >= least,
+        }
+    }
+
+    /// What the measure is, and how the limit bounds it, for people.
+    pub fn describe(&self) -> String {
+        match self {
+            Verification::Words(most) => format!("of the words differ (at most {most})"),
+            Verification::Jaccard(least) => format!("word 3-shingle Jaccard (at least {least})"),
         }
     }
 }

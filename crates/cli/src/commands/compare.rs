@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use neardup_core::{Fingerprinter, WeightedFeature};
 use neardup_corpus::{Corpus, Format, ReadOptions};
-use neardup_dedup::{Verification, is_short, jaccard, word_difference};
+use neardup_dedup::is_short;
 use serde_json::json;
 
 use crate::args::CompareArgs;
@@ -30,17 +30,10 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     // with verification), and accepted by the verification.
     let verify = config::verification(&args.verify)?;
     let short = is_short(&a) && is_short(&b);
-    let k = match verify {
-        Some(_) if short => config::short_k(args.k, args.k_short),
-        _ => args.k,
-    };
+    let k = config::pair_k(args.k, args.k_short, verify.is_some(), short);
     let measure = verify.map(|v| {
-        let (sa, sb) = (v.sketch(&a), v.sketch(&b));
-        let value = match v {
-            Verification::Words(_) => word_difference(&sa, &sb),
-            Verification::Jaccard(_) => jaccard(&sa, &sb),
-        };
-        (v, value, v.accepts(&sa, &sb))
+        let value = v.measure(&v.sketch(&a), &v.sketch(&b));
+        (v, value, v.holds(value))
     });
     let near = distance <= k && measure.is_none_or(|(_, _, passes)| passes);
     let bits = fa.width().bits();
@@ -67,14 +60,9 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         println!("distance:   {distance} of {bits} bits");
         println!("similarity: {similarity:.3} (estimated cosine)");
         if let Some((v, value, passes)) = measure {
-            let (what, verb) = match v {
-                Verification::Words(_) => ("of the words differ", "at most"),
-                Verification::Jaccard(_) => ("word 3-shingle Jaccard", "at least"),
-            };
-            let limit = v.to_string();
-            let limit = limit.split_once(':').map_or("", |(_, t)| t);
             println!(
-                "verified:   {value:.3} {what} ({verb} {limit}: {})",
+                "verified:   {value:.3} {}: {}",
+                v.describe(),
                 if passes { "passes" } else { "fails" }
             );
         }

@@ -234,23 +234,22 @@ mod tests {
 
     use super::*;
 
+    /// `n` fingerprints around `centres` centres, each with up to
+    /// `flips - 1` bits flipped: many pairs per unit.
+    fn clustered(seed: u64, n: usize, centres: usize, flips: usize) -> Vec<u64> {
+        let mut rng = neardup_eval::Rng::new(seed);
+        let centres: Vec<u64> = (0..centres).map(|_| rng.next_u64()).collect();
+        (0..n)
+            .map(|i| {
+                let flipped = (0..rng.below(flips)).fold(0u64, |m, _| m | 1 << rng.below(64));
+                centres[i % centres.len()] ^ flipped
+            })
+            .collect()
+    }
+
     #[test]
     fn slices_keep_what_all_pairs_keep() {
-        // Clusters of near fingerprints: many pairs per unit.
-        let mut state = 7u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            state >> 11
-        };
-        let centres: Vec<u64> = (0..20).map(|_| next()).collect();
-        let bits: Vec<u64> = (0..600)
-            .map(|i| {
-                let flips = (0..(next() % 3)).fold(0u64, |m, _| m | 1 << (next() % 64));
-                centres[i % 20] ^ flips
-            })
-            .collect();
+        let bits = clustered(7, 600, 20, 3);
         let plan = TablePlan::pigeonhole(Width::W64, 3).unwrap();
         let none = |u: u32| u % 97 == 5;
         let with = |slice_pairs, components| Grouping {
@@ -290,20 +289,7 @@ mod tests {
 
     #[test]
     fn slices_with_verification_and_short_units_keep_what_all_pairs_keep() {
-        let mut state = 11u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            state >> 11
-        };
-        let centres: Vec<u64> = (0..15).map(|_| next()).collect();
-        let bits: Vec<u64> = (0..450)
-            .map(|i| {
-                let flips = (0..(next() % 6)).fold(0u64, |m, _| m | 1 << (next() % 64));
-                centres[i % 15] ^ flips
-            })
-            .collect();
+        let bits = clustered(11, 450, 15, 6);
         let plan = TablePlan::pigeonhole(Width::W64, 3).unwrap();
         let short_plan = TablePlan::pigeonhole(Width::W64, 6).unwrap();
         let short_units: Vec<u32> = (0..450).filter(|u| u % 4 == 1).collect();

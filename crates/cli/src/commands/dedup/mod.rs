@@ -195,9 +195,12 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     };
 
     // The join, over one fingerprint per unit of exact copies.
-    let plan = TablePlan::choose_for_join(width, args.k, units.max(1) as f64)
-        .and_then(|c| c.plan(width, args.k))
-        .with_context(|| format!("-k {}", args.k))?;
+    let join_plan = |k: u32, units: usize, option: &str| {
+        TablePlan::choose_for_join(width, k, units.max(1) as f64)
+            .and_then(|c| c.plan(width, k))
+            .with_context(|| format!("{option} {k}"))
+    };
+    let plan = join_plan(args.k, units, "-k")?;
     let pass = Pass {
         skip_invalid,
         quiet: args.quiet,
@@ -225,11 +228,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             .collect())
     };
     let short_plan = match k_short {
-        Some(k) if !short_units.is_empty() => Some(
-            TablePlan::choose_for_join(width, k, short_units.len() as f64)
-                .and_then(|c| c.plan(width, k))
-                .with_context(|| format!("--k-short {k}"))?,
-        ),
+        Some(k) if !short_units.is_empty() => Some(join_plan(k, short_units.len(), "--k-short")?),
         _ => None,
     };
     let how = Grouping {

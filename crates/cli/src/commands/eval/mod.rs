@@ -88,22 +88,18 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     // through; with it, short documents are searched at --k-short.
     let verified = |i: usize| {
         let p = &bench.pairs[i];
-        match verify {
-            None => true,
-            Some(Verification::Words(most)) => p.word_difference <= most,
-            Some(Verification::Jaccard(least)) => p.jaccard >= least,
-        }
+        verify.is_none_or(|v| {
+            v.holds(match v {
+                Verification::Words(_) => p.word_difference,
+                Verification::Jaccard(_) => p.jaccard,
+            })
+        })
     };
     let reported = |i: usize, k: u32| {
         let p = &bench.pairs[i];
         // As in dedup: both documents short.
         let short = bench.documents[p.a].words.max(bench.documents[p.b].words) < SHORT_WORDS;
-        let k = if short && verify.is_some() {
-            config::short_k(k, args.k_short)
-        } else {
-            k
-        };
-        distances[i] <= k && verified(i)
+        distances[i] <= config::pair_k(k, args.k_short, verify.is_some(), short) && verified(i)
     };
     let curve: Vec<(u32, Scores)> = (0..=args.k_max)
         .map(|k| (k, score(&bench, |i| reported(i, k))))

@@ -114,7 +114,7 @@ pub struct EvalArgs {
     /// Verification of the pairs within k: reported only if at most a share
     /// D of the words differ (words:D), or the Jaccard similarity of the
     /// word 3-shingles reaches T (jaccard:T); none scores SimHash alone.
-    #[arg(long, value_name = "words:D|jaccard:T|none", default_value = crate::config::DEFAULT_VERIFY)]
+    #[arg(long, value_name = "words:D|jaccard:T|none", default_value_t = crate::config::default_verify())]
     pub verify: String,
     /// Write the benchmark to DIR (documents.jsonl, pairs.jsonl), for other
     /// tools to answer (bench/peers/eval_peers.py).
@@ -245,7 +245,7 @@ pub struct DedupArgs {
     /// similarity of their word 3-shingles reaches T (jaccard:T); re-reads
     /// only the documents in candidate pairs. none trusts the fingerprints
     /// alone (and holds no pairs: the least memory).
-    #[arg(long, value_name = "words:D|jaccard:T|none", default_value = crate::config::DEFAULT_VERIFY)]
+    #[arg(long, value_name = "words:D|jaccard:T|none", default_value_t = crate::config::default_verify())]
     pub verify: String,
     /// With verification, short documents (under 50 words or 100 Chinese
     /// characters) are compared up to this many bits apart [default: twice
@@ -510,7 +510,7 @@ pub struct CompareArgs {
     #[arg(short, long, default_value_t = crate::config::DEFAULT_K)]
     pub k: u32,
     /// The verification of `neardup dedup`: words:D, jaccard:T or none.
-    #[arg(long, value_name = "words:D|jaccard:T|none", default_value = crate::config::DEFAULT_VERIFY)]
+    #[arg(long, value_name = "words:D|jaccard:T|none", default_value_t = crate::config::default_verify())]
     pub verify: String,
     /// With verification, short texts (under 50 words or 100 Chinese
     /// characters) are near-duplicates up to this many bits apart

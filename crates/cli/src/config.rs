@@ -6,9 +6,9 @@ use neardup_core::{
     FeatureHash, FeatureKind, Fingerprinter, IdfTable, Profile, StopWords, Weighting, Width,
 };
 use neardup_corpus::{Format, ReadOptions};
-use neardup_dedup::Verification;
+use neardup_dedup::{Dedup, Grouping, Keep, Verification};
 
-use crate::args::{FingerprintSettings, FormatArg, InputArgs};
+use crate::args::{ClusterArg, DedupArgs, FingerprintSettings, FormatArg, InputArgs, KeepArg};
 
 /// The fingerprinter the settings describe. Reads the stop-word and IDF
 /// files they name.
@@ -86,13 +86,39 @@ pub fn verification(text: &str) -> Result<Option<Verification>> {
         .map_err(|e| anyhow::anyhow!("--verify {e}, or none"))
 }
 
-/// The default k of `dedup`, `eval` and `compare`: with verification on,
-/// it finds 99% of the copies with 3% or less of their words edited, in
-/// English and in Chinese (docs/QUALITY.md).
-pub const DEFAULT_K: u32 = 6;
+/// The default k of `dedup`, `eval` and `compare`: the dedup job's.
+pub const DEFAULT_K: u32 = neardup_dedup::DEFAULT_K;
 
-/// The default of `--verify`.
-pub const DEFAULT_VERIFY: &str = "words:0.1";
+/// The default of `--verify`: the dedup job's verification.
+pub fn default_verify() -> String {
+    neardup_dedup::DEFAULT_VERIFICATION.to_string()
+}
+
+/// The dedup job the arguments describe (its fingerprinter reads the
+/// stop-word and IDF files they name).
+pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
+    let mut job = Dedup::with_fingerprinter(fingerprinter(&args.settings)?);
+    job.k(args.k)
+        .k_short(args.k_short)
+        .verification(verification(&args.verify)?)
+        .keep(match args.keep {
+            KeepArg::First => Keep::First,
+            KeepArg::Longest => Keep::Longest,
+            KeepArg::Shortest => Keep::Shortest,
+            KeepArg::Max(_) => Keep::Max,
+            KeepArg::Min(_) => Keep::Min,
+        })
+        .grouping(match args.cluster {
+            ClusterArg::Greedy => Grouping::Greedy,
+            ClusterArg::Components => Grouping::Components,
+        })
+        .against(args.against.clone())
+        // Temporary files beside the outputs: where the user made room.
+        .spill_to(Some(args.out.clone()));
+    job.check()
+        .with_context(|| format!("-k {} (--k-short {})", args.k, job.max_distance()))?;
+    Ok(job)
+}
 
 /// The k that short documents are searched at (`--k-short`, else twice
 /// `k`), never below `k`.

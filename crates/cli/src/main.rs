@@ -2,6 +2,8 @@
 //! into library objects in `config`, and each subcommand in `commands` runs
 //! the libraries.
 
+#![forbid(unsafe_code)]
+
 mod args;
 mod commands;
 mod config;
@@ -41,9 +43,27 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("neardup: {err:#}");
+            eprintln!("neardup: {err:#}{}", flag_hint(&err));
             ExitCode::from(2)
         }
+    }
+}
+
+/// The flag that changes what a reading error is about: the libraries
+/// say what to do ("name the text field"), the command says with which flag.
+fn flag_hint(err: &anyhow::Error) -> &'static str {
+    use neardup_corpus::Error as ReadError;
+    let read = err
+        .chain()
+        .find_map(|cause| cause.downcast_ref::<ReadError>());
+    match read {
+        Some(ReadError::MissingField { .. } | ReadError::MissingColumn { .. }) => {
+            " with --text-field"
+        }
+        Some(ReadError::ColumnType { .. }) => " (--text-field)",
+        Some(ReadError::TooLarge { .. }) => " with --max-bytes",
+        Some(ReadError::Parquet { .. }) => " (--format)",
+        _ => "",
     }
 }
 

@@ -1,6 +1,7 @@
 //! The progress bar on stderr: documents/s, MB/s, and an ETA when the input
 //! size is known. Hidden when stderr is not a terminal, and with --quiet.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -74,5 +75,63 @@ impl Progress {
     /// Removes the bar.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// The dedup library's reports as a bar per stage, and its skipped records
+/// as messages.
+pub struct Bars {
+    quiet: bool,
+    current: Mutex<Option<Progress>>,
+    skipped: AtomicU64,
+}
+
+impl Bars {
+    /// Bars on stderr, unless `quiet`.
+    pub fn new(quiet: bool) -> Bars {
+        Bars {
+            quiet,
+            current: Mutex::new(None),
+            skipped: AtomicU64::new(0),
+        }
+    }
+
+    fn with_bar(&self, f: impl FnOnce(&Progress)) {
+        if let Ok(current) = self.current.lock()
+            && let Some(bar) = current.as_ref()
+        {
+            f(bar);
+        }
+    }
+}
+
+impl neardup_dedup::Progress for Bars {
+    fn stage(&self, stage: neardup_dedup::Stage, total_bytes: Option<u64>) {
+        // The first pass is the run itself: its bar needs no name.
+        let name = match stage {
+            neardup_dedup::Stage::Fingerprinting => "",
+            neardup_dedup::Stage::Verifying => "verifying",
+            neardup_dedup::Stage::Reading => "reading ids",
+        };
+        if let Ok(mut current) = self.current.lock() {
+            *current = Some(Progress::stage(total_bytes, self.quiet, name));
+        }
+    }
+
+    fn document(&self, bytes: usize) {
+        self.with_bar(|bar| bar.document(bytes));
+    }
+
+    fn finish(&self) {
+        if let Ok(mut current) = self.current.lock()
+            && let Some(bar) = current.take()
+        {
+            bar.finish();
+        }
+    }
+
+    fn skipped(&self, error: &neardup_corpus::Error) {
+        let already = self.skipped.fetch_add(1, Ordering::Relaxed);
+        self.with_bar(|bar| bar.suspend(|| crate::report::show_skipped(already, error)));
     }
 }

@@ -63,7 +63,7 @@ pub enum Error {
         message: String,
     },
     /// A JSON record lacks the text field.
-    #[error("{place}: no {field:?} field{hint}; name the text field with --text-field")]
+    #[error("{place}: no {field:?} field{hint}; name the text field")]
     MissingField {
         /// Where.
         place: Place,
@@ -97,7 +97,7 @@ pub enum Error {
     /// A document larger than the limit.
     #[error(
         "{place}: document of {size} bytes is larger than the limit of {limit} bytes; \
-         split it, or raise the limit with --max-bytes"
+         split it, or raise the limit"
     )]
     TooLarge {
         /// Where.
@@ -126,7 +126,7 @@ pub enum Error {
     },
     /// A Parquet file without the text column.
     #[error(
-        "{place}: no column {column:?} (it has: {}); name the text column with --text-field",
+        "{place}: no column {column:?} (it has: {}); name the text column",
         columns.join(", ")
     )]
     MissingColumn {

@@ -21,7 +21,9 @@
 //! line-based files, [`copy_rows`] and [`ParquetRowWriter`] for Parquet.
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
+mod batches;
 mod corpus;
 mod error;
 mod json_lines;
@@ -30,6 +32,7 @@ mod options;
 mod parquet;
 
 pub use self::parquet::{ParquetRowWriter, check_same_columns, copy_rows};
+pub use batches::Batch;
 pub use corpus::{Corpus, Document, Documents, FieldValue};
 pub use error::{Error, Place, Result};
 pub use open::copy_lines;

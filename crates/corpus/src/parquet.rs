@@ -89,7 +89,7 @@ fn open(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>> {
         place: place(path, None),
         message: format!(
             "not a readable Parquet file ({e}); check that it is whole and is Parquet, \
-             or give another --format"
+             or read it as another format"
         ),
     })
 }
@@ -240,7 +240,7 @@ impl ParquetRows {
                 column: text.clone(),
                 found: text_type.to_string(),
                 expected: "strings (Utf8, LargeUtf8, Utf8View) or UTF-8 bytes (Binary); \
-                           name the text column with --text-field",
+                           name the text column",
             });
         }
         let mut wanted = vec![text_root];

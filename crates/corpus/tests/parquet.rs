@@ -179,7 +179,7 @@ fn a_missing_or_mistyped_text_column_names_the_file_and_columns() {
     assert!(
         message.contains("other.parquet")
             && message.contains("no column \"text\" (it has: body, n)")
-            && message.contains("--text-field"),
+            && message.contains("name the text column"),
         "{message}"
     );
     assert_eq!(items.len(), 1);

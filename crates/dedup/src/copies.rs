@@ -104,14 +104,13 @@ impl Copies {
     }
 
     /// The fate of each document from the fate of each unit (whose `of` is a
-    /// unit; `u32::MAX` passes through for a duplicate of something outside
-    /// the run): a representative takes its unit's fate, with the other unit
+    /// unit): a representative takes its unit's fate, with the other unit
     /// named by its representative; the other copies of a kept unit are
     /// duplicates of its representative at distance 0, and those of a dropped
     /// unit duplicates of the same document as their representative.
     pub fn expand(&self, unit_fates: &[Fate]) -> Vec<Fate> {
         let for_representative = |fate: Fate| match fate {
-            Fate::Duplicate { of, distance } if of != u32::MAX => Fate::Duplicate {
+            Fate::Duplicate { of, distance } => Fate::Duplicate {
                 of: self.representative(of),
                 distance,
             },
@@ -165,8 +164,8 @@ mod tests {
     #[test]
     fn a_duplicate_of_an_indexed_document_stays_one() {
         let copies = Copies::new(|_| 1, &[0, 0], &[0, 1]);
-        let outside = Fate::Duplicate {
-            of: u32::MAX,
+        let outside = Fate::DuplicateOfIndexed {
+            entry: 7,
             distance: 2,
         };
         assert_eq!(copies.expand(&[outside]), [outside, outside]);

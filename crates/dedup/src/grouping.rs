@@ -15,6 +15,41 @@ pub enum Fate {
         /// Their distance.
         distance: u32,
     },
+    /// Dropped as a near-duplicate of a document an earlier run kept, in
+    /// the index the run was against.
+    DuplicateOfIndexed {
+        /// Its entry in the index ([`crate::Outcome::indexed_name`]).
+        entry: u32,
+        /// Their distance.
+        distance: u32,
+    },
+}
+
+impl Fate {
+    /// The document of this run it duplicates, if any.
+    ///
+    /// ```
+    /// use neardup_dedup::Fate;
+    ///
+    /// assert_eq!(Fate::Duplicate { of: 3, distance: 1 }.duplicate_of(), Some(3));
+    /// assert_eq!(Fate::Kept.duplicate_of(), None);
+    /// ```
+    pub fn duplicate_of(&self) -> Option<u32> {
+        match *self {
+            Fate::Duplicate { of, .. } => Some(of),
+            _ => None,
+        }
+    }
+
+    /// Its distance from the document it duplicates, if it is dropped.
+    pub fn distance(&self) -> Option<u32> {
+        match *self {
+            Fate::Kept => None,
+            Fate::Duplicate { distance, .. } | Fate::DuplicateOfIndexed { distance, .. } => {
+                Some(distance)
+            }
+        }
+    }
 }
 
 /// The fate of each of `n` documents: in `order` (a permutation of

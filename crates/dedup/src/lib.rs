@@ -1,45 +1,72 @@
-//! From near-duplicate pairs to the documents to keep.
+//! The dedup job as a library: documents from any source in, each one's
+//! fate out, with the same defaults and results as `neardup dedup`.
 //!
-//! The index finds every pair of documents whose fingerprints are within
-//! `k` bits ([`neardup_index::Pair`]); this crate decides what to do with
-//! them:
+//! [`Dedup`] holds a job's settings (defaults: k = 6, verification by the
+//! words that differ, the short-document rule, the first of each group
+//! kept) and [`Dedup::run`] runs it over a [`Source`]: [`Files`] (files,
+//! directories, JSON lines, Parquet, compressed, as `neardup_corpus` reads
+//! them) or [`Memory`] (texts, `(id, text)` pairs or Arrow string arrays in
+//! memory). The [`Outcome`] holds each document's [`Fate`]; [`Progress`]
+//! hears how the run goes and may cancel it.
 //!
-//! - [`keep_first`]: documents are taken in a given order (input order, or
-//!   longest first, …); each is kept unless it is near an already kept one,
-//!   and then it is a duplicate of the nearest such. A chain `a ~ b ~ c`
-//!   where `a` and `c` are far apart keeps `a` and `c`: a document is only
-//!   ever dropped for one it is itself near.
+//! The parts, in the order a run uses them:
+//!
 //! - [`Copies`]: exact copies (same fingerprint, same text) taken as one
-//!   unit before the join, so that a text found a million times costs one
-//!   fingerprint there, not half a million million pairs;
-//! - [`components`]: the connected components of the pairs, for those who
-//!   want every chain in one group;
+//!   unit, so that a text found a million times costs one fingerprint;
+//! - [`is_short`]: the documents searched at a larger k and judged by
+//!   verification (the short-document rule);
 //! - [`Verification`]: the exact measure that checks candidate pairs, words
-//!   that differ ([`word_difference`]) or shingle [`jaccard`];
-//! - [`is_short`]: the documents that are searched at a larger k, and
-//!   judged by verification (the short-document rule).
+//!   that differ ([`word_difference`]) or shingle [`jaccard`]; each
+//!   document is sketched once, into a temporary file;
+//! - greedy grouping: each document, in [`Keep`] order, is compared with
+//!   the documents kept so far (never with dropped ones), nearest first,
+//!   and dropped for the first that passes verification; or
+//!   [`Grouping::Components`]: every chain of near-duplicates one group;
+//! - [`keep_first`] and [`components`]: the same rules over a list of
+//!   pairs, for callers who have one.
 //!
 //! # Example
 //!
 //! ```
-//! use neardup_dedup::{Fate, keep_first};
-//! use neardup_index::Pair;
+//! use neardup_dedup::{Dedup, Fate, Memory, Silent};
 //!
-//! // a ~ b (1 bit), b ~ c (2 bits), a and c far apart.
-//! let pairs = [Pair { a: 0, b: 1, distance: 1 }, Pair { a: 1, b: 2, distance: 2 }];
-//! let fates = keep_first(3, &[0, 1, 2], &pairs);
-//! assert_eq!(fates, [Fate::Kept, Fate::Duplicate { of: 0, distance: 1 }, Fate::Kept]);
+//! let docs = [
+//!     ("a", "the river rose in the night and the town woke to water in every street"),
+//!     ("b", "a recipe for bread: flour, water, salt and yeast, and a warm room"),
+//!     ("c", "the river rose in the night and the town woke to water in every lane"),
+//! ];
+//! let outcome = Dedup::new()?.run(&Memory::new(&docs[..]), &Silent)?;
+//! assert_eq!(outcome.fates()[0], Fate::Kept);
+//! assert_eq!(outcome.fates()[2].duplicate_of(), Some(0));
+//! # Ok::<(), neardup_dedup::Error>(())
 //! ```
 
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
 mod copies;
+mod error;
+mod files;
+mod greedy;
 mod grouping;
+mod incremental;
+mod job;
+mod keep;
+mod linked;
+mod progress;
 mod short;
+mod sketches;
+mod source;
 mod verify;
 
 pub use copies::Copies;
+pub use error::{Error, Result};
+pub use files::Files;
 pub use grouping::{Fate, components, keep_first};
+pub use incremental::save_to_index;
+pub use job::{DEFAULT_K, DEFAULT_VERIFICATION, Dedup, Grouping, Outcome, Record, Stats};
+pub use keep::Keep;
+pub use progress::{Progress, Silent, Skipped, Stage};
 pub use short::{SHORT_WORDS, is_short, length_in_words};
+pub use source::{DocumentsAt, Memory, Origin, Source, SourceDoc};
 pub use verify::{Verification, common, jaccard, shingles, word_bag, word_difference, word_hashes};

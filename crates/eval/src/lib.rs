@@ -31,6 +31,7 @@
 //! ```
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
 
 mod benchmark;

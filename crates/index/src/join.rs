@@ -309,3 +309,65 @@ fn segments<B: Bits>(entries: &[Entry<B>], mask: B) -> Vec<&[Entry<B>]> {
     }
     out
 }
+
+/// Which of `fingerprints` have another within `plan.k()` bits: the
+/// documents a later step may compare, found without listing the pairs.
+/// In each table a fingerprint looks through its run of equal keys only
+/// until it meets one near it, so a run of a thousand near-identical
+/// fingerprints costs a few thousand comparisons, not half a million. On all
+/// cores of the current rayon pool; memory as [`self_join`].
+///
+/// ```
+/// use neardup_core::Width;
+/// use neardup_index::{TablePlan, with_neighbours};
+///
+/// let plan = TablePlan::pigeonhole(Width::W64, 3)?;
+/// let fps = [0u64, 0b111, 1 << 40 | 0xff, 0b1];
+/// assert_eq!(with_neighbours(&plan, &fps)?, [true, true, false, true]);
+/// # Ok::<(), neardup_index::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`self_join`].
+pub fn with_neighbours<B: Bits>(plan: &TablePlan, fingerprints: &[B]) -> Result<Vec<bool>> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let join = Join::new(plan, Sides::One(fingerprints))?;
+    let k = plan.k();
+    let found: Vec<AtomicBool> = (0..fingerprints.len())
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    let mut entries: Vec<Entry<B>> = (0..fingerprints.len() as u32)
+        .into_par_iter()
+        .map(|id| Entry {
+            fp: fingerprints[id as usize],
+            id,
+        })
+        .collect();
+    for &mask in &join.masks {
+        entries.par_sort_unstable_by_key(|e| e.masked(mask));
+        segments(&entries, mask)
+            .into_par_iter()
+            .for_each(|segment| {
+                for run in segment.chunk_by(|x, y| x.masked(mask) == y.masked(mask)) {
+                    for (i, x) in run.iter().enumerate() {
+                        if found[x.id as usize].load(Ordering::Relaxed) {
+                            continue;
+                        }
+                        let (fx, ix) = (x.fp, x.id);
+                        let near = run.iter().enumerate().find(|&(j, y)| {
+                            let fy = y.fp;
+                            j != i && fx.distance(fy) <= k
+                        });
+                        if let Some((_, y)) = near {
+                            let iy = y.id;
+                            found[ix as usize].store(true, Ordering::Relaxed);
+                            found[iy as usize].store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+            });
+    }
+    Ok(found.into_iter().map(AtomicBool::into_inner).collect())
+}

@@ -5,7 +5,7 @@
 use neardup_core::Width;
 use neardup_index::{
     Bits, Pair, TablePlan, brute_force_cross, brute_force_pairs, cross_join, self_join,
-    self_join_where,
+    self_join_where, with_neighbours,
 };
 use proptest::prelude::*;
 
@@ -73,6 +73,13 @@ fn check<B: Bits>(plan: &TablePlan, fps: &[B]) {
         sliced,
         "{plan:?}"
     );
+    // Which have a neighbour: those in some pair.
+    let mut paired = vec![false; fps.len()];
+    for p in &expected {
+        paired[p.a as usize] = true;
+        paired[p.b as usize] = true;
+    }
+    assert_eq!(with_neighbours(plan, fps).unwrap(), paired, "{plan:?}");
     let (queries, base) = fps.split_at(fps.len() / 3);
     let expected = brute_force_cross(plan.k(), queries, base);
     assert_eq!(

@@ -4,9 +4,15 @@
 //!
 //! - [`core`]: text → features → weights → fingerprint, and distances;
 //! - [`index`]: fingerprints → neighbours, exactly: table plans, the
-//!   all-pairs join, the online index and its files.
+//!   all-pairs join, the online index and its files;
+//! - [`corpus`]: reading documents from files, directories, JSON lines,
+//!   Parquet, gzip and zstd;
+//! - [`dedup`]: the whole dedup job, over files or documents in memory:
+//!   what `neardup dedup` runs.
 //!
-//! # Example
+//! # Examples
+//!
+//! Two fingerprints a few bits apart:
 //!
 //! ```
 //! use neardup::core::{Fingerprinter, Profile};
@@ -17,10 +23,28 @@
 //! assert!(a.distance(&b)? <= 6);
 //! # Ok::<(), neardup::core::Error>(())
 //! ```
+//!
+//! The dedup job over texts in memory, with `neardup dedup`'s defaults:
+//!
+//! ```
+//! use neardup::dedup::{Dedup, Memory, Silent};
+//!
+//! let texts = [
+//!     "the river rose in the night and the town woke to water in every street",
+//!     "a recipe for bread: flour, water, salt and yeast, and a warm room",
+//!     "The river rose in the night, and the town woke to water in every lane.",
+//! ];
+//! let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
+//! assert_eq!(outcome.fates()[2].duplicate_of(), Some(0));
+//! # Ok::<(), neardup::dedup::Error>(())
+//! ```
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub use neardup_core as core;
+pub use neardup_corpus as corpus;
+pub use neardup_dedup as dedup;
 pub use neardup_index as index;
 
 /// The README's Rust examples, compiled and run as doctests.

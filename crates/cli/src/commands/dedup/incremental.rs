@@ -3,16 +3,13 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
-use neardup_core::Width;
-use neardup_dedup::Fate;
-use neardup_index::{Bits, IndexDir, TablePlan};
-use serde_json::{Value, json};
-use xxhash_rust::xxh3::xxh3_128;
-
-use super::Record;
 use crate::args::FingerprintSettings;
 use crate::output::write_atomically;
+use anyhow::{Context, Result, bail};
+use neardup_core::Width;
+use neardup_dedup::{Fate, Outcome, save_to_index};
+use serde_json::{Value, json};
+use xxhash_rust::xxh3::xxh3_128;
 
 /// The file in an index directory that records the fingerprint settings of
 /// the fingerprints it holds: fingerprints made otherwise are not
@@ -91,102 +88,34 @@ pub(super) fn check_settings(dir: &Path, ours: &Value, option: &str) -> Result<(
     Ok(())
 }
 
-/// For each record, the name and distance of the nearest fingerprint within
-/// `k` bits in the index at `dir` (the first by name among equals), if any.
-pub(super) fn against(
-    dir: &Path,
-    records: &[Record],
-    width: Width,
-    k: u32,
-) -> Result<Vec<Option<(String, u32)>>> {
-    let indexed =
-        IndexDir::<u64>::width(dir).with_context(|| format!("--against {}", dir.display()))?;
-    if indexed != width {
-        bail!(
-            "--against {}: the index holds {}-bit fingerprints, these are {}-bit; use the same --width",
-            dir.display(),
-            indexed.bits(),
-            width.bits()
-        );
-    }
-    match width {
-        Width::W64 => nearest::<u64>(dir, records, k, |b| b as u64),
-        _ => nearest::<u128>(dir, records, k, |b| b),
-    }
-}
-
-fn nearest<B: Bits>(
-    dir: &Path,
-    records: &[Record],
-    k: u32,
-    narrow: impl Fn(u128) -> B,
-) -> Result<Vec<Option<(String, u32)>>> {
-    let index = IndexDir::<B>::open(dir)?;
-    let index_k = index.segment().plan().k();
-    if k > index_k {
-        bail!(
-            "-k {k}: the index at {} finds fingerprints at most {index_k} bits apart; \
-             use -k {index_k} or less, or build a new index",
-            dir.display()
-        );
-    }
-    Ok(records
-        .iter()
-        .map(|r| {
-            let matches = index.query(narrow(r.fingerprint));
-            matches
-                .into_iter()
-                .find(|m| m.distance <= k)
-                .and_then(|m| Some((index.name(m.id)?.to_string(), m.distance)))
-        })
-        .collect())
-}
-
-/// Adds the kept records to the index at `dir`, creating it (planned for
-/// queries at `k`) if it does not exist.
+/// Adds the kept documents of `outcome` to the index at `dir`, creating it
+/// (planned for queries at `k`, its settings recorded) if it does not exist.
 pub(super) fn save<'a>(
     dir: &Path,
-    records: &[Record],
+    outcome: &Outcome,
     id: &dyn Fn(u32) -> &'a str,
-    fates: &[Fate],
     (width, k): (Width, u32),
     settings: &Value,
 ) -> Result<()> {
-    let kept: Vec<(u32, &Record)> = (0..records.len() as u32)
-        .zip(records)
-        .filter(|(d, _)| fates[*d as usize] == Fate::Kept)
+    let kept: Vec<u32> = (0..outcome.fates().len() as u32)
+        .filter(|&d| outcome.fates()[d as usize] == Fate::Kept)
         .collect();
-    let names: Vec<&str> = kept.iter().map(|(d, _)| id(*d)).collect();
+    let names: Vec<&str> = kept.iter().map(|&d| id(d)).collect();
+    let fingerprints: Vec<u128> = kept
+        .iter()
+        .map(|&d| outcome.records()[d as usize].fingerprint())
+        .collect();
     let context = || format!("--save-index {}", dir.display());
     // Settings are recorded by the run that makes the index: of one made
     // otherwise, they are not known.
     let creating = !dir.join("MANIFEST").exists();
-    match width {
-        Width::W64 => {
-            let fps: Vec<u64> = kept.iter().map(|(_, r)| r.fingerprint as u64).collect();
-            save_as(dir, &fps, &names, width, k).with_context(context)?;
-        }
-        _ => {
-            let fps: Vec<u128> = kept.iter().map(|(_, r)| r.fingerprint).collect();
-            save_as(dir, &fps, &names, width, k).with_context(context)?;
-        }
-    }
+    save_to_index(dir, width, k, &fingerprints, &names).with_context(context)?;
     if creating {
         write_atomically(&dir.join(SETTINGS), |out| {
             serde_json::to_writer_pretty(&mut *out, settings)?;
             Ok(())
         })
         .with_context(context)?;
-    }
-    Ok(())
-}
-
-fn save_as<B: Bits>(dir: &Path, fps: &[B], names: &[&str], width: Width, k: u32) -> Result<()> {
-    if dir.join("MANIFEST").exists() {
-        IndexDir::<B>::open(dir)?.add(fps, names)?;
-    } else {
-        let plan = TablePlan::choose(width, k, fps.len().max(1) as f64, None)?.plan(width, k)?;
-        IndexDir::create(dir, plan, fps, names)?;
     }
     Ok(())
 }

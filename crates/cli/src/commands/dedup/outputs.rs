@@ -5,14 +5,12 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
-use neardup_corpus::{Format, ParquetRowWriter, copy_lines};
-use neardup_dedup::Fate;
-
-use super::Record;
 use crate::args::FormatArg;
 use crate::config;
 use crate::output::write_atomically;
+use anyhow::{Context, Result};
+use neardup_corpus::{Format, ParquetRowWriter, copy_lines};
+use neardup_dedup::{Fate, Outcome, Record};
 
 /// The files a run writes, `summary.json` (written last) last.
 pub(super) const OUTPUTS: [&str; 7] = [
@@ -53,12 +51,14 @@ pub(super) fn write_unique(
     let mut kept_lines: Vec<Vec<u64>> = vec![Vec::new(); files.len()];
     let mut kept_whole: Vec<bool> = vec![false; files.len()];
     for (r, fate) in records.iter().zip(fates) {
-        if *fate != Fate::Kept || r.file as usize >= files.len() {
+        let origin = r.origin();
+        let file = origin.file as usize;
+        if *fate != Fate::Kept || file >= files.len() {
             continue;
         }
-        match r.line() {
-            Some(line) => kept_lines[r.file as usize].push(line),
-            None => kept_whole[r.file as usize] = true,
+        match origin.line {
+            Some(line) => kept_lines[file].push(line),
+            None => kept_whole[file] = true,
         }
     }
     // Each file's kind of output: JSON lines, Parquet, or text.
@@ -124,15 +124,16 @@ pub(super) fn write_unique(
 pub(super) fn write_duplicates<'a>(
     out: &Path,
     id: &dyn Fn(u32) -> &'a str,
-    fates: &[Fate],
-    indexed: &'a [Option<(String, u32)>],
+    outcome: &'a Outcome,
 ) -> Result<()> {
     write_atomically(&out.join("duplicates.jsonl"), |w| {
-        for (d, fate) in fates.iter().enumerate() {
-            let (of, distance, against) = match (*fate, indexed.get(d)) {
-                (_, Some(Some((name, distance)))) => (name.as_str(), *distance, true),
-                (Fate::Duplicate { of, distance }, _) => (id(of), distance, false),
-                (Fate::Kept, _) => continue,
+        for (d, fate) in outcome.fates().iter().enumerate() {
+            let (of, distance, against) = match *fate {
+                Fate::DuplicateOfIndexed { entry, distance } => {
+                    (outcome.indexed_name(entry).unwrap_or(""), distance, true)
+                }
+                Fate::Duplicate { of, distance } => (id(of), distance, false),
+                Fate::Kept => continue,
             };
             w.write_all(b"{\"id\":")?;
             serde_json::to_writer(&mut *w, id(d as u32))?;
@@ -155,10 +156,7 @@ pub(super) fn members(fates: &[Fate]) -> Vec<(u32, u32)> {
     let mut members: Vec<(u32, u32)> = fates
         .iter()
         .enumerate()
-        .filter_map(|(d, fate)| match *fate {
-            Fate::Duplicate { of, .. } if of != u32::MAX => Some((of, d as u32)),
-            _ => None,
-        })
+        .filter_map(|(d, fate)| Some((fate.duplicate_of()?, d as u32)))
         .collect();
     members.sort_unstable();
     members

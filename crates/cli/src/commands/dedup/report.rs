@@ -36,8 +36,9 @@ pub(super) struct Sample {
 /// Everything the page shows.
 pub(super) struct Report<'a> {
     pub summary: &'a serde_json::Value,
-    /// How many pairs (that passed verification) are 0, 1, … k bits apart.
-    pub pairs_by_distance: &'a [u64],
+    /// How many dropped documents are 0, 1, … k bits from the one they
+    /// duplicate.
+    pub dropped_by_distance: &'a [u64],
     pub k: u32,
     /// `(kept, dropped)` pairs, sorted ([`super::outputs::members`]).
     pub members: &'a [(u32, u32)],
@@ -51,7 +52,6 @@ pub(super) fn choose_samples(fates: &[Fate], k: u32) -> Vec<(u32, u32, u32)> {
     let mut by_distance: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); k as usize + 1];
     for (d, fate) in fates.iter().enumerate() {
         if let Fate::Duplicate { of, distance } = *fate
-            && of != u32::MAX
             && let Some(bucket) = by_distance.get_mut(distance as usize)
             && bucket.len() < SAMPLES
         {
@@ -132,10 +132,10 @@ fn render(r: &Report) -> String {
     page.push_str("</section>\n");
 
     page.push_str(
-        "<section class=\"charts\">\n<figure>\n<figcaption>Pairs by distance (bits)</figcaption>\n",
+        "<section class=\"charts\">\n<figure>\n<figcaption>Dropped documents by distance to the kept one (bits)</figcaption>\n",
     );
     let bars: Vec<(String, u64)> = r
-        .pairs_by_distance
+        .dropped_by_distance
         .iter()
         .enumerate()
         .map(|(d, &c)| (d.to_string(), c))
@@ -482,8 +482,8 @@ mod tests {
         fates[1] = Fate::Duplicate { of: 0, distance: 0 };
         fates[2] = Fate::Duplicate { of: 0, distance: 0 };
         fates[3] = Fate::Duplicate { of: 0, distance: 3 };
-        fates[4] = Fate::Duplicate {
-            of: u32::MAX,
+        fates[4] = Fate::DuplicateOfIndexed {
+            entry: 0,
             distance: 1,
         };
         let chosen = choose_samples(&fates, 3);

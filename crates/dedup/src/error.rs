@@ -1,0 +1,84 @@
+//! What can stop a dedup run, each error saying what to do.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Why a run stopped.
+///
+/// ```
+/// use neardup_dedup::Error;
+///
+/// let err = Error::Changed { first: 10, now: 9 };
+/// assert!(err.to_string().contains("10 documents read first, 9 now"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A document could not be read: the message names the file and line.
+    #[error(transparent)]
+    Read(#[from] neardup_corpus::Error),
+    /// A source other than files failed.
+    #[error("{0}")]
+    Source(String),
+    /// The settings or an index were refused by the index crate.
+    #[error(transparent)]
+    Index(#[from] neardup_index::Error),
+    /// The fingerprinter refused its settings.
+    #[error(transparent)]
+    Fingerprint(#[from] neardup_core::Error),
+    /// A temporary file or an index directory could not be used.
+    #[error("cannot {doing} {}: {source}", path.display())]
+    Io {
+        /// What was being done ("create a temporary file in").
+        doing: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: io::Error,
+    },
+    /// More documents than a run numbers.
+    #[error(
+        "more than {max} documents: a run numbers them in 32 bits; split the input, \
+         and dedup each part against an index of the parts before it"
+    )]
+    TooManyDocuments {
+        /// The most a run takes.
+        max: usize,
+    },
+    /// The source gave other documents when read again.
+    #[error(
+        "the inputs changed while dedup ran: {first} documents read first, {now} now; \
+         do not change the inputs during a run"
+    )]
+    Changed {
+        /// Documents on the first pass.
+        first: usize,
+        /// Documents on a later pass.
+        now: usize,
+    },
+    /// An index to dedup against that cannot be used as asked.
+    #[error("the index at {}: {message}", path.display())]
+    Against {
+        /// The index directory.
+        path: PathBuf,
+        /// What is wrong, and what to do.
+        message: String,
+    },
+    /// The caller asked the run to stop ([`crate::Progress::cancelled`]).
+    #[error("cancelled")]
+    Cancelled,
+}
+
+impl Error {
+    pub(crate) fn io(doing: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Error {
+        Error::Io {
+            doing,
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// The result type of this crate.
+pub type Result<T> = std::result::Result<T, Error>;

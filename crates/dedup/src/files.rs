@@ -1,0 +1,146 @@
+//! Files as a [`Source`]: what `neardup dedup` reads (files, directories,
+//! JSON lines, Parquet, gzip and zstd), through `neardup_corpus`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use neardup_corpus::{Corpus, Document, Error as ReadError};
+
+use crate::error::Result;
+use crate::progress::{Progress, Skipped};
+use crate::source::{Origin, Source, SourceDoc};
+
+/// The documents of a [`Corpus`], read on a thread of their own while the
+/// run works on the ones before. Invalid records stop the run, or are
+/// counted and skipped (on every pass) with `skip_invalid`.
+///
+/// ```
+/// use neardup_corpus::{Corpus, ReadOptions};
+/// use neardup_dedup::{Dedup, Files, Silent};
+///
+/// let dir = tempfile::tempdir()?;
+/// let text = "the river rose in the night and the town woke to water in every street";
+/// std::fs::write(dir.path().join("a.txt"), text)?;
+/// std::fs::write(dir.path().join("b.txt"), text.replace("night", "dark"))?;
+/// let files = Files::new(Corpus::open(&[dir.path()], &ReadOptions::default())?, false);
+/// let outcome = Dedup::new()?.run(&files, &Silent)?;
+/// assert_eq!(outcome.unique(), 1);
+/// assert_eq!(files.path(outcome.records()[1].origin().file), Some(dir.path().join("b.txt").as_path()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Files {
+    corpus: Corpus,
+    skip_invalid: bool,
+    paths: Vec<PathBuf>,
+    numbers: HashMap<PathBuf, u32>,
+}
+
+impl Files {
+    /// The documents of `corpus`; with `skip_invalid`, records that cannot
+    /// be read are skipped and counted instead of stopping the run.
+    pub fn new(corpus: Corpus, skip_invalid: bool) -> Files {
+        let paths: Vec<PathBuf> = corpus.files().map(Path::to_path_buf).collect();
+        let numbers = paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.clone(), i as u32))
+            .collect();
+        Files {
+            corpus,
+            skip_invalid,
+            paths,
+            numbers,
+        }
+    }
+
+    /// The corpus read.
+    pub fn corpus(&self) -> &Corpus {
+        &self.corpus
+    }
+
+    /// The files, by their numbers in [`Origin::file`].
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
+    }
+
+    /// The file numbered `file` in [`Origin::file`].
+    pub fn path(&self, file: u32) -> Option<&Path> {
+        self.paths.get(file as usize).map(PathBuf::as_path)
+    }
+
+    fn origin(&self, doc: &Document) -> Origin {
+        Origin {
+            file: self
+                .numbers
+                .get(&doc.place.path)
+                .copied()
+                .unwrap_or(u32::MAX),
+            line: doc.place.line,
+        }
+    }
+
+    /// Whether an error is skipped (and counted) rather than raised.
+    fn skips(&self, error: &ReadError) -> bool {
+        self.skip_invalid && error.is_record()
+    }
+}
+
+impl Source for Files {
+    fn total_bytes(&self) -> Option<u64> {
+        self.corpus.total_bytes()
+    }
+
+    fn scan(
+        &self,
+        progress: &dyn Progress,
+        visit: &mut dyn FnMut(&[SourceDoc<'_>]) -> Result<()>,
+    ) -> Result<Skipped> {
+        let mut skipped = Skipped::default();
+        self.corpus.in_batches(|batch| {
+            let mut docs = Vec::with_capacity(batch.len());
+            for item in batch {
+                match item {
+                    Ok(doc) => {
+                        progress.document(doc.text.len());
+                        docs.push(SourceDoc {
+                            text: &doc.text,
+                            origin: self.origin(doc),
+                            key: doc.extra.as_ref(),
+                        });
+                    }
+                    Err(e) if self.skips(e) => {
+                        progress.skipped(e);
+                        skipped.add(e);
+                    }
+                    Err(e) => return Err(e.clone().into()),
+                }
+            }
+            visit(&docs)
+        })?;
+        Ok(skipped)
+    }
+
+    fn revisit(
+        &self,
+        progress: &dyn Progress,
+        wanted: &(dyn Fn(u32) -> bool + Sync),
+        visit: &mut dyn FnMut(u32, &str, &str) -> Result<()>,
+    ) -> Result<usize> {
+        let mut next = 0usize;
+        for item in self.corpus.documents() {
+            match item {
+                Ok(doc) => {
+                    progress.document(doc.text.len());
+                    if u32::try_from(next).is_ok_and(wanted) {
+                        visit(next as u32, &doc.id, &doc.text)?;
+                    }
+                    next += 1;
+                }
+                Err(e) if self.skips(&e) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(next)
+    }
+}

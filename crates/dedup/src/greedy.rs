@@ -1,0 +1,321 @@
+//! Greedy grouping as the seeds' framework has it: documents are taken in
+//! keep order, each is compared with the ones kept so far, and is dropped
+//! for the nearest that passes verification, or kept and added to them.
+//!
+//! The kept documents are held in an [`OnlineIndex`], so a document is
+//! never compared with one already dropped: a thousand templated pages one
+//! word apart cost a thousand queries that each meet one kept page, not
+//! half a million pairs. Candidates are verified nearest first, and a
+//! document's search ends at the first that passes.
+//!
+//! Units are taken in blocks. Within a block, on all cores, each unit's
+//! nearest verified unit kept before the block is found, and so are the
+//! units earlier in the block within reach (by comparing them all: a block
+//! is small). Then, one unit after another, those of the latter that were
+//! kept, and are strictly nearer than the first answer, are verified: a
+//! unit before the block comes first among equals.
+//!
+//! Pairs of short units beyond k (the short-document rule) are found
+//! beforehand by a join at their larger k: so wide a search suits the
+//! sorted tables of a join better than an index's hash tables.
+
+use neardup_index::{Bits, OnlineIndex, Pair, TablePlan, self_join_where};
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::grouping::Fate;
+use crate::progress::Progress;
+
+/// Units whose searches run in parallel at once; each is compared with
+/// every unit before it in its block.
+const BLOCK: usize = 2048;
+
+/// The most bytes per kept fingerprint the index of kept units may take.
+const KEPT_BYTES: f64 = 128.0;
+
+/// How far apart units may be, and which ones take part.
+pub(crate) struct Rule<'a> {
+    pub k: u32,
+    /// The short-document rule: `is_short` units are near other short units
+    /// within this larger k.
+    pub short: Option<(u32, &'a [bool])>,
+    /// Units that take no part (dropped for an indexed document already).
+    pub excluded: &'a (dyn Fn(u32) -> bool + Sync),
+    /// Whether a pair `(earlier, later)` of units passes verification.
+    pub verify: Option<&'a (dyn Fn(u32, u32) -> bool + Sync)>,
+}
+
+impl Rule<'_> {
+    fn is_short(&self, u: u32) -> bool {
+        self.short.is_some_and(|(_, short)| short[u as usize])
+    }
+
+    /// The farthest apart units `a` and `u` may be.
+    fn reach(&self, a: u32, u: u32) -> u32 {
+        match self.short {
+            Some((k, _)) if self.is_short(a) && self.is_short(u) => k.max(self.k),
+            _ => self.k,
+        }
+    }
+}
+
+/// What became of the units, and what the summary says of their pairs.
+pub(crate) struct Grouped {
+    /// Each unit's fate; `of` names a unit.
+    pub fates: Vec<Fate>,
+    /// Pairs of a unit with a kept one within reach, met by the search.
+    pub candidates: u64,
+    /// The distance of each unit dropped to the one it was dropped for.
+    pub pairs_by_distance: Vec<u64>,
+}
+
+/// What the parallel search of a block found for one unit.
+#[derive(Default)]
+struct Searched {
+    /// The nearest verified unit kept before the block, as `(distance, unit)`.
+    first: Option<(u32, u32)>,
+    /// Pairs with kept units before the block met.
+    met: u64,
+    /// The units earlier in the block within reach, nearest first.
+    here: Vec<(u32, u32)>,
+}
+
+/// Pairs of short units beyond k, by the later unit: `(distance, earlier)`,
+/// nearest first.
+struct ShortPairs {
+    /// Where each unit's pairs start in `pairs`; one more at the end.
+    start: Vec<u32>,
+    pairs: Vec<(u32, u32)>,
+}
+
+impl ShortPairs {
+    fn find<B: Bits>(bits: &[B], rule: &Rule) -> Result<ShortPairs> {
+        let n = bits.len();
+        let mut found: Vec<Pair> = Vec::new();
+        if let Some((k_short, is_short)) = rule.short
+            && k_short > rule.k
+        {
+            let units: Vec<u32> = (0..n as u32).filter(|&u| is_short[u as usize]).collect();
+            let short_bits: Vec<B> = units.iter().map(|&u| bits[u as usize]).collect();
+            let plan = TablePlan::choose_for_join(B::WIDTH, k_short, units.len().max(1) as f64)?
+                .plan(B::WIDTH, k_short)?;
+            let as_units = |p: &Pair| Pair {
+                a: units[p.a as usize],
+                b: units[p.b as usize],
+                distance: p.distance,
+            };
+            found = self_join_where(&plan, &short_bits, |p| {
+                let p = as_units(p);
+                p.distance > rule.k && !(rule.excluded)(p.a) && !(rule.excluded)(p.b)
+            })?
+            .iter()
+            .map(as_units)
+            .collect();
+        }
+        found.par_sort_unstable_by_key(|p| (p.b, p.distance, p.a));
+        let mut start = vec![0u32; n + 1];
+        for p in &found {
+            start[p.b as usize + 1] += 1;
+        }
+        for u in 0..n {
+            start[u + 1] += start[u];
+        }
+        Ok(ShortPairs {
+            start,
+            pairs: found.iter().map(|p| (p.distance, p.a)).collect(),
+        })
+    }
+
+    fn of(&self, u: u32) -> &[(u32, u32)] {
+        let (from, to) = (self.start[u as usize], self.start[u as usize + 1]);
+        &self.pairs[from as usize..to as usize]
+    }
+}
+
+/// The fates of the units whose fingerprints are `bits`, numbered in keep
+/// order, on all cores of the current rayon pool.
+pub(crate) fn greedy<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) -> Result<Grouped> {
+    let n = bits.len();
+    let plan = TablePlan::choose(B::WIDTH, rule.k, n.max(1) as f64, Some(KEPT_BYTES))?
+        .plan(B::WIDTH, rule.k)?;
+    let mut kept = OnlineIndex::<B>::new(plan)?;
+    // The unit of each fingerprint in `kept`, by its number there.
+    let mut kept_units: Vec<u32> = Vec::new();
+    let short_pairs = ShortPairs::find(bits, rule)?;
+    let verified = |a: u32, u: u32| rule.verify.is_none_or(|v| v(a, u));
+
+    let mut fates = vec![Fate::Kept; n];
+    let mut candidates = 0u64;
+    let max_k = rule.short.map_or(rule.k, |(k, _)| k.max(rule.k));
+    let mut pairs_by_distance = vec![0u64; max_k as usize + 1];
+    for start in (0..n).step_by(BLOCK) {
+        if progress.cancelled() {
+            return Err(Error::Cancelled);
+        }
+        let block = start..(start + BLOCK).min(n);
+        let first = start as u32;
+        // On all cores: the nearest verified unit kept before the block, the
+        // pairs met there, and the units earlier in the block within reach.
+        let searched: Vec<Searched> = block
+            .clone()
+            .into_par_iter()
+            .map(|u| {
+                let u = u as u32;
+                if (rule.excluded)(u) {
+                    return Searched::default();
+                }
+                let mut near: Vec<(u32, u32)> = kept
+                    .query(bits[u as usize])
+                    .iter()
+                    .map(|m| (m.distance, kept_units[m.id as usize]))
+                    .collect();
+                // Short pairs beyond k with units kept before the block.
+                let count = near.len();
+                near.extend(
+                    short_pairs
+                        .of(u)
+                        .iter()
+                        .filter(|&&(_, a)| a < first && fates[a as usize] == Fate::Kept),
+                );
+                if near.len() > count {
+                    near.sort_unstable();
+                }
+                let found = near.iter().copied().find(|&(_, a)| verified(a, u));
+                let mut here: Vec<(u32, u32)> = (first..u)
+                    .filter(|&a| !(rule.excluded)(a))
+                    .map(|a| (bits[a as usize].distance(bits[u as usize]), a))
+                    .filter(|&(distance, a)| distance <= rule.reach(a, u))
+                    .collect();
+                here.sort_unstable();
+                Searched {
+                    first: found,
+                    met: near.len() as u64,
+                    here,
+                }
+            })
+            .collect();
+        // One unit after another: the units kept earlier in the block.
+        for (u, found) in block.zip(searched) {
+            let u = u as u32;
+            if (rule.excluded)(u) {
+                continue;
+            }
+            let limit = found.first.map_or(u32::MAX, |(distance, _)| distance);
+            let mut met_here = 0;
+            let chosen = found
+                .here
+                .iter()
+                .filter(|&&(_, a)| fates[a as usize] == Fate::Kept)
+                .take_while(|&&(distance, _)| distance < limit)
+                .inspect(|_| met_here += 1)
+                .copied()
+                .find(|&(_, a)| verified(a, u))
+                .or(found.first);
+            candidates += found.met + met_here;
+            match chosen {
+                Some((distance, of)) => {
+                    fates[u as usize] = Fate::Duplicate { of, distance };
+                    if let Some(count) = pairs_by_distance.get_mut(distance as usize) {
+                        *count += 1;
+                    }
+                }
+                None => {
+                    kept.insert(bits[u as usize])?;
+                    kept_units.push(u);
+                }
+            }
+        }
+    }
+    Ok(Grouped {
+        fates,
+        candidates,
+        pairs_by_distance,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use neardup_index::brute_force_pairs;
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::grouping::keep_first;
+    use crate::progress::Silent;
+
+    /// Fingerprints around a few centres, each with a few bits flipped:
+    /// many pairs per unit, over more than one block.
+    fn clustered() -> impl Strategy<Value = Vec<u64>> {
+        (
+            prop::collection::vec(any::<u64>(), 1..40),
+            prop::collection::vec(
+                (any::<u16>(), prop::collection::vec(0u32..64, 0..5)),
+                2500..4500,
+            ),
+        )
+            .prop_map(|(centres, members)| {
+                members
+                    .iter()
+                    .map(|(c, flips)| {
+                        let centre = centres[*c as usize % centres.len()];
+                        flips.iter().fold(centre, |x, &bit| x ^ 1 << bit)
+                    })
+                    .collect()
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(6))]
+
+        /// Greedy grouping keeps what keep-first keeps over every pair
+        /// within reach that passes verification, found by brute force.
+        #[test]
+        fn greedy_equals_keep_first_over_all_verified_pairs(bits in clustered(), seed in any::<u32>()) {
+            let n = bits.len();
+            let short: Vec<bool> = (0..n).map(|u| (u as u32 ^ seed) % 4 == 1).collect();
+            let excluded = |u: u32| (u ^ seed) % 89 == 7;
+            // A verification that refuses a third of the pairs.
+            let verify = |a: u32, b: u32| !a.wrapping_add(b).wrapping_add(seed).is_multiple_of(3);
+            let rule = Rule {
+                k: 3,
+                short: Some((6, &short)),
+                excluded: &excluded,
+                verify: Some(&verify),
+            };
+            let pairs: Vec<Pair> = brute_force_pairs(6, &bits)
+                .into_iter()
+                .filter(|p| p.distance <= rule.reach(p.a, p.b))
+                .filter(|p| !excluded(p.a) && !excluded(p.b) && verify(p.a, p.b))
+                .collect();
+            let order: Vec<u32> = (0..n as u32).collect();
+            let expected = keep_first(n, &order, &pairs);
+            let grouped = greedy(&bits, &rule, &Silent).unwrap();
+            prop_assert_eq!(&grouped.fates, &expected);
+            let dropped = expected.iter().filter(|f| **f != Fate::Kept).count() as u64;
+            prop_assert_eq!(grouped.pairs_by_distance.iter().sum::<u64>(), dropped);
+        }
+    }
+
+    #[test]
+    fn a_dense_cluster_meets_one_kept_unit_per_unit() {
+        // 20,000 fingerprints within 2 bits of one another: 200 million
+        // pairs, of which greedy grouping meets about one per unit.
+        let centre = 0x0123_4567_89ab_cdefu64;
+        let bits: Vec<u64> = (0..20_000u64).map(|i| centre ^ 1 << (i % 64)).collect();
+        let rule = Rule {
+            k: 6,
+            short: None,
+            excluded: &|_| false,
+            verify: Some(&|_, _| true),
+        };
+        let grouped = greedy(&bits, &rule, &Silent).unwrap();
+        assert_eq!(
+            grouped.fates.iter().filter(|f| **f == Fate::Kept).count(),
+            1
+        );
+        assert!(
+            grouped.candidates < 3 * bits.len() as u64,
+            "{}",
+            grouped.candidates
+        );
+    }
+}

@@ -1,0 +1,523 @@
+//! The whole dedup job: documents from a [`Source`] in, each one's
+//! [`Fate`] out.
+//!
+//! 1. **Fingerprint** every document (one pass over the source, on all
+//!    cores), keeping 32 bytes of each ([`Record`]) and, until they are
+//!    used, a hash of its text and its key.
+//! 2. **Exact copies** ([`Copies`]) become one unit each.
+//! 3. **Against an index**: documents near one an earlier run kept are
+//!    dropped for it, and take no part in what follows.
+//! 4. **Verification sketches** of the units that have a candidate at all
+//!    ([`neardup_index::with_neighbours`]): one more pass over the source.
+//! 5. **Grouping**, greedy (each unit compared with the units kept before
+//!    it, nearest first, until one passes verification) or by connected
+//!    components.
+
+use std::path::PathBuf;
+
+use neardup_core::{Fingerprinter, Profile, Width};
+use neardup_corpus::FieldValue;
+use neardup_index::{Bits, TablePlan, with_neighbours};
+use rayon::prelude::*;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::copies::Copies;
+use crate::error::{Error, Result};
+use crate::greedy::{Grouped, Rule, greedy};
+use crate::grouping::Fate;
+use crate::incremental::{Indexed, against};
+use crate::keep::Keep;
+use crate::linked::linked;
+use crate::progress::{Progress, Skipped, Stage};
+use crate::short::is_short;
+use crate::sketches::{SketchPass, Sketches};
+use crate::source::{Origin, Source};
+use crate::verify::Verification;
+
+/// The default k: with verification on, it finds 99% of the copies with 3%
+/// or less of their words edited, in English and in Chinese
+/// (docs/QUALITY.md).
+pub const DEFAULT_K: u32 = 6;
+
+/// The default verification: at most a tenth of the words differ.
+pub const DEFAULT_VERIFICATION: Verification = Verification::Words(0.1);
+
+/// Documents are numbered in 32 bits, and the largest number is kept free.
+const MAX_DOCUMENTS: usize = u32::MAX as usize - 1;
+
+/// How documents are grouped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Grouping {
+    /// Each document in keep order is kept unless it is near one already
+    /// kept (then it is that one's duplicate): every kept document is far
+    /// from every other.
+    #[default]
+    Greedy,
+    /// Every chain of near-duplicates is one group, kept by its first
+    /// document in keep order.
+    Components,
+}
+
+/// A dedup job's settings: the fingerprinter, how near is near, which
+/// document of a group is kept, and what runs against.
+///
+/// ```
+/// use neardup_dedup::{Dedup, Memory, Silent};
+///
+/// let texts = [
+///     "the river rose in the night and the town woke to water in every street",
+///     "the river rose in the night and the town woke to water in every lane",
+///     "a recipe for bread: flour, water, salt and yeast, and a warm room",
+/// ];
+/// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
+/// assert_eq!(outcome.unique(), 2);
+/// assert_eq!(outcome.fates()[1].duplicate_of(), Some(0));
+/// # Ok::<(), neardup_dedup::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Dedup {
+    fingerprinter: Fingerprinter,
+    k: u32,
+    k_short: Option<u32>,
+    verification: Option<Verification>,
+    keep: Keep,
+    grouping: Grouping,
+    against: Option<PathBuf>,
+    spill: Option<PathBuf>,
+}
+
+impl Dedup {
+    /// The defaults: the `auto` profile, k = [`DEFAULT_K`],
+    /// [`DEFAULT_VERIFICATION`], short documents within twice k, the first
+    /// document of each group kept, greedy grouping.
+    ///
+    /// # Errors
+    ///
+    /// As [`Fingerprinter::new`].
+    pub fn new() -> Result<Dedup> {
+        Ok(Dedup::with_fingerprinter(Fingerprinter::new(
+            Profile::Auto,
+        )?))
+    }
+
+    /// The defaults of [`Dedup::new`] with another fingerprinter.
+    pub fn with_fingerprinter(fingerprinter: Fingerprinter) -> Dedup {
+        Dedup {
+            fingerprinter,
+            k: DEFAULT_K,
+            k_short: None,
+            verification: Some(DEFAULT_VERIFICATION),
+            keep: Keep::First,
+            grouping: Grouping::Greedy,
+            against: None,
+            spill: None,
+        }
+    }
+
+    /// Near-duplicates are at most `k` bits apart.
+    pub fn k(&mut self, k: u32) -> &mut Dedup {
+        self.k = k;
+        self
+    }
+
+    /// Pairs of short documents ([`is_short`]) are searched up to `k` bits
+    /// apart (never below k), when pairs are verified; `None`: twice k.
+    pub fn k_short(&mut self, k: Option<u32>) -> &mut Dedup {
+        self.k_short = k;
+        self
+    }
+
+    /// How candidate pairs are checked; `None` trusts the fingerprints.
+    pub fn verification(&mut self, verification: Option<Verification>) -> &mut Dedup {
+        self.verification = verification;
+        self
+    }
+
+    /// Which document of a group is kept.
+    pub fn keep(&mut self, keep: Keep) -> &mut Dedup {
+        self.keep = keep;
+        self
+    }
+
+    /// How documents are grouped.
+    pub fn grouping(&mut self, grouping: Grouping) -> &mut Dedup {
+        self.grouping = grouping;
+        self
+    }
+
+    /// Drops, too, documents near one in the index directory `dir` (one
+    /// that [`crate::save_to_index`] wrote), by their fingerprints alone.
+    pub fn against(&mut self, dir: Option<PathBuf>) -> &mut Dedup {
+        self.against = dir;
+        self
+    }
+
+    /// Where temporary files go (the verification sketches); the system's
+    /// temporary directory by default.
+    pub fn spill_to(&mut self, dir: Option<PathBuf>) -> &mut Dedup {
+        self.spill = dir;
+        self
+    }
+
+    /// The fingerprinter.
+    pub fn fingerprinter(&self) -> &Fingerprinter {
+        &self.fingerprinter
+    }
+
+    /// The k short documents are searched at, if the short-document rule
+    /// holds (with verification, when it is above k).
+    pub fn short_k(&self) -> Option<u32> {
+        self.verification?;
+        Some(self.k_short.unwrap_or(2 * self.k).max(self.k)).filter(|&s| s > self.k)
+    }
+
+    /// The farthest apart two documents of a group may be.
+    pub fn max_distance(&self) -> u32 {
+        self.short_k().unwrap_or(self.k)
+    }
+
+    /// Refuses a k the fingerprints cannot have (k and the short k must be
+    /// below the width); [`Dedup::run`] checks this before any work.
+    ///
+    /// ```
+    /// let mut job = neardup_dedup::Dedup::new()?;
+    /// assert!(job.check().is_ok());
+    /// assert!(job.k(64).check().is_err());
+    /// # Ok::<(), neardup_dedup::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Index`] naming the k that no table plan takes.
+    pub fn check(&self) -> Result<()> {
+        let width = self.fingerprinter.width();
+        TablePlan::pigeonhole(width, self.k)?;
+        TablePlan::pigeonhole(width, self.max_distance())?;
+        Ok(())
+    }
+
+    /// Runs the job over `source` on all cores of the current rayon pool,
+    /// telling `progress` how it goes.
+    ///
+    /// # Errors
+    ///
+    /// A document that cannot be read (skipped instead if the source skips
+    /// invalid records), more than 2³² − 2 documents, a source that changed
+    /// between passes, an index to run against that cannot be used, a
+    /// temporary file that cannot be written, or [`Error::Cancelled`].
+    pub fn run(&self, source: &dyn Source, progress: &dyn Progress) -> Result<Outcome> {
+        let width = self.fingerprinter.width();
+        self.check()?;
+        let k_short = self.short_k();
+        let scanned = self.scan(source, progress, k_short.is_some())?;
+        let Scanned {
+            records,
+            text_hashes,
+            short_docs,
+            keys,
+            skipped,
+        } = scanned;
+        let n = records.len();
+        let bytes: Vec<u32> = records.iter().map(|r| r.bytes).collect();
+        let order = self.keep.order(&bytes, &keys);
+        drop(bytes);
+        let with_key = keys.iter().filter(|k| k.is_some()).count();
+        drop(keys);
+        let copies = Copies::new(|d| records[d as usize].fingerprint, &text_hashes, &order);
+        drop((text_hashes, order));
+        let units = copies.units();
+        let mut short_units = vec![false; if k_short.is_some() { units } else { 0 }];
+        for d in short_docs {
+            short_units[copies.unit_of(d) as usize] = true;
+        }
+
+        // Documents near one kept by an earlier run are dropped for it.
+        let indexed = match &self.against {
+            Some(dir) => {
+                let prints: Vec<u128> = records.iter().map(|r| r.fingerprint).collect();
+                against(dir, &prints, width, self.k)?
+            }
+            None => Indexed::default(),
+        };
+        let excluded = |u: u32| indexed.has(copies.representative(u));
+        let unit_bits: Vec<u128> = (0..units as u32)
+            .map(|u| records[copies.representative(u) as usize].fingerprint)
+            .collect();
+        let grouped = match width {
+            Width::W64 => {
+                let bits: Vec<u64> = unit_bits.iter().map(|&b| b as u64).collect();
+                drop(unit_bits);
+                self.group(&bits, &short_units, &excluded, &copies, source, progress, n)?
+            }
+            _ => self.group(
+                &unit_bits,
+                &short_units,
+                &excluded,
+                &copies,
+                source,
+                progress,
+                n,
+            )?,
+        };
+        let mut fates = copies.expand(&grouped.fates);
+        for (fate, found) in fates.iter_mut().zip(&indexed.nearest) {
+            if let Some((entry, distance)) = *found {
+                *fate = Fate::DuplicateOfIndexed { entry, distance };
+            }
+        }
+        Ok(Outcome {
+            stats: Stats {
+                documents: n,
+                unique: fates.iter().filter(|f| **f == Fate::Kept).count(),
+                exact_copies: n - units,
+                dropped_against_index: indexed.nearest.iter().flatten().count(),
+                candidate_pairs: grouped.candidates,
+                pairs_by_distance: grouped.pairs_by_distance,
+                with_key,
+                k: self.k,
+                k_short,
+            },
+            records,
+            fates,
+            skipped,
+            indexed_names: indexed.names,
+        })
+    }
+
+    /// The first pass: every document's record, text hash, key, and
+    /// whether it is short.
+    fn scan(&self, source: &dyn Source, progress: &dyn Progress, shorts: bool) -> Result<Scanned> {
+        let mut s = Scanned::default();
+        progress.stage(Stage::Fingerprinting, source.total_bytes());
+        s.skipped = source.scan(progress, &mut |batch| {
+            if progress.cancelled() {
+                return Err(Error::Cancelled);
+            }
+            if s.records.len() + batch.len() > MAX_DOCUMENTS {
+                return Err(Error::TooManyDocuments { max: MAX_DOCUMENTS });
+            }
+            let computed: Vec<(u128, u64, bool)> = batch
+                .par_iter()
+                .map(|doc| {
+                    let fingerprint = self.fingerprinter.fingerprint(doc.text).bits();
+                    let short = shorts && is_short(doc.text);
+                    (fingerprint, xxh3_64(doc.text.as_bytes()), short)
+                })
+                .collect();
+            for (doc, (fingerprint, text_hash, short)) in batch.iter().zip(computed) {
+                if short {
+                    s.short_docs.push(s.records.len() as u32);
+                }
+                s.records.push(Record {
+                    fingerprint,
+                    line: doc.origin.line.unwrap_or(WHOLE),
+                    bytes: u32::try_from(doc.text.len()).unwrap_or(u32::MAX),
+                    file: doc.origin.file,
+                });
+                s.text_hashes.push(text_hash);
+                if self.keep == Keep::Max || self.keep == Keep::Min {
+                    s.keys.push(doc.key.cloned());
+                }
+            }
+            Ok(())
+        })?;
+        progress.finish();
+        Ok(s)
+    }
+
+    /// The units' fates, their fingerprints `bits` numbered in keep order.
+    #[allow(clippy::too_many_arguments)]
+    fn group<B: Bits>(
+        &self,
+        bits: &[B],
+        short_units: &[bool],
+        excluded: &(dyn Fn(u32) -> bool + Sync),
+        copies: &Copies,
+        source: &dyn Source,
+        progress: &dyn Progress,
+        documents: usize,
+    ) -> Result<Grouped> {
+        let k_short = self.short_k();
+        let sketches = match self.verification {
+            Some(verification) => {
+                let needed = self.with_candidates(bits, short_units, k_short)?;
+                let spill = self.spill.clone().unwrap_or_else(std::env::temp_dir);
+                let wanted = |d: u32| {
+                    let u = copies.unit_of(d);
+                    copies.representative(u) == d && needed[u as usize] && !excluded(u)
+                };
+                Some(Sketches::build(&SketchPass {
+                    source,
+                    progress,
+                    verification,
+                    documents,
+                    units: bits.len(),
+                    wanted: &wanted,
+                    unit_of: &|d| copies.unit_of(d),
+                    spill: &spill,
+                })?)
+            }
+            None => None,
+        };
+        let verify = |a: u32, b: u32| match (&sketches, self.verification) {
+            (Some(sketches), Some(verification)) => match (sketches.get(a), sketches.get(b)) {
+                (Some(x), Some(y)) => verification.accepts(x, y),
+                _ => false,
+            },
+            _ => true,
+        };
+        let rule = Rule {
+            k: self.k,
+            short: k_short.map(|k| (k, short_units)),
+            excluded,
+            verify: self
+                .verification
+                .map(|_| &verify as &(dyn Fn(u32, u32) -> bool + Sync)),
+        };
+        match self.grouping {
+            Grouping::Greedy => greedy(bits, &rule, progress),
+            Grouping::Components => linked(bits, &rule, progress),
+        }
+    }
+
+    /// Which units have another within reach: the only ones verification
+    /// may compare.
+    fn with_candidates<B: Bits>(
+        &self,
+        bits: &[B],
+        short_units: &[bool],
+        k_short: Option<u32>,
+    ) -> Result<Vec<bool>> {
+        let width = B::WIDTH;
+        let plan = |k: u32, n: usize| -> Result<TablePlan> {
+            Ok(TablePlan::choose_for_join(width, k, n.max(1) as f64)?.plan(width, k)?)
+        };
+        let mut needed = with_neighbours(&plan(self.k, bits.len())?, bits)?;
+        if let Some(k) = k_short {
+            let units: Vec<u32> = (0..bits.len() as u32)
+                .filter(|&u| short_units[u as usize])
+                .collect();
+            let short_bits: Vec<B> = units.iter().map(|&u| bits[u as usize]).collect();
+            let near = with_neighbours(&plan(k, units.len())?, &short_bits)?;
+            for (&u, near) in units.iter().zip(near) {
+                needed[u as usize] |= near;
+            }
+        }
+        Ok(needed)
+    }
+}
+
+/// What the first pass keeps.
+#[derive(Default)]
+struct Scanned {
+    records: Vec<Record>,
+    text_hashes: Vec<u64>,
+    short_docs: Vec<u32>,
+    keys: Vec<Option<FieldValue>>,
+    skipped: Skipped,
+}
+
+/// The line of a record that is a whole file.
+const WHOLE: u64 = u64::MAX;
+
+/// What a run keeps of a document: 32 bytes, whatever its size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    fingerprint: u128,
+    line: u64,
+    bytes: u32,
+    file: u32,
+}
+
+impl Record {
+    /// Its fingerprint's bits (the low 64 for 64-bit fingerprints).
+    pub fn fingerprint(&self) -> u128 {
+        self.fingerprint
+    }
+
+    /// Where it came from.
+    pub fn origin(&self) -> Origin {
+        Origin {
+            file: self.file,
+            line: (self.line != WHOLE).then_some(self.line),
+        }
+    }
+
+    /// Its length in bytes (at most 2³² − 1).
+    pub fn bytes(&self) -> u32 {
+        self.bytes
+    }
+}
+
+/// What a run counted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stats {
+    /// Documents read (skipped records not counted).
+    pub documents: usize,
+    /// Documents kept.
+    pub unique: usize,
+    /// Documents that are exact copies of another (same text).
+    pub exact_copies: usize,
+    /// Documents dropped for an indexed one.
+    pub dropped_against_index: usize,
+    /// Pairs of a document with a kept one within reach that the search
+    /// met (greedy), or every pair within reach (components).
+    pub candidate_pairs: u64,
+    /// Greedy: for each distance, the documents dropped at it (exact copies
+    /// aside); components: the pairs that joined two groups.
+    pub pairs_by_distance: Vec<u64>,
+    /// Documents that had a key to rank by ([`Keep::Max`], [`Keep::Min`]).
+    pub with_key: usize,
+    /// The k of the run.
+    pub k: u32,
+    /// The k of short documents, if the short-document rule held.
+    pub k_short: Option<u32>,
+}
+
+/// The result of a run: each document's record and fate, in source order.
+#[derive(Debug)]
+pub struct Outcome {
+    records: Vec<Record>,
+    fates: Vec<Fate>,
+    skipped: Skipped,
+    stats: Stats,
+    indexed_names: std::collections::HashMap<u32, String>,
+}
+
+impl Outcome {
+    /// Each document's fate, by number.
+    pub fn fates(&self) -> &[Fate] {
+        &self.fates
+    }
+
+    /// Each document's record, by number.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// The number of documents kept.
+    pub fn unique(&self) -> usize {
+        self.stats.unique
+    }
+
+    /// What the run counted.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// The records the source skipped as invalid.
+    pub fn skipped(&self) -> &Skipped {
+        &self.skipped
+    }
+
+    /// The name of an indexed document that [`Fate::DuplicateOfIndexed`]
+    /// names.
+    pub fn indexed_name(&self, entry: u32) -> Option<&str> {
+        self.indexed_names.get(&entry).map(String::as_str)
+    }
+
+    /// The fates, giving up the rest.
+    pub fn into_fates(self) -> Vec<Fate> {
+        self.fates
+    }
+}

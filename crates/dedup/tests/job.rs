@@ -1,0 +1,182 @@
+//! The dedup job over its sources: the same fates from files, texts,
+//! `(id, text)` pairs and Arrow arrays; verification reads the source once;
+//! a source that changes is caught; nothing is left in the spill directory.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use arrow_array::StringArray;
+use neardup_corpus::{Corpus, ReadOptions};
+use neardup_dedup::{
+    Dedup, Error, Fate, Files, Grouping, Keep, Memory, Progress, Silent, Skipped, Source,
+    SourceDoc, Verification,
+};
+
+/// Articles and edited copies of them: near-duplicates, exact copies, and
+/// texts far from every other.
+fn corpus() -> Vec<String> {
+    let base = [
+        "the river rose in the night and the town woke to water in every street and every cellar",
+        "the council met on tuesday to discuss the budget for the new school and the old library",
+        "a recipe for bread needs flour water salt and yeast and a warm room and some patience",
+    ];
+    let mut texts = Vec::new();
+    for i in 0..60 {
+        let b = base[i % 3];
+        texts.push(match i % 5 {
+            0 => b.to_string(),
+            1 => b.replace("the ", "a "),
+            2 => format!("{b} today"),
+            3 => b.to_string(),
+            _ => format!("note {i}: {}", "something else entirely ".repeat(i % 7 + 1)),
+        });
+    }
+    texts
+}
+
+#[test]
+fn files_texts_pairs_and_arrow_give_the_same_fates() {
+    let texts = corpus();
+    let job = Dedup::new().unwrap();
+    let from_texts = job.run(&Memory::new(&texts[..]), &Silent).unwrap();
+    assert!(
+        from_texts.unique() < texts.len() / 2,
+        "{}",
+        from_texts.unique()
+    );
+    assert!(from_texts.stats().exact_copies > 0);
+
+    let pairs: Vec<(String, &str)> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (format!("doc-{i}"), t.as_str()))
+        .collect();
+    let from_pairs = job.run(&Memory::new(&pairs[..]), &Silent).unwrap();
+    assert_eq!(from_pairs.fates(), from_texts.fates());
+
+    let array = StringArray::from(texts.clone());
+    let from_arrow = job.run(&Memory::new(&array), &Silent).unwrap();
+    assert_eq!(from_arrow.fates(), from_texts.fates());
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("docs.jsonl");
+    let lines: String = texts
+        .iter()
+        .map(|t| serde_json::json!({ "text": t }).to_string() + "\n")
+        .collect();
+    std::fs::write(&path, lines).unwrap();
+    let files = Files::new(
+        Corpus::open(&[&path], &ReadOptions::default()).unwrap(),
+        false,
+    );
+    let from_files = job.run(&files, &Silent).unwrap();
+    assert_eq!(from_files.fates(), from_texts.fates());
+    assert_eq!(from_files.records()[7].origin().line, Some(8));
+}
+
+#[test]
+fn arrow_nulls_are_refused_by_row() {
+    let array = StringArray::from(vec![Some("a text"), None]);
+    let err = Dedup::new()
+        .unwrap()
+        .run(&Memory::new(&array), &Silent)
+        .unwrap_err();
+    assert!(err.to_string().contains("row 1: the text is null"), "{err}");
+}
+
+/// A source that counts its passes and what it hands over again, and can
+/// lose a document on later passes.
+struct Counted<'a> {
+    inner: Memory<'a, [String]>,
+    revisits: AtomicUsize,
+    revisited: AtomicUsize,
+    lose_one: bool,
+}
+
+impl Source for Counted<'_> {
+    fn scan(
+        &self,
+        progress: &dyn Progress,
+        visit: &mut dyn FnMut(&[SourceDoc<'_>]) -> neardup_dedup::Result<()>,
+    ) -> neardup_dedup::Result<Skipped> {
+        self.inner.scan(progress, visit)
+    }
+
+    fn revisit(
+        &self,
+        progress: &dyn Progress,
+        wanted: &(dyn Fn(u32) -> bool + Sync),
+        visit: &mut dyn FnMut(u32, &str, &str) -> neardup_dedup::Result<()>,
+    ) -> neardup_dedup::Result<usize> {
+        self.revisits.fetch_add(1, Ordering::Relaxed);
+        let n = self.inner.revisit(progress, wanted, &mut |d, id, text| {
+            self.revisited.fetch_add(1, Ordering::Relaxed);
+            visit(d, id, text)
+        })?;
+        Ok(n - usize::from(self.lose_one))
+    }
+}
+
+#[test]
+fn verification_reads_the_source_once_and_each_document_at_most_once() {
+    let texts = corpus();
+    for grouping in [Grouping::Greedy, Grouping::Components] {
+        for verification in [None, Some(Verification::Jaccard(0.5))] {
+            let counted = Counted {
+                inner: Memory::new(&texts[..]),
+                revisits: AtomicUsize::new(0),
+                revisited: AtomicUsize::new(0),
+                lose_one: false,
+            };
+            let mut job = Dedup::new().unwrap();
+            job.grouping(grouping).verification(verification);
+            let outcome = job.run(&counted, &Silent).unwrap();
+            let passes = counted.revisits.load(Ordering::Relaxed);
+            assert_eq!(passes, usize::from(verification.is_some()));
+            // Exact copies are sketched once, for their unit.
+            let units = texts.len() - outcome.stats().exact_copies;
+            assert!(counted.revisited.load(Ordering::Relaxed) <= units);
+        }
+    }
+}
+
+#[test]
+fn a_source_that_changes_between_passes_is_caught() {
+    let texts = corpus();
+    let counted = Counted {
+        inner: Memory::new(&texts[..]),
+        revisits: AtomicUsize::new(0),
+        revisited: AtomicUsize::new(0),
+        lose_one: true,
+    };
+    let err = Dedup::new().unwrap().run(&counted, &Silent).unwrap_err();
+    assert!(
+        matches!(err, Error::Changed { first: 60, now: 59 }),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_spill_directory_is_left_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let texts = corpus();
+    let mut job = Dedup::new().unwrap();
+    job.spill_to(Some(dir.path().to_path_buf()));
+    job.run(&Memory::new(&texts[..]), &Silent).unwrap();
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    job.spill_to(Some(dir.path().join("missing")));
+    let err = job.run(&Memory::new(&texts[..]), &Silent).unwrap_err();
+    assert!(err.to_string().contains("missing"), "{err}");
+}
+
+#[test]
+fn keep_rules_choose_the_kept_document() {
+    let texts = [
+        "the river rose in the night and the town woke to water in every street and cellar",
+        "the river rose in the night and the town woke to water in every street and cellar today",
+    ];
+    let mut job = Dedup::new().unwrap();
+    job.keep(Keep::Longest);
+    let outcome = job.run(&Memory::new(&texts[..]), &Silent).unwrap();
+    assert_eq!(outcome.fates()[1], Fate::Kept);
+    assert_eq!(outcome.fates()[0].duplicate_of(), Some(1));
+}

@@ -51,7 +51,7 @@ impl Rule<'_> {
     }
 
     /// The farthest apart units `a` and `u` may be.
-    fn reach(&self, a: u32, u: u32) -> u32 {
+    pub(crate) fn reach(&self, a: u32, u: u32) -> u32 {
         match self.short {
             Some((k, _)) if self.is_short(a) && self.is_short(u) => k.max(self.k),
             _ => self.k,

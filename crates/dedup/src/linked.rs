@@ -1,79 +1,73 @@
 //! Grouping by connected components: every chain of verified pairs is one
 //! group, kept by its first unit in keep order.
 //!
-//! Pairs are verified only while they would join two groups: once two units
-//! are linked, through any chain, a pair between them changes nothing and
-//! is not compared.
+//! Greedy grouping runs first: each unit it drops is verified near the unit
+//! it keeps, so its groups lie inside components, and what is left is to
+//! join groups. Then, in each table of a join, the units of a run of equal
+//! keys are gathered by group, and only units of different groups are
+//! compared, two groups at a time until one pair of them passes
+//! verification: a run of templated pages already in one group costs a
+//! sort, and pairs between units already linked, through any chain, are
+//! never compared. Groups are joined in a union-find that all cores share.
 
-use neardup_index::{Bits, Pair, TablePlan, self_join_where};
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+
+use neardup_index::{Bits, Run, TablePlan, for_each_run};
 
 use crate::error::{Error, Result};
-use crate::greedy::{Grouped, Rule};
+use crate::greedy::{Grouped, Rule, greedy};
 use crate::grouping::Fate;
 use crate::progress::Progress;
-
-/// Pairs verified on all cores at a time.
-const CHUNK: usize = 1 << 16;
 
 /// The fates of the units whose fingerprints are `bits` (numbered in keep
 /// order) when groups are connected components.
 pub(crate) fn linked<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) -> Result<Grouped> {
     let n = bits.len();
-    let width = B::WIDTH;
-    let plan = |k: u32, n: usize| -> Result<TablePlan> {
-        Ok(TablePlan::choose_for_join(width, k, n.max(1) as f64)?.plan(width, k)?)
+    let first = greedy(bits, rule, progress)?;
+    let groups = Groups {
+        parent: first
+            .fates
+            .iter()
+            .enumerate()
+            .map(|(u, f)| AtomicU32::new(f.duplicate_of().unwrap_or(u as u32)))
+            .collect(),
     };
-    let excluded = rule.excluded;
-    let mut pairs = self_join_where(&plan(rule.k, n)?, bits, |p| {
-        !excluded(p.a) && !excluded(p.b)
-    })?;
-    if let Some((k_short, is_short)) = rule.short {
-        let units: Vec<u32> = (0..n as u32).filter(|&u| is_short[u as usize]).collect();
-        let short_bits: Vec<B> = units.iter().map(|&u| bits[u as usize]).collect();
-        let as_units = |p: &Pair| Pair {
-            a: units[p.a as usize],
-            b: units[p.b as usize],
-            distance: p.distance,
-        };
-        // Pairs of short units beyond k; those within were found above.
-        let found = self_join_where(&plan(k_short, units.len())?, &short_bits, |p| {
-            let p = as_units(p);
-            p.distance > rule.k && !excluded(p.a) && !excluded(p.b)
+    let candidates = AtomicU64::new(first.candidates);
+    let by_distance: Vec<AtomicU64> = first
+        .pairs_by_distance
+        .iter()
+        .map(|&c| AtomicU64::new(c))
+        .collect();
+    let stop = AtomicBool::new(false);
+    let join = |plan: &TablePlan, units: &[u32], beyond: Option<u32>| -> Result<()> {
+        let unit_bits: Vec<B> = units.iter().map(|&u| bits[u as usize]).collect();
+        for_each_run(plan, &unit_bits, |run| {
+            if stop.load(Ordering::Relaxed) || progress.cancelled() {
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
+            let met = join_in_run(run, units, bits, rule, beyond, &groups, &by_distance);
+            candidates.fetch_add(met, Ordering::Relaxed);
         })?;
-        pairs.extend(found.iter().map(as_units));
-    }
-    let candidates = pairs.len() as u64;
-    let mut parent: Vec<u32> = (0..n as u32).collect();
-    let max_k = rule.short.map_or(rule.k, |(k, _)| k.max(rule.k));
-    let mut pairs_by_distance = vec![0u64; max_k as usize + 1];
-    for chunk in pairs.chunks(CHUNK) {
-        if progress.cancelled() {
+        if stop.load(Ordering::Relaxed) {
             return Err(Error::Cancelled);
         }
-        let open: Vec<Pair> = chunk
-            .iter()
-            .copied()
-            .filter(|p| root(&mut parent, p.a) != root(&mut parent, p.b))
-            .collect();
-        let passed: Vec<Pair> = match rule.verify {
-            Some(verify) => open.into_par_iter().filter(|p| verify(p.a, p.b)).collect(),
-            None => open,
-        };
-        for p in passed {
-            let (ra, rb) = (root(&mut parent, p.a), root(&mut parent, p.b));
-            if ra != rb {
-                // The smaller number becomes the root: roots are first members.
-                parent[ra.max(rb) as usize] = ra.min(rb);
-                if let Some(count) = pairs_by_distance.get_mut(p.distance as usize) {
-                    *count += 1;
-                }
-            }
-        }
+        Ok(())
+    };
+    let plan = |k: u32, n: usize| -> Result<TablePlan> {
+        Ok(TablePlan::choose_for_join(B::WIDTH, k, n.max(1) as f64)?.plan(B::WIDTH, k)?)
+    };
+    let all: Vec<u32> = (0..n as u32).collect();
+    join(&plan(rule.k, n)?, &all, None)?;
+    if let Some((k_short, is_short)) = rule.short
+        && k_short > rule.k
+    {
+        let short: Vec<u32> = all.into_iter().filter(|&u| is_short[u as usize]).collect();
+        join(&plan(k_short, short.len())?, &short, Some(rule.k))?;
     }
     let fates = (0..n as u32)
         .map(|u| {
-            let of = root(&mut parent, u);
+            let of = groups.root(u);
             if of == u {
                 Fate::Kept
             } else {
@@ -84,23 +78,111 @@ pub(crate) fn linked<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
         .collect();
     Ok(Grouped {
         fates,
-        candidates,
-        pairs_by_distance,
+        candidates: candidates.into_inner(),
+        pairs_by_distance: by_distance.into_iter().map(AtomicU64::into_inner).collect(),
     })
 }
 
-fn root(parent: &mut [u32], mut x: u32) -> u32 {
-    while parent[x as usize] != x {
-        let up = parent[parent[x as usize] as usize];
-        parent[x as usize] = up;
-        x = up;
+/// Joins the groups of a run's units (`units[id]` for each id of the run)
+/// that have a verified pair within reach, farther apart than `beyond` if
+/// given; returns the pairs compared.
+fn join_in_run<B: Bits>(
+    run: &Run<'_, B>,
+    units: &[u32],
+    bits: &[B],
+    rule: &Rule,
+    beyond: Option<u32>,
+    groups: &Groups,
+    by_distance: &[AtomicU64],
+) -> u64 {
+    // The run's units by group.
+    let mut members: Vec<(u32, u32)> = run
+        .ids()
+        .iter()
+        .map(|&id| units[id as usize])
+        .filter(|&u| !(rule.excluded)(u))
+        .map(|u| (groups.root(u), u))
+        .collect();
+    members.sort_unstable();
+    let by_group: Vec<&[(u32, u32)]> = members.chunk_by(|x, y| x.0 == y.0).collect();
+    let mut met = 0;
+    for (i, one) in by_group.iter().enumerate() {
+        for other in &by_group[i + 1..] {
+            'groups: for &(_, x) in *one {
+                if groups.root(x) == groups.root(other[0].1) {
+                    break 'groups;
+                }
+                for &(_, y) in *other {
+                    let (a, b) = (x.min(y), x.max(y));
+                    let (fa, fb) = (bits[a as usize], bits[b as usize]);
+                    let distance = fa.distance(fb);
+                    if distance > rule.reach(a, b)
+                        || beyond.is_some_and(|k| distance <= k)
+                        || !run.first_met_here(fa, fb)
+                    {
+                        continue;
+                    }
+                    met += 1;
+                    if rule.verify.is_none_or(|v| v(a, b)) {
+                        groups.join(a, b);
+                        if let Some(count) = by_distance.get(distance as usize) {
+                            count.fetch_add(1, Ordering::Relaxed);
+                        }
+                        break 'groups;
+                    }
+                }
+            }
+        }
     }
-    x
+    met
+}
+
+/// A union-find over units that threads share: each group's root is its
+/// smallest unit, the first in keep order.
+struct Groups {
+    parent: Vec<AtomicU32>,
+}
+
+impl Groups {
+    fn root(&self, mut x: u32) -> u32 {
+        loop {
+            let up = self.parent[x as usize].load(Ordering::Relaxed);
+            if up == x {
+                return x;
+            }
+            // Halving the path: a unit only ever points closer to its root.
+            let upper = self.parent[up as usize].load(Ordering::Relaxed);
+            let _ = self.parent[x as usize].compare_exchange(
+                up,
+                upper,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+            x = upper;
+        }
+    }
+
+    fn join(&self, a: u32, b: u32) {
+        loop {
+            let (ra, rb) = (self.root(a), self.root(b));
+            if ra == rb {
+                return;
+            }
+            let (low, high) = (ra.min(rb), ra.max(rb));
+            // Only a root is linked, and only while it is one.
+            if self.parent[high as usize]
+                .compare_exchange(high, low, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
+                return;
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use neardup_index::brute_force_pairs;
+    use neardup_index::{Pair, brute_force_pairs};
     use proptest::prelude::*;
 
     use super::*;
@@ -137,5 +219,27 @@ mod tests {
             let grouped = linked(&bits, &rule, &Silent).unwrap();
             prop_assert_eq!(grouped.fates, expected);
         }
+    }
+
+    #[test]
+    fn a_dense_cluster_compares_few_pairs() {
+        let centre = 0x0123_4567_89ab_cdefu64;
+        let bits: Vec<u64> = (0..20_000u64).map(|i| centre ^ 1 << (i % 64)).collect();
+        let rule = Rule {
+            k: 6,
+            short: None,
+            excluded: &|_| false,
+            verify: Some(&|_, _| true),
+        };
+        let grouped = linked(&bits, &rule, &Silent).unwrap();
+        assert_eq!(
+            grouped.fates.iter().filter(|f| **f == Fate::Kept).count(),
+            1
+        );
+        assert!(
+            grouped.candidates < 3 * bits.len() as u64,
+            "{}",
+            grouped.candidates
+        );
     }
 }

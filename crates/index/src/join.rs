@@ -371,3 +371,98 @@ pub fn with_neighbours<B: Bits>(plan: &TablePlan, fingerprints: &[B]) -> Result<
     }
     Ok(found.into_iter().map(AtomicBool::into_inner).collect())
 }
+
+/// Each run of two or more of `fingerprints` that share their key in a table
+/// of `plan`, as the join meets it: `visit` gets a [`Run`] (the table, the
+/// fingerprints' positions, and which table each pair shares first), on
+/// any thread of the current rayon pool. For callers that decide what to
+/// compare in a run themselves, such as grouping that skips pairs already
+/// in one group: a run of a thousand near-identical fingerprints then costs
+/// a sort, not half a million comparisons.
+///
+/// ```
+/// use std::sync::Mutex;
+/// use neardup_core::Width;
+/// use neardup_index::{TablePlan, for_each_run};
+///
+/// let plan = TablePlan::pigeonhole(Width::W64, 1)?;
+/// let fps = [0u64, 1, 1 << 40, 0xffff_0000_0000_0000];
+/// let runs = Mutex::new(Vec::new());
+/// for_each_run(&plan, &fps, |run| {
+///     let mut ids = run.ids().to_vec();
+///     ids.sort();
+///     runs.lock().unwrap().push((run.table(), ids));
+/// })?;
+/// let mut runs = runs.into_inner().unwrap();
+/// runs.sort();
+/// // Table 0 keys the low 32 bits, table 1 the high 32.
+/// assert_eq!(runs, [(0, vec![0, 2, 3]), (1, vec![0, 1])]);
+/// # Ok::<(), neardup_index::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`self_join`].
+pub fn for_each_run<B: Bits>(
+    plan: &TablePlan,
+    fingerprints: &[B],
+    visit: impl Fn(&Run<'_, B>) + Sync,
+) -> Result<()> {
+    let join = Join::new(plan, Sides::One(fingerprints))?;
+    let mut entries: Vec<Entry<B>> = (0..fingerprints.len() as u32)
+        .into_par_iter()
+        .map(|id| Entry {
+            fp: fingerprints[id as usize],
+            id,
+        })
+        .collect();
+    for (t, &mask) in join.masks.iter().enumerate() {
+        entries.par_sort_unstable_by_key(|e| e.masked(mask));
+        segments(&entries, mask)
+            .into_par_iter()
+            .for_each(|segment| {
+                let mut ids = Vec::new();
+                for run in segment.chunk_by(|x, y| x.masked(mask) == y.masked(mask)) {
+                    if run.len() > 1 {
+                        ids.clear();
+                        ids.extend(run.iter().map(|e| e.id));
+                        visit(&Run {
+                            table: t,
+                            ids: &ids,
+                            masks: &join.masks,
+                        });
+                    }
+                }
+            });
+    }
+    Ok(())
+}
+
+/// Fingerprints that share their key in one table ([`for_each_run`]).
+#[derive(Debug)]
+pub struct Run<'a, B> {
+    table: usize,
+    ids: &'a [u32],
+    masks: &'a [B],
+}
+
+impl<B: Bits> Run<'_, B> {
+    /// The table.
+    pub fn table(&self) -> usize {
+        self.table
+    }
+
+    /// The positions of the run's fingerprints.
+    pub fn ids(&self) -> &[u32] {
+        self.ids
+    }
+
+    /// Whether fingerprints `a` and `b` of the run share no key in an
+    /// earlier table: a pair is reported by the first table it shares, so
+    /// that each is met once.
+    pub fn first_met_here(&self, a: B, b: B) -> bool {
+        self.masks[..self.table]
+            .iter()
+            .all(|&m| a.and(m) != b.and(m))
+    }
+}

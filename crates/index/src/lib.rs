@@ -46,7 +46,7 @@ pub use bits::Bits;
 pub use brute::{brute_force_cross, brute_force_pairs};
 pub use directory::IndexDir;
 pub use error::{Error, Result};
-pub use join::{Pair, cross_join, self_join, self_join_where, with_neighbours};
+pub use join::{Pair, Run, cross_join, for_each_run, self_join, self_join_where, with_neighbours};
 pub use online::OnlineIndex;
 pub use plan::{Block, MAX_TABLES, PlanChoice, PlanOption, TablePlan};
 pub use query::Match;

@@ -4,8 +4,8 @@
 
 use neardup_core::Width;
 use neardup_index::{
-    Bits, Pair, TablePlan, brute_force_cross, brute_force_pairs, cross_join, self_join,
-    self_join_where, with_neighbours,
+    Bits, Pair, TablePlan, brute_force_cross, brute_force_pairs, cross_join, for_each_run,
+    self_join, self_join_where, with_neighbours,
 };
 use proptest::prelude::*;
 
@@ -80,6 +80,25 @@ fn check<B: Bits>(plan: &TablePlan, fps: &[B]) {
         paired[p.b as usize] = true;
     }
     assert_eq!(with_neighbours(plan, fps).unwrap(), paired, "{plan:?}");
+    // The runs hold every pair, each first met in one table.
+    let from_runs = std::sync::Mutex::new(Vec::new());
+    for_each_run(plan, fps, |run| {
+        let ids = run.ids();
+        for (i, &x) in ids.iter().enumerate() {
+            for &y in &ids[i + 1..] {
+                let (a, b) = (x.min(y), x.max(y));
+                let (fa, fb) = (fps[a as usize], fps[b as usize]);
+                let distance = fa.distance(fb);
+                if distance <= plan.k() && run.first_met_here(fa, fb) {
+                    from_runs.lock().unwrap().push(Pair { a, b, distance });
+                }
+            }
+        }
+    })
+    .unwrap();
+    let mut from_runs = from_runs.into_inner().unwrap();
+    from_runs.sort();
+    assert_eq!(from_runs, expected, "{plan:?}");
     let (queries, base) = fps.split_at(fps.len() / 3);
     let expected = brute_force_cross(plan.k(), queries, base);
     assert_eq!(

@@ -12,15 +12,17 @@
 # replaced in every 100), seeded, so the file is the same on every machine.
 # It is written once to bench/results/large-COPIES.jsonl.
 #
-# Runs `neardup dedup` (its defaults, both cores) on one copy and on all of them,
-# each the whole process under /usr/bin/time (peak RSS, wall and CPU
-# seconds). The growth of peak RSS from one copy to all, divided by the
+# Runs `neardup dedup` (its defaults, both cores) on one copy and on all of
+# them, and on all of them with --verify none (SimHash alone: what
+# verification costs, measured in the same run), each the whole process
+# under /usr/bin/time (peak RSS, wall and CPU seconds). The growth of peak RSS from one copy to all, divided by the
 # documents added, is the memory a document costs; what one copy needs is
 # mostly fixed (the Chinese dictionary and IDF tables, buffers). With
 # CAP_MB, the big run is repeated inside a memory cgroup limited to CAP_MB
 # (page cache included), which needs root and cgroup v1 or v2; the script
-# says so if it cannot make one. A JSON line per run is appended to
-# bench/results/dedup-large.jsonl.
+# says so if it cannot make one; the capped run must keep the same documents
+# (the SHA-256 of unique.jsonl is compared). A JSON line per run is appended
+# to bench/results/dedup-large.jsonl, and the ratios are printed last.
 
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,29 +44,35 @@ scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 commit="$(git rev-parse --short HEAD)"
 
-# measure NAME INPUT [WRAPPER...]: one run, one JSON line.
+# measure NAME INPUT "FLAGS" [WRAPPER...]: one run, one JSON line.
 measure() {
-    local name="$1" input="$2"
-    shift 2
+    local name="$1" input="$2" flags="$3"
+    shift 3
+    # shellcheck disable=SC2086 # FLAGS are words
     "$@" /usr/bin/time -f "%M %e %U %S" -o "$scratch/time" \
-        "$neardup" dedup "$input" --out "$scratch/out" --force -q
-    python3 - "$name" "$input" "$(tail -1 "$scratch/time")" "$scratch/out/summary.json" \
+        "$neardup" dedup "$input" --out "$scratch/out" --force -q $flags
+    python3 - "$name" "$input" "$(tail -1 "$scratch/time")" "$scratch/out" \
         "$commit" <<'PY' | tee -a "$results"
-import json, os, sys
-name, path, timed, summary, commit = sys.argv[1:]
+import hashlib, json, os, sys
+name, path, timed, out, commit = sys.argv[1:]
 rss, wall, user, system = timed.split()
-s = json.load(open(summary))
+s = json.load(open(os.path.join(out, "summary.json")))
+digest = hashlib.sha256()
+with open(os.path.join(out, "unique.jsonl"), "rb") as f:
+    for block in iter(lambda: f.read(1 << 20), b""):
+        digest.update(block)
 print(json.dumps({
     "run": name, "commit": commit, "input_bytes": os.path.getsize(path),
     "documents": s["documents"], "unique": s["unique"], "exact_copies": s["exact_copies"],
     "pairs": s["pairs"], "wall_s": float(wall), "cpu_s": float(user) + float(system),
-    "peak_rss_mb": int(rss) / 1024,
+    "peak_rss_mb": int(rss) / 1024, "unique_sha256": digest.hexdigest(),
 }))
 PY
 }
 
-measure "1 copy" "$one"
-measure "$copies copies" "$all"
+measure "1 copy" "$one" ""
+measure "$copies copies" "$all" ""
+measure "$copies copies, --verify none" "$all" "--verify none"
 
 if [[ -n "${CAP_MB:-}" ]]; then
     group=""
@@ -79,19 +87,31 @@ if [[ -n "${CAP_MB:-}" ]]; then
         echo "CAP_MB: cannot make a memory cgroup here (needs root); skipped" >&2
     else
         # The wrapper moves itself into the group, then runs the command.
-        measure "$copies copies, capped at $CAP_MB MB" "$all" \
+        measure "$copies copies, capped at $CAP_MB MB" "$all" "" \
             sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$group"
         rmdir "$group" 2>/dev/null || true
     fi
 fi
 
-python3 - "$results" "$copies" <<'PY'
+python3 - "$results" "$copies" "$commit" <<'PY'
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])][-3:]
-one = next(r for r in rows if r["run"] == "1 copy")
-big = next(r for r in rows if r["run"] == f"{sys.argv[2]} copies")
+results, copies, commit = sys.argv[1:]
+rows = [json.loads(l) for l in open(results)]
+rows = [r for r in rows if r["commit"] == commit][-4:]
+def run(name):
+    return next((r for r in reversed(rows) if r["run"] == name), None)
+one, big = run("1 copy"), run(f"{copies} copies")
+bare = run(f"{copies} copies, --verify none")
+capped = next((r for r in reversed(rows) if r["run"].startswith(f"{copies} copies, capped")), None)
 grow = (big["peak_rss_mb"] - one["peak_rss_mb"]) * 2**20 / (big["documents"] - one["documents"])
 print(f"{big['input_bytes'] / 1e9:.2f} GB, {big['documents']:,} documents: "
       f"peak RSS {big['peak_rss_mb']:.0f} MB ({one['peak_rss_mb']:.0f} MB for one copy), "
       f"{grow:.0f} bytes per added document, {big['wall_s']:.1f} s")
+print(f"defaults / --verify none: {big['wall_s']:.1f} s / {bare['wall_s']:.1f} s = "
+      f"{big['wall_s'] / bare['wall_s']:.2f}x wall, "
+      f"{big['cpu_s'] / bare['cpu_s']:.2f}x CPU")
+if capped:
+    same = capped["unique_sha256"] == big["unique_sha256"]
+    print(f"{capped['run']}: {capped['wall_s']:.1f} s = {capped['wall_s'] / big['wall_s']:.2f}x "
+          f"the uncapped run; kept set {'the same' if same else 'DIFFERENT'}")
 PY

@@ -30,6 +30,10 @@
 #   datasketch       datasketch 2.0.0: MinHash (128 permutations) of the
 #                    word 3-shingles on a Pool(2), then MinHashLSH
 #                    (threshold 0.8) query-then-insert.
+#   rensa            rensa 0.5.0 (Rust): RMinHash (128 permutations, seed
+#                    42) of the same shingles on a Pool(2), then
+#                    RMinHashLSH (threshold 0.8, 16 bands) query, candidates
+#                    confirmed by estimated Jaccard >= 0.8, insert if none.
 # (bench/peers/dedup_peers.py has the details.) The Python processes are
 # timed with interpreter start and imports; their own clocks are printed
 # too. Peak RSS is that of the largest process (for the peers, the main
@@ -108,6 +112,8 @@ for round in $(seq "$runs"); do
         --kept "$scratch/simhash.kept" "$input"
     run "datasketch" "$round" "$python" bench/peers/dedup_peers.py --peer datasketch \
         --kept "$scratch/datasketch.kept" "$input"
+    run "rensa" "$round" "$python" bench/peers/dedup_peers.py --peer rensa \
+        --kept "$scratch/rensa.kept" "$input"
 done
 for out in neardup neardup-alone neardup-j1 neardup-k3; do
     python3 -c 'import json, sys; [print(json.loads(l)["id"]) for l in open(sys.argv[1])]' \
@@ -125,12 +131,13 @@ texts = [json.loads(l)["text"] for l in open(corpus, encoding="utf-8")]
 docs, size = len(texts), sum(len(t.encode("utf-8")) for t in texts)
 kept_files = {"neardup": "neardup", "neardup --verify none": "neardup-alone",
               "neardup -j 1": "neardup-j1", "neardup -k 3 --verify none": "neardup-k3",
-              "simhash": "simhash", "datasketch": "datasketch"}
+              "simhash": "simhash", "datasketch": "datasketch", "rensa": "rensa"}
 kept = {t: [l.strip() for l in open(f"{scratch}/{f}.kept")] for t, f in kept_files.items()}
 ours = set(kept["neardup"])
 tools = list(dict.fromkeys(r["tool"] for r in rows))
 names = {"simhash": "PyPI simhash SimhashIndex (Pool 2)",
-         "datasketch": "datasketch MinHashLSH (Pool 2)"}
+         "datasketch": "datasketch MinHashLSH (Pool 2)",
+         "rensa": "rensa RMinHashLSH (Pool 2)"}
 summary = {}
 for t in tools:
     rs = [r for r in rows if r["tool"] == t]

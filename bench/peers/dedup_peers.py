@@ -25,12 +25,27 @@ Peers (--list prints them):
               and the permutations made once (as text-dedup does), then
               MinHashLSH(threshold=0.8, num_perm=128): query, and insert
               when nothing was found.
+  rensa       rensa 0.5.0 (Rust R-MinHash) the way the RMinHashLSH dedup
+              recipe in its GitHub README does it: the same word 3-shingles
+              (as bytes) fed to RMinHash(num_perm=128, seed=42).update, then
+              RMinHashLSH(threshold=0.8, num_perm=128, num_bands=16), the
+              bands that recipe uses for threshold 0.8 and 128 permutations
+              (16 bands of 8 rows find a pair at Jaccard 0.8 with
+              probability 0.95; the 8 that RMinHashDeduplicator picks by
+              default for 0.8 would find it with probability 0.2). For each
+              document: query; drop it when a candidate's estimate
+              m.jaccard(kept) >= 0.8 (the recipe confirms candidates with
+              jaccard, and RMinHashDeduplicator checks them against its
+              threshold), else insert it and keep it. Keys are input
+              positions (RMinHashLSH keys are integers). RMinHash objects
+              pickle (638 bytes at 128 permutations), so they are sketched
+              on the pool like the others.
 
-Fingerprints (Simhash values, MinHash signatures) are computed by a
-multiprocessing.Pool of --workers processes (default 2, the machine's
-cores), imap in input order with chunks of 64 documents; the index is
-filled in the main process after all fingerprints are in, because each
-decision depends on the ones before. Reading and parsing the JSON lines
+Fingerprints (Simhash values, MinHash signatures, RMinHash sketches) are
+computed by a multiprocessing.Pool of --workers processes (default 2, the
+machine's cores), imap in input order with chunks of 64 documents; the
+index is filled in the main process after all fingerprints are in, because
+each decision depends on the ones before. Reading and parsing the JSON lines
 is timed too: the clock starts before the file is opened and stops after
 the kept ids are written.
 
@@ -52,6 +67,7 @@ WORD = re.compile(r"\w+")
 NUM_PERM = 128
 THRESHOLD = 0.8
 K = 3
+RENSA_BANDS = 16  # rensa's README: RMinHashLSH(threshold=0.8, num_perm=128, num_bands=16)
 
 _permutations = None
 
@@ -84,6 +100,14 @@ def minhash_signature(text):
     return LeanMinHash(m)
 
 
+def rminhash_sketch(text):
+    from rensa import RMinHash
+
+    m = RMinHash(num_perm=NUM_PERM, seed=42)
+    m.update(shingles(text))
+    return m  # pickles (num_perm, seed and the digest) back to the main process
+
+
 def dedup_simhash(ids, values):
     from simhash import Simhash, SimhashIndex
 
@@ -111,10 +135,25 @@ def dedup_datasketch(ids, signatures):
     return kept
 
 
+def dedup_rensa(ids, sketches):
+    from rensa import RMinHashLSH
+
+    lsh = RMinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM, num_bands=RENSA_BANDS)
+    kept = []
+    for key, (doc_id, m) in enumerate(zip(ids, sketches)):
+        # Only kept documents are in the index, so a candidate is a kept one.
+        if any(m.jaccard(sketches[c]) >= THRESHOLD for c in lsh.query(m)):
+            continue
+        lsh.insert(key, m)
+        kept.append(doc_id)
+    return kept
+
+
 PEERS = {
     "simhash": ("PyPI simhash SimhashIndex", simhash_value, None, dedup_simhash),
     "datasketch": ("datasketch MinHashLSH", minhash_signature, _init_minhash_worker,
                    dedup_datasketch),
+    "rensa": ("rensa RMinHashLSH", rminhash_sketch, None, dedup_rensa),
 }
 
 
@@ -136,6 +175,8 @@ def main():
     # the workers inherit it.
     if args.peer == "simhash":
         import simhash  # noqa: F401
+    elif args.peer == "rensa":
+        import rensa  # noqa: F401
     else:
         import datasketch  # noqa: F401
 

@@ -26,12 +26,12 @@ fi
 
 # Smoke test: every peer imports and the reference fingerprint is stable.
 "$venv/bin/python" - <<'PY'
-import datasketch, gaoya, jieba, numpy, simhash
+import datasketch, gaoya, jieba, numpy, rensa, simhash
 from importlib.metadata import version
 
 value = simhash.Simhash("How are you? I am fine. Thanks.").value
 assert value == 0x2F73898A203EE80B, hex(value)
 print("peers ready:", ", ".join(
     f"{name} {version(name)}"
-    for name in ("simhash", "numpy", "gaoya", "datasketch", "jieba", "scipy")))
+    for name in ("simhash", "numpy", "gaoya", "datasketch", "rensa", "jieba", "scipy")))
 PY

@@ -128,19 +128,25 @@ impl Source for Files {
         visit: &mut dyn FnMut(u32, &str, &str) -> Result<()>,
     ) -> Result<usize> {
         let mut next = 0usize;
-        for item in self.corpus.documents() {
-            match item {
-                Ok(doc) => {
-                    progress.document(doc.text.len());
-                    if u32::try_from(next).is_ok_and(wanted) {
-                        visit(next as u32, &doc.id, &doc.text)?;
+        // Read on a thread of its own: the caller works on one document
+        // (verification sketches a batch of them on all cores) while the
+        // next are read.
+        self.corpus.in_batches(|batch| -> Result<()> {
+            for item in batch {
+                match item {
+                    Ok(doc) => {
+                        progress.document(doc.text.len());
+                        if u32::try_from(next).is_ok_and(wanted) {
+                            visit(next as u32, &doc.id, &doc.text)?;
+                        }
+                        next += 1;
                     }
-                    next += 1;
+                    Err(e) if self.skips(e) => {}
+                    Err(e) => return Err(e.clone().into()),
                 }
-                Err(e) if self.skips(&e) => {}
-                Err(e) => return Err(e.into()),
             }
-        }
+            Ok(())
+        })?;
         Ok(next)
     }
 }

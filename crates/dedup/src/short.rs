@@ -50,6 +50,41 @@ pub fn length_in_words(text: &str) -> usize {
 /// assert!(is_short(&"字".repeat(99)));
 /// assert!(!is_short(&"字".repeat(100)));
 /// ```
+///
+/// It stops reading as soon as the answer is known: a long document costs
+/// its first few hundred bytes.
 pub fn is_short(text: &str) -> bool {
+    // length_in_words(text) < SHORT_WORDS, reading no further than the
+    // answer needs: a text with SHORT_WORDS words and twice as many
+    // characters other than spaces is long in either reading.
+    let (mut words, mut others, mut in_word) = (0usize, 0usize, false);
+    for c in text.chars() {
+        if c.is_whitespace() {
+            in_word = false;
+        } else {
+            others += 1;
+            words += usize::from(!in_word);
+            in_word = true;
+        }
+        if words > SHORT_WORDS && others >= 2 * SHORT_WORDS + 1 {
+            return false;
+        }
+    }
     length_in_words(text) < SHORT_WORDS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn is_short_is_length_in_words_below_the_limit(
+            parts in prop::collection::vec(("[a-z]{0,4}|字{1,3}|x", "[ \t\n]{0,2}"), 0..120)
+        ) {
+            let text: String = parts.iter().map(|(w, s)| format!("{w}{s}")).collect();
+            prop_assert_eq!(is_short(&text), length_in_words(&text) < SHORT_WORDS, "{:?}", text);
+        }
+    }
 }

@@ -120,12 +120,11 @@ impl fmt::Display for Verification {
     }
 }
 
-/// The tokens of `text` (see the module's documentation).
-fn tokens(normal: &str) -> Vec<&str> {
-    normal
-        .unicode_words()
-        .filter(|w| w.chars().any(char::is_alphanumeric))
-        .collect()
+/// The tokens of `text` (see the module's documentation): `unicode_words`
+/// yields only the words with a letter or a digit, by the tables of the
+/// pinned `unicode-segmentation`, whatever the compiler's own.
+fn tokens(normal: &str) -> impl Iterator<Item = &str> {
+    normal.unicode_words()
 }
 
 /// The words of `text` as sorted hashes, repeats kept: a multiset.
@@ -152,10 +151,7 @@ pub fn word_bag(text: &str) -> Vec<u64> {
 /// ```
 pub fn word_hashes(text: &str) -> Vec<u64> {
     let normal = normalize(text);
-    tokens(&normal)
-        .into_iter()
-        .map(|w| xxh3_64(w.as_bytes()))
-        .collect()
+    tokens(&normal).map(|w| xxh3_64(w.as_bytes())).collect()
 }
 
 /// How much two word bags differ: the larger of the words that one has and
@@ -221,7 +217,7 @@ pub fn common(a: &[u64], b: &[u64]) -> usize {
 /// ```
 pub fn shingles(text: &str, n: usize) -> Vec<u64> {
     let normal = normalize(text);
-    let words = tokens(&normal);
+    let words: Vec<&str> = tokens(&normal).collect();
     let n = n.max(1);
     let mut out: Vec<u64> = if words.len() <= n {
         if words.is_empty() {

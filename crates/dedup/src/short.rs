@@ -66,7 +66,7 @@ pub fn is_short(text: &str) -> bool {
             words += usize::from(!in_word);
             in_word = true;
         }
-        if words > SHORT_WORDS && others >= 2 * SHORT_WORDS + 1 {
+        if words > SHORT_WORDS && others > 2 * SHORT_WORDS {
             return false;
         }
     }

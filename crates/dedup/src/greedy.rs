@@ -135,25 +135,74 @@ impl ShortPairs {
 /// The fates of the units whose fingerprints are `bits`, numbered in keep
 /// order, on all cores of the current rayon pool.
 pub(crate) fn greedy<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) -> Result<Grouped> {
-    let n = bits.len();
-    let plan = TablePlan::choose(B::WIDTH, rule.k, n.max(1) as f64, Some(KEPT_BYTES))?
-        .plan(B::WIDTH, rule.k)?;
-    let mut kept = OnlineIndex::<B>::new(plan)?;
-    // The unit of each fingerprint in `kept`, by its number there.
-    let mut kept_units: Vec<u32> = Vec::new();
-    let short_pairs = ShortPairs::find(bits, rule)?;
-    let verified = |a: u32, u: u32| rule.verify.is_none_or(|v| v(a, u));
-
-    let mut fates = vec![Fate::Kept; n];
-    let mut candidates = 0u64;
-    let max_k = rule.short.map_or(rule.k, |(k, _)| k.max(rule.k));
-    let mut pairs_by_distance = vec![0u64; max_k as usize + 1];
-    for start in (0..n).step_by(BLOCK) {
+    let mut greedy = Greedy::new(bits, rule)?;
+    let verify = |a: u32, u: u32| rule.verify.is_none_or(|v| v(a, u));
+    while greedy.next() < bits.len() {
         if progress.cancelled() {
             return Err(Error::Cancelled);
         }
-        let block = start..(start + BLOCK).min(n);
-        let first = start as u32;
+        greedy.block(&verify)?;
+    }
+    Ok(greedy.finish())
+}
+
+/// Greedy grouping under way, a block of units at a time: for a caller
+/// that prepares what each block needs (the sketches of its units) just
+/// before it is decided.
+pub(crate) struct Greedy<'a, B> {
+    bits: &'a [B],
+    rule: &'a Rule<'a>,
+    kept: OnlineIndex<B>,
+    /// The unit of each fingerprint in `kept`, by its number there.
+    kept_units: Vec<u32>,
+    short_pairs: ShortPairs,
+    fates: Vec<Fate>,
+    /// The first unit not decided yet.
+    next: usize,
+    candidates: u64,
+    pairs_by_distance: Vec<u64>,
+}
+
+impl<'a, B: Bits> Greedy<'a, B> {
+    pub(crate) fn new(bits: &'a [B], rule: &'a Rule<'a>) -> Result<Greedy<'a, B>> {
+        let n = bits.len();
+        let plan = TablePlan::choose(B::WIDTH, rule.k, n.max(1) as f64, Some(KEPT_BYTES))?
+            .plan(B::WIDTH, rule.k)?;
+        let max_k = rule.short.map_or(rule.k, |(k, _)| k.max(rule.k));
+        Ok(Greedy {
+            bits,
+            rule,
+            kept: OnlineIndex::new(plan)?,
+            kept_units: Vec::new(),
+            short_pairs: ShortPairs::find(bits, rule)?,
+            fates: vec![Fate::Kept; n],
+            next: 0,
+            candidates: 0,
+            pairs_by_distance: vec![0u64; max_k as usize + 1],
+        })
+    }
+
+    /// The first unit not decided yet.
+    pub(crate) fn next(&self) -> usize {
+        self.next
+    }
+
+    /// The units the next call of [`Greedy::block`] decides.
+    pub(crate) fn next_block(&self) -> std::ops::Range<usize> {
+        self.next..(self.next + BLOCK).min(self.bits.len())
+    }
+
+    /// Whether unit `u`, decided, was kept.
+    pub(crate) fn is_kept(&self, u: u32) -> bool {
+        self.fates[u as usize] == Fate::Kept
+    }
+
+    /// Decides the units of [`Greedy::next_block`], `verify` judging a pair
+    /// `(earlier, later)` of units within reach.
+    pub(crate) fn block(&mut self, verify: &(dyn Fn(u32, u32) -> bool + Sync)) -> Result<()> {
+        let block = self.next_block();
+        let first = block.start as u32;
+        let (bits, rule) = (self.bits, self.rule);
         // On all cores: the nearest verified unit kept before the block, the
         // pairs met there, and the units earlier in the block within reach.
         let searched: Vec<Searched> = block
@@ -164,23 +213,24 @@ pub(crate) fn greedy<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
                 if (rule.excluded)(u) {
                     return Searched::default();
                 }
-                let mut near: Vec<(u32, u32)> = kept
+                let mut near: Vec<(u32, u32)> = self
+                    .kept
                     .query(bits[u as usize])
                     .iter()
-                    .map(|m| (m.distance, kept_units[m.id as usize]))
+                    .map(|m| (m.distance, self.kept_units[m.id as usize]))
                     .collect();
                 // Short pairs beyond k with units kept before the block.
                 let count = near.len();
                 near.extend(
-                    short_pairs
+                    self.short_pairs
                         .of(u)
                         .iter()
-                        .filter(|&&(_, a)| a < first && fates[a as usize] == Fate::Kept),
+                        .filter(|&&(_, a)| a < first && self.is_kept(a)),
                 );
                 if near.len() > count {
                     near.sort_unstable();
                 }
-                let found = near.iter().copied().find(|&(_, a)| verified(a, u));
+                let found = near.iter().copied().find(|&(_, a)| verify(a, u));
                 let mut here: Vec<(u32, u32)> = (first..u)
                     .filter(|&a| !(rule.excluded)(a))
                     .map(|a| (bits[a as usize].distance(bits[u as usize]), a))
@@ -195,7 +245,7 @@ pub(crate) fn greedy<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
             })
             .collect();
         // One unit after another: the units kept earlier in the block.
-        for (u, found) in block.zip(searched) {
+        for (u, found) in block.clone().zip(searched) {
             let u = u as u32;
             if (rule.excluded)(u) {
                 continue;
@@ -205,32 +255,38 @@ pub(crate) fn greedy<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
             let chosen = found
                 .here
                 .iter()
-                .filter(|&&(_, a)| fates[a as usize] == Fate::Kept)
+                .filter(|&&(_, a)| self.is_kept(a))
                 .take_while(|&&(distance, _)| distance < limit)
                 .inspect(|_| met_here += 1)
                 .copied()
-                .find(|&(_, a)| verified(a, u))
+                .find(|&(_, a)| verify(a, u))
                 .or(found.first);
-            candidates += found.met + met_here;
+            self.candidates += found.met + met_here;
             match chosen {
                 Some((distance, of)) => {
-                    fates[u as usize] = Fate::Duplicate { of, distance };
-                    if let Some(count) = pairs_by_distance.get_mut(distance as usize) {
+                    self.fates[u as usize] = Fate::Duplicate { of, distance };
+                    if let Some(count) = self.pairs_by_distance.get_mut(distance as usize) {
                         *count += 1;
                     }
                 }
                 None => {
-                    kept.insert(bits[u as usize])?;
-                    kept_units.push(u);
+                    self.kept.insert(bits[u as usize])?;
+                    self.kept_units.push(u);
                 }
             }
         }
+        self.next = block.end;
+        Ok(())
     }
-    Ok(Grouped {
-        fates,
-        candidates,
-        pairs_by_distance,
-    })
+
+    /// The fates, once every unit is decided.
+    pub(crate) fn finish(self) -> Grouped {
+        Grouped {
+            fates: self.fates,
+            candidates: self.candidates,
+            pairs_by_distance: self.pairs_by_distance,
+        }
+    }
 }
 
 #[cfg(test)]

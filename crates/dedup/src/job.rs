@@ -32,6 +32,7 @@ use crate::progress::{Progress, Skipped, Stage};
 use crate::short::is_short;
 use crate::sketches::{SketchPass, Sketches};
 use crate::source::{Origin, Source};
+use crate::streamed::greedy_as_read;
 use crate::verify::Verification;
 
 /// The default k: with verification on, it finds 99% of the copies with 3%
@@ -338,42 +339,46 @@ impl Dedup {
         documents: usize,
     ) -> Result<Grouped> {
         let k_short = self.short_k();
-        let sketches = match self.verification {
-            Some(verification) => {
-                let needed = self.with_candidates(bits, short_units, k_short)?;
-                let spill = self.spill.clone().unwrap_or_else(std::env::temp_dir);
-                let wanted = |d: u32| {
-                    let u = copies.unit_of(d);
-                    copies.representative(u) == d && needed[u as usize] && !excluded(u)
-                };
-                Some(Sketches::build(&SketchPass {
-                    source,
-                    progress,
-                    verification,
-                    documents,
-                    units: bits.len(),
-                    wanted: &wanted,
-                    unit_of: &|d| copies.unit_of(d),
-                    spill: &spill,
-                })?)
-            }
-            None => None,
-        };
-        let verify = |a: u32, b: u32| match (&sketches, self.verification) {
-            (Some(sketches), Some(verification)) => match (sketches.get(a), sketches.get(b)) {
-                (Some(x), Some(y)) => verification.accepts(x, y),
-                _ => false,
-            },
-            _ => true,
-        };
-        let rule = Rule {
+        let mut rule = Rule {
             k: self.k,
             short: k_short.map(|k| (k, short_units)),
             excluded,
-            verify: self
-                .verification
-                .map(|_| &verify as &(dyn Fn(u32, u32) -> bool + Sync)),
+            verify: None,
         };
+        let Some(verification) = self.verification else {
+            return match self.grouping {
+                Grouping::Greedy => greedy(bits, &rule, progress),
+                Grouping::Components => linked(bits, &rule, progress),
+            };
+        };
+        let needed = self.with_candidates(bits, short_units, k_short)?;
+        let spill = self.spill.clone().unwrap_or_else(std::env::temp_dir);
+        let wanted = |d: u32| {
+            let u = copies.unit_of(d);
+            copies.representative(u) == d && needed[u as usize] && !excluded(u)
+        };
+        let pass = SketchPass {
+            source,
+            progress,
+            verification,
+            documents,
+            units: bits.len(),
+            wanted: &wanted,
+            unit_of: &|d| copies.unit_of(d),
+            spill: &spill,
+        };
+        // Units in the source's order are decided as it is read.
+        let in_source_order =
+            (1..bits.len() as u32).all(|u| copies.representative(u - 1) < copies.representative(u));
+        if self.grouping == Grouping::Greedy && in_source_order {
+            return greedy_as_read(bits, &rule, &pass);
+        }
+        let sketches = Sketches::build(&pass)?;
+        let verify = |a: u32, b: u32| match (sketches.get(a), sketches.get(b)) {
+            (Some(x), Some(y)) => verification.accepts(x, y),
+            _ => false,
+        };
+        rule.verify = Some(&verify);
         match self.grouping {
             Grouping::Greedy => greedy(bits, &rule, progress),
             Grouping::Components => linked(bits, &rule, progress),

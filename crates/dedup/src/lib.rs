@@ -57,6 +57,7 @@ mod progress;
 mod short;
 mod sketches;
 mod source;
+mod streamed;
 mod verify;
 
 pub use copies::Copies;

@@ -5,11 +5,13 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arrow_array::StringArray;
+use neardup_core::{Fingerprinter, Profile};
 use neardup_corpus::{Corpus, ReadOptions};
 use neardup_dedup::{
     Dedup, Error, Fate, Files, Grouping, Keep, Memory, Progress, Silent, Skipped, Source,
-    SourceDoc, Verification,
+    SourceDoc, Verification, is_short, keep_first,
 };
+use neardup_index::{Pair, brute_force_pairs};
 
 /// Articles and edited copies of them: near-duplicates, exact copies, and
 /// texts far from every other.
@@ -163,7 +165,9 @@ fn the_spill_directory_is_left_as_it_was() {
     job.spill_to(Some(dir.path().to_path_buf()));
     job.run(&Memory::new(&texts[..]), &Silent).unwrap();
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-    job.spill_to(Some(dir.path().join("missing")));
+    // Sketches go to a file when units are not decided in source order.
+    job.keep(Keep::Longest)
+        .spill_to(Some(dir.path().join("missing")));
     let err = job.run(&Memory::new(&texts[..]), &Silent).unwrap_err();
     assert!(err.to_string().contains("missing"), "{err}");
 }
@@ -179,4 +183,42 @@ fn keep_rules_choose_the_kept_document() {
     let outcome = job.run(&Memory::new(&texts[..]), &Silent).unwrap();
     assert_eq!(outcome.fates()[1], Fate::Kept);
     assert_eq!(outcome.fates()[0].duplicate_of(), Some(1));
+}
+
+#[test]
+fn runs_equal_keep_first_over_every_verified_pair_of_documents() {
+    // Both ways verification is done: as the source is read (units in
+    // source order, keep first) and through the file of sketches (another
+    // keep order); and both groupings' greedy part.
+    let texts = corpus();
+    let fingerprinter = Fingerprinter::new(Profile::Auto).unwrap();
+    let prints: Vec<u64> = texts
+        .iter()
+        .map(|t| fingerprinter.fingerprint(t).bits() as u64)
+        .collect();
+    let verification = Verification::Words(0.1);
+    let sketches: Vec<Vec<u64>> = texts.iter().map(|t| verification.sketch(t)).collect();
+    for keep in [Keep::First, Keep::Longest] {
+        let mut job = Dedup::new().unwrap();
+        job.keep(keep);
+        let reach = |a: usize, b: usize| {
+            if is_short(&texts[a]) && is_short(&texts[b]) {
+                job.max_distance()
+            } else {
+                6
+            }
+        };
+        let pairs: Vec<Pair> = brute_force_pairs(12, &prints)
+            .into_iter()
+            .filter(|p| p.distance <= reach(p.a as usize, p.b as usize))
+            .filter(|p| verification.accepts(&sketches[p.a as usize], &sketches[p.b as usize]))
+            .collect();
+        let mut order: Vec<u32> = (0..texts.len() as u32).collect();
+        if keep == Keep::Longest {
+            order.sort_by_key(|&d| std::cmp::Reverse(texts[d as usize].len()));
+        }
+        let expected = keep_first(texts.len(), &order, &pairs);
+        let outcome = job.run(&Memory::new(&texts[..]), &Silent).unwrap();
+        assert_eq!(outcome.fates(), expected, "{keep}");
+    }
 }

@@ -1,0 +1,90 @@
+//! Greedy grouping verified as the source is read: when units come in the
+//! source's order (the default `--keep first`), each block of units is
+//! sketched as the second pass reaches it and decided at once; the sketches
+//! of the units it keeps are held for the blocks after, and the others are
+//! let go. So verification holds the sketches of kept documents only, and
+//! reads the source once, overlapped with the grouping.
+
+use std::collections::HashMap;
+
+use neardup_index::Bits;
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::greedy::{Greedy, Grouped, Rule};
+use crate::progress::Stage;
+use crate::sketches::SketchPass;
+
+/// Greedy grouping of the units whose fingerprints are `bits`, their
+/// documents read and sketched as `pass` says, in one pass.
+pub(crate) fn greedy_as_read<B: Bits>(
+    bits: &[B],
+    rule: &Rule,
+    pass: &SketchPass,
+) -> Result<Grouped> {
+    let mut state = State {
+        greedy: Greedy::new(bits, rule)?,
+        kept: HashMap::new(),
+        pending: Vec::new(),
+    };
+    let progress = pass.progress;
+    progress.stage(Stage::Verifying, pass.source.total_bytes());
+    let now = pass
+        .source
+        .revisit(progress, pass.wanted, &mut |d, _, text| {
+            if progress.cancelled() {
+                return Err(Error::Cancelled);
+            }
+            let u = (pass.unit_of)(d);
+            // Units come in order: the blocks before this one are ready.
+            while u as usize >= state.greedy.next_block().end {
+                state.decide(pass)?;
+            }
+            state.pending.push((u, text.to_string()));
+            Ok(())
+        })?;
+    while state.greedy.next() < bits.len() {
+        state.decide(pass)?;
+    }
+    progress.finish();
+    if now != pass.documents {
+        return Err(Error::Changed {
+            first: pass.documents,
+            now,
+        });
+    }
+    Ok(state.greedy.finish())
+}
+
+struct State<'a, B> {
+    greedy: Greedy<'a, B>,
+    /// The sketches of kept units, for the blocks after theirs.
+    kept: HashMap<u32, Vec<u64>>,
+    /// The texts of the next block's units, as read.
+    pending: Vec<(u32, String)>,
+}
+
+impl<B: Bits> State<'_, B> {
+    /// Sketches the pending texts on all cores and decides the next block.
+    fn decide(&mut self, pass: &SketchPass) -> Result<()> {
+        let verification = pass.verification;
+        let fresh: HashMap<u32, Vec<u64>> = self
+            .pending
+            .par_drain(..)
+            .map(|(u, text)| (u, verification.sketch(&text)))
+            .collect();
+        let kept = &self.kept;
+        let sketch = |u: u32| fresh.get(&u).or_else(|| kept.get(&u));
+        let verify = |a: u32, u: u32| match (sketch(a), sketch(u)) {
+            (Some(x), Some(y)) => verification.accepts(x, y),
+            _ => false,
+        };
+        self.greedy.block(&verify)?;
+        for (u, sketch) in fresh {
+            if self.greedy.is_kept(u) {
+                self.kept.insert(u, sketch);
+            }
+        }
+        Ok(())
+    }
+}

@@ -62,6 +62,7 @@ pub use fingerprinter::{Explanation, Fingerprinter, FingerprinterBuilder, Weight
 pub use hash::FeatureHash;
 pub use normalize::normalize;
 pub use profile::Profile;
+pub use segment::for_each_word;
 pub use stopwords::StopWords;
 pub use weight::Weighting;
 pub use weight::idf::{DocumentFrequencies, IdfTable};

@@ -400,3 +400,26 @@ fn edge_cases() {
     let texts: Vec<String> = cases.iter().map(|s| s.to_string()).collect();
     check_batch(&texts, all()).unwrap();
 }
+
+/// The words of verification: the fast path gives what segmenting the
+/// normalised text in one piece gives.
+fn check_words(text: &str) -> Result<(), TestCaseError> {
+    use unicode_segmentation::UnicodeSegmentation;
+    let mut fast = Vec::new();
+    neardup_core::for_each_word(text, |w| fast.push(w.to_string()));
+    let normal = neardup_core::normalize(text);
+    let slow: Vec<&str> = normal.unicode_words().collect();
+    prop_assert_eq!(fast, slow, "{:?}", text);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(2000))]
+
+    #[test]
+    fn words_equal_unicode_words_of_the_normalised_text(
+        text in prop_oneof![any::<String>(), mixed_text(), "[ -~]{0,200}"],
+    ) {
+        check_words(&text)?;
+    }
+}

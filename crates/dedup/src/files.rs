@@ -8,7 +8,7 @@ use neardup_corpus::{Corpus, Document, Error as ReadError};
 
 use crate::error::Result;
 use crate::progress::{Progress, Skipped};
-use crate::source::{Origin, Source, SourceDoc};
+use crate::source::{Origin, Revisited, Source, SourceDoc};
 
 /// The documents of a [`Corpus`], read on a thread of their own while the
 /// run works on the ones before. Invalid records stop the run, or are
@@ -125,19 +125,26 @@ impl Source for Files {
         &self,
         progress: &dyn Progress,
         wanted: &(dyn Fn(u32) -> bool + Sync),
-        visit: &mut dyn FnMut(u32, &str, &str) -> Result<()>,
+        visit: &mut dyn FnMut(&[Revisited<'_>]) -> Result<()>,
     ) -> Result<usize> {
         let mut next = 0usize;
         // Read on a thread of its own: the caller works on one document
         // (verification sketches a batch of them on all cores) while the
         // next are read.
         self.corpus.in_batches(|batch| -> Result<()> {
+            let mut docs = Vec::new();
             for item in batch {
                 match item {
                     Ok(doc) => {
                         progress.document(doc.text.len());
-                        if u32::try_from(next).is_ok_and(wanted) {
-                            visit(next as u32, &doc.id, &doc.text)?;
+                        if let Ok(number) = u32::try_from(next)
+                            && wanted(number)
+                        {
+                            docs.push(Revisited {
+                                number,
+                                id: &doc.id,
+                                text: &doc.text,
+                            });
                         }
                         next += 1;
                     }
@@ -145,7 +152,10 @@ impl Source for Files {
                     Err(e) => return Err(e.clone().into()),
                 }
             }
-            Ok(())
+            if docs.is_empty() {
+                return Ok(());
+            }
+            visit(&docs)
         })?;
         Ok(next)
     }

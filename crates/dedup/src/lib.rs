@@ -69,5 +69,5 @@ pub use job::{DEFAULT_K, DEFAULT_VERIFICATION, Dedup, Grouping, Outcome, Record,
 pub use keep::Keep;
 pub use progress::{Progress, Silent, Skipped, Stage};
 pub use short::{SHORT_WORDS, is_short, length_in_words};
-pub use source::{DocumentsAt, Memory, Origin, Source, SourceDoc};
+pub use source::{DocumentsAt, Memory, Origin, Revisited, Source, SourceDoc};
 pub use verify::{Verification, common, jaccard, shingles, word_bag, word_difference, word_hashes};

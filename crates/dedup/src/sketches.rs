@@ -11,11 +11,8 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::progress::{Progress, Stage};
-use crate::source::Source;
+use crate::source::{Revisited, Source};
 use crate::verify::Verification;
-
-/// Texts gathered before they are sketched on all cores together.
-const BATCH_BYTES: usize = 16 << 20;
 
 /// The sketches of some units, by unit.
 pub(crate) struct Sketches {
@@ -51,40 +48,24 @@ impl Sketches {
         let mut start = vec![0u64; pass.units];
         let mut len = vec![0u32; pass.units];
         let mut written = 0u64;
-        let mut batch: Vec<(u32, String)> = Vec::new();
-        let mut batch_bytes = 0;
-        let mut flush = |batch: &mut Vec<(u32, String)>| -> Result<()> {
-            let done: Vec<(u32, Vec<u64>)> = batch
-                .par_drain(..)
-                .map(|(d, text)| (d, pass.verification.sketch(&text)))
-                .collect();
-            for (d, sketch) in done {
-                out.write_all(bytemuck::cast_slice(&sketch))
-                    .map_err(spill_error)?;
-                let unit = (pass.unit_of)(d) as usize;
-                start[unit] = written;
-                len[unit] = u32::try_from(sketch.len()).unwrap_or(u32::MAX);
-                written += sketch.len() as u64;
-            }
-            Ok(())
-        };
         pass.progress
             .stage(Stage::Verifying, pass.source.total_bytes());
         let now = pass
             .source
-            .revisit(pass.progress, pass.wanted, &mut |d, _, text| {
+            .revisit(pass.progress, pass.wanted, &mut |batch| {
                 if pass.progress.cancelled() {
                     return Err(Error::Cancelled);
                 }
-                batch_bytes += text.len();
-                batch.push((d, text.to_string()));
-                if batch_bytes >= BATCH_BYTES {
-                    flush(&mut batch)?;
-                    batch_bytes = 0;
+                for (d, sketch) in sketch_batch(batch, pass.verification) {
+                    out.write_all(bytemuck::cast_slice(&sketch))
+                        .map_err(spill_error)?;
+                    let unit = (pass.unit_of)(d) as usize;
+                    start[unit] = written;
+                    len[unit] = u32::try_from(sketch.len()).unwrap_or(u32::MAX);
+                    written += sketch.len() as u64;
                 }
                 Ok(())
             })?;
-        flush(&mut batch)?;
         pass.progress.finish();
         if now != pass.documents {
             return Err(Error::Changed {
@@ -113,4 +94,16 @@ impl Sketches {
         let len = *self.len.get(unit as usize)? as usize;
         all.get(start..start + len)
     }
+}
+
+/// The sketches of a batch of documents, with their numbers, in order, on
+/// all cores of the current rayon pool.
+pub(crate) fn sketch_batch(
+    batch: &[Revisited<'_>],
+    verification: Verification,
+) -> Vec<(u32, Vec<u64>)> {
+    batch
+        .par_iter()
+        .map(|doc| (doc.number, verification.sketch(doc.text)))
+        .collect()
 }

@@ -37,6 +37,18 @@ pub struct SourceDoc<'a> {
     pub key: Option<&'a FieldValue>,
 }
 
+/// A document as a later pass sees it: its number (from the first pass),
+/// id and text.
+#[derive(Clone, Copy, Debug)]
+pub struct Revisited<'a> {
+    /// Its number, as [`Source::scan`] gave it.
+    pub number: u32,
+    /// Its id.
+    pub id: &'a str,
+    /// Its text.
+    pub text: &'a str,
+}
+
 /// A source of documents for a run.
 ///
 /// Documents are numbered from 0 in the order [`Source::scan`] gives them;
@@ -63,8 +75,8 @@ pub trait Source: Sync {
     ) -> Result<Skipped>;
 
     /// Hands the documents that `wanted` asks for (by number) to `visit`,
-    /// with their numbers, ids and texts, in order; returns how many
-    /// documents there are now.
+    /// with their numbers, ids and texts, in order, in batches (of any
+    /// size); returns how many documents there are now.
     ///
     /// # Errors
     ///
@@ -73,7 +85,7 @@ pub trait Source: Sync {
         &self,
         progress: &dyn Progress,
         wanted: &(dyn Fn(u32) -> bool + Sync),
-        visit: &mut dyn FnMut(u32, &str, &str) -> Result<()>,
+        visit: &mut dyn FnMut(&[Revisited<'_>]) -> Result<()>,
     ) -> Result<usize>;
 }
 
@@ -157,8 +169,8 @@ arrow_documents!(StringViewArray);
 /// let texts = ["one text", "another"];
 /// let source = Memory::new(&texts[..]);
 /// let mut seen = Vec::new();
-/// source.revisit(&Silent, &|d| d == 1, &mut |d, id, text| {
-///     seen.push((d, id.to_string(), text.to_string()));
+/// source.revisit(&Silent, &|d| d == 1, &mut |batch| {
+///     seen.extend(batch.iter().map(|d| (d.number, d.id.to_string(), d.text.to_string())));
 ///     Ok(())
 /// })?;
 /// assert_eq!(seen, [(1, "1".to_string(), "another".to_string())]);
@@ -210,14 +222,26 @@ impl<D: DocumentsAt + ?Sized> Source for Memory<'_, D> {
         &self,
         progress: &dyn Progress,
         wanted: &(dyn Fn(u32) -> bool + Sync),
-        visit: &mut dyn FnMut(u32, &str, &str) -> Result<()>,
+        visit: &mut dyn FnMut(&[Revisited<'_>]) -> Result<()>,
     ) -> Result<usize> {
         let n = self.documents.count();
-        for i in 0..n {
-            if wanted(i as u32) {
-                let text = self.documents.text(i)?;
+        for start in (0..n).step_by(BATCH) {
+            let numbers: Vec<u32> = (start..(start + BATCH).min(n))
+                .map(|i| i as u32)
+                .filter(|&d| wanted(d))
+                .collect();
+            let ids: Vec<Cow<'_, str>> = numbers
+                .iter()
+                .map(|&d| self.documents.id(d as usize))
+                .collect();
+            let mut batch = Vec::with_capacity(numbers.len());
+            for (&number, id) in numbers.iter().zip(&ids) {
+                let text = self.documents.text(number as usize)?;
                 progress.document(text.len());
-                visit(i as u32, &self.documents.id(i), text)?;
+                batch.push(Revisited { number, id, text });
+            }
+            if !batch.is_empty() {
+                visit(&batch)?;
             }
         }
         Ok(n)

@@ -2,18 +2,18 @@
 //! source's order (the default `--keep first`), each block of units is
 //! sketched as the second pass reaches it and decided at once; the sketches
 //! of the units it keeps are held for the blocks after, and the others are
-//! let go. So verification holds the sketches of kept documents only, and
+//! let go. Sketches are made a batch of the source's at a time, on all
+//! cores, from the texts as they were read. So verification holds the sketches of kept documents only, and
 //! reads the source once, overlapped with the grouping.
 
 use std::collections::HashMap;
 
 use neardup_index::Bits;
-use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::greedy::{Greedy, Grouped, Rule};
 use crate::progress::Stage;
-use crate::sketches::SketchPass;
+use crate::sketches::{SketchPass, sketch_batch};
 
 /// Greedy grouping of the units whose fingerprints are `bits`, their
 /// documents read and sketched as `pass` says, in one pass.
@@ -25,24 +25,24 @@ pub(crate) fn greedy_as_read<B: Bits>(
     let mut state = State {
         greedy: Greedy::new(bits, rule)?,
         kept: HashMap::new(),
-        pending: Vec::new(),
+        pending: HashMap::new(),
     };
     let progress = pass.progress;
     progress.stage(Stage::Verifying, pass.source.total_bytes());
-    let now = pass
-        .source
-        .revisit(progress, pass.wanted, &mut |d, _, text| {
-            if progress.cancelled() {
-                return Err(Error::Cancelled);
-            }
+    let now = pass.source.revisit(progress, pass.wanted, &mut |batch| {
+        if progress.cancelled() {
+            return Err(Error::Cancelled);
+        }
+        for (d, sketch) in sketch_batch(batch, pass.verification) {
             let u = (pass.unit_of)(d);
             // Units come in order: the blocks before this one are ready.
             while u as usize >= state.greedy.next_block().end {
                 state.decide(pass)?;
             }
-            state.pending.push((u, text.to_string()));
-            Ok(())
-        })?;
+            state.pending.insert(u, sketch);
+        }
+        Ok(())
+    })?;
     while state.greedy.next() < bits.len() {
         state.decide(pass)?;
     }
@@ -60,19 +60,15 @@ struct State<'a, B> {
     greedy: Greedy<'a, B>,
     /// The sketches of kept units, for the blocks after theirs.
     kept: HashMap<u32, Vec<u64>>,
-    /// The texts of the next block's units, as read.
-    pending: Vec<(u32, String)>,
+    /// The sketches of the next block's units, as read.
+    pending: HashMap<u32, Vec<u64>>,
 }
 
 impl<B: Bits> State<'_, B> {
-    /// Sketches the pending texts on all cores and decides the next block.
+    /// Decides the next block, with the sketches read for it.
     fn decide(&mut self, pass: &SketchPass) -> Result<()> {
         let verification = pass.verification;
-        let fresh: HashMap<u32, Vec<u64>> = self
-            .pending
-            .par_drain(..)
-            .map(|(u, text)| (u, verification.sketch(&text)))
-            .collect();
+        let fresh = std::mem::take(&mut self.pending);
         let kept = &self.kept;
         let sketch = |u: u32| fresh.get(&u).or_else(|| kept.get(&u));
         let verify = |a: u32, u: u32| match (sketch(a), sketch(u)) {

@@ -19,8 +19,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use neardup_core::normalize;
-use unicode_segmentation::UnicodeSegmentation;
+use neardup_core::for_each_word;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// How a candidate pair is checked.
@@ -120,13 +119,6 @@ impl fmt::Display for Verification {
     }
 }
 
-/// The tokens of `text` (see the module's documentation): `unicode_words`
-/// yields only the words with a letter or a digit, by the tables of the
-/// pinned `unicode-segmentation`, whatever the compiler's own.
-fn tokens(normal: &str) -> impl Iterator<Item = &str> {
-    normal.unicode_words()
-}
-
 /// The words of `text` as sorted hashes, repeats kept: a multiset.
 ///
 /// ```
@@ -150,8 +142,9 @@ pub fn word_bag(text: &str) -> Vec<u64> {
 /// assert_eq!((w.len(), w[0] == w[2], w[0] == w[1]), (4, true, false));
 /// ```
 pub fn word_hashes(text: &str) -> Vec<u64> {
-    let normal = normalize(text);
-    tokens(&normal).map(|w| xxh3_64(w.as_bytes())).collect()
+    let mut out = Vec::new();
+    for_each_word(text, |w| out.push(xxh3_64(w.as_bytes())));
+    out
 }
 
 /// How much two word bags differ: the larger of the words that one has and
@@ -216,8 +209,14 @@ pub fn common(a: &[u64], b: &[u64]) -> usize {
 /// assert!(shingles("...", 3).is_empty());
 /// ```
 pub fn shingles(text: &str, n: usize) -> Vec<u64> {
-    let normal = normalize(text);
-    let words: Vec<&str> = tokens(&normal).collect();
+    // The words back to back in one string, and where each ends.
+    let (mut all, mut ends) = (String::new(), Vec::new());
+    for_each_word(text, |w| {
+        all.push_str(w);
+        ends.push(all.len());
+    });
+    let starts = std::iter::once(0).chain(ends.iter().copied());
+    let words: Vec<&str> = starts.zip(&ends).map(|(s, &e)| &all[s..e]).collect();
     let n = n.max(1);
     let mut out: Vec<u64> = if words.len() <= n {
         if words.is_empty() {
@@ -274,7 +273,8 @@ mod tests {
         ];
         let count = |t: &str| {
             let mut m: HashMap<String, usize> = HashMap::new();
-            for w in tokens(&normalize(t)) {
+            let normal = neardup_core::normalize(t);
+            for w in unicode_segmentation::UnicodeSegmentation::unicode_words(normal.as_str()) {
                 *m.entry(w.to_string()).or_default() += 1;
             }
             m

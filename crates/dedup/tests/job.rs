@@ -8,8 +8,8 @@ use arrow_array::StringArray;
 use neardup_core::{Fingerprinter, Profile};
 use neardup_corpus::{Corpus, ReadOptions};
 use neardup_dedup::{
-    Dedup, Error, Fate, Files, Grouping, Keep, Memory, Progress, Silent, Skipped, Source,
-    SourceDoc, Verification, is_short, keep_first,
+    Dedup, Error, Fate, Files, Grouping, Keep, Memory, Progress, Revisited, Silent, Skipped,
+    Source, SourceDoc, Verification, is_short, keep_first,
 };
 use neardup_index::{Pair, brute_force_pairs};
 
@@ -107,12 +107,12 @@ impl Source for Counted<'_> {
         &self,
         progress: &dyn Progress,
         wanted: &(dyn Fn(u32) -> bool + Sync),
-        visit: &mut dyn FnMut(u32, &str, &str) -> neardup_dedup::Result<()>,
+        visit: &mut dyn FnMut(&[Revisited<'_>]) -> neardup_dedup::Result<()>,
     ) -> neardup_dedup::Result<usize> {
         self.revisits.fetch_add(1, Ordering::Relaxed);
-        let n = self.inner.revisit(progress, wanted, &mut |d, id, text| {
-            self.revisited.fetch_add(1, Ordering::Relaxed);
-            visit(d, id, text)
+        let n = self.inner.revisit(progress, wanted, &mut |batch| {
+            self.revisited.fetch_add(batch.len(), Ordering::Relaxed);
+            visit(batch)
         })?;
         Ok(n - usize::from(self.lose_one))
     }

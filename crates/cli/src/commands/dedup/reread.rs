@@ -48,14 +48,16 @@ pub(super) fn look_up(
     let now = files.revisit(
         progress,
         &|d| want_id(d) || want_text.contains(&d),
-        &mut |d, id, text| {
-            // Documents not asked for end where the one before did.
-            let end = ids.text.len() as u64;
-            ids.ends.resize(d as usize, end);
-            ids.text.push_str(id);
-            ids.ends.push(ids.text.len() as u64);
-            if want_text.contains(&d) {
-                texts.insert(d, text.to_string());
+        &mut |batch| {
+            for doc in batch {
+                // Documents not asked for end where the one before did.
+                let end = ids.text.len() as u64;
+                ids.ends.resize(doc.number as usize, end);
+                ids.text.push_str(doc.id);
+                ids.ends.push(ids.text.len() as u64);
+                if want_text.contains(&doc.number) {
+                    texts.insert(doc.number, doc.text.to_string());
+                }
             }
             Ok(())
         },

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use neardup_core::Width;
-use neardup_index::{Bits, IndexDir, TablePlan};
+use neardup_index::{AnyIndexDir, TablePlan};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
@@ -33,29 +33,15 @@ pub(crate) fn against(dir: &Path, fingerprints: &[u128], width: Width, k: u32) -
         path: dir.to_path_buf(),
         message,
     };
-    let indexed = IndexDir::<u64>::width(dir)?;
-    if indexed != width {
+    let index = AnyIndexDir::open(dir)?;
+    if index.width() != width {
         return Err(refuse(format!(
             "it holds {}-bit fingerprints, these are {}-bit; fingerprint at its width",
-            indexed.bits(),
+            index.width().bits(),
             width.bits()
         )));
     }
-    match width {
-        Width::W64 => nearest::<u64>(dir, fingerprints, k, |b| b as u64, refuse),
-        _ => nearest::<u128>(dir, fingerprints, k, |b| b, refuse),
-    }
-}
-
-fn nearest<B: Bits>(
-    dir: &Path,
-    fingerprints: &[u128],
-    k: u32,
-    narrow: impl Fn(u128) -> B + Sync,
-    refuse: impl Fn(String) -> Error,
-) -> Result<Indexed> {
-    let index = IndexDir::<B>::open(dir)?;
-    let index_k = index.segment().plan().k();
+    let index_k = index.plan().k();
     if k > index_k {
         return Err(refuse(format!(
             "it finds fingerprints at most {index_k} bits apart, and {k} were asked for; \
@@ -66,7 +52,7 @@ fn nearest<B: Bits>(
         .par_iter()
         .map(|&f| {
             index
-                .query(narrow(f))
+                .query(f)
                 .into_iter()
                 .find(|m| m.distance <= k)
                 .map(|m| (m.id, m.distance))
@@ -96,9 +82,9 @@ fn nearest<B: Bits>(
 ///
 /// # Errors
 ///
-/// As the index crate's [`IndexDir::create`] and [`IndexDir::add`]: names
-/// that repeat, an index of another width, a directory that cannot be
-/// written.
+/// As the index crate's [`AnyIndexDir::create`] and [`AnyIndexDir::add`]:
+/// names that repeat, an index of another width, a directory that cannot
+/// be written.
 pub fn save_to_index(
     dir: &Path,
     width: Width,
@@ -106,21 +92,12 @@ pub fn save_to_index(
     fingerprints: &[u128],
     names: &[&str],
 ) -> Result<()> {
-    match width {
-        Width::W64 => {
-            let fps: Vec<u64> = fingerprints.iter().map(|&f| f as u64).collect();
-            save_as(dir, &fps, names, width, k)
-        }
-        _ => save_as(dir, fingerprints, names, width, k),
-    }
-}
-
-fn save_as<B: Bits>(dir: &Path, fps: &[B], names: &[&str], width: Width, k: u32) -> Result<()> {
     if dir.join("MANIFEST").exists() {
-        IndexDir::<B>::open(dir)?.add(fps, names)?;
+        AnyIndexDir::open(dir)?.add(fingerprints, names)?;
     } else {
-        let plan = TablePlan::choose(width, k, fps.len().max(1) as f64, None)?.plan(width, k)?;
-        IndexDir::create(dir, plan, fps, names)?;
+        let plan =
+            TablePlan::choose(width, k, fingerprints.len().max(1) as f64, None)?.plan(width, k)?;
+        AnyIndexDir::create(dir, plan, fingerprints, names)?;
     }
     Ok(())
 }

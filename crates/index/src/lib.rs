@@ -8,6 +8,7 @@
 //! - [`OnlineIndex`]: queries between inserts and deletes;
 //! - [`Segment`]: an index saved to a file and opened by memory map;
 //!   [`IndexDir`]: a directory holding one, to which fingerprints are added;
+//!   [`AnyIndexDir`]: the same, of the width its manifest says;
 //! - [`self_join`] and [`cross_join`]: every pair within `k` bits, one table
 //!   at a time (Manku, Jain and Das Sarma 2007, §3);
 //! - [`brute_force_pairs`], [`brute_force_cross`]: the same by comparing
@@ -31,6 +32,7 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+mod any_width;
 mod bits;
 mod brute;
 mod directory;
@@ -42,6 +44,7 @@ mod plan;
 mod query;
 mod segment;
 
+pub use any_width::AnyIndexDir;
 pub use bits::Bits;
 pub use brute::{brute_force_cross, brute_force_pairs};
 pub use directory::IndexDir;

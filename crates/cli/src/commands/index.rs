@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
 use neardup_corpus::Corpus;
-use neardup_index::{Bits, IndexDir, TablePlan};
+use neardup_index::{AnyIndexDir, TablePlan};
 use rayon::prelude::*;
 
 use crate::args::{IndexAddArgs, IndexBuildArgs, IndexCommand, IndexQueryArgs, IndexStatsArgs};
@@ -41,10 +41,7 @@ fn build(args: &IndexBuildArgs) -> Result<ExitCode> {
     }
     .with_context(|| format!("-k {}", args.k))?;
     let tables = plan.tables();
-    match width {
-        Width::W64 => IndexDir::create(&args.index, plan, &set.narrow(), &set.ids)?,
-        _ => IndexDir::create(&args.index, plan, &set.bits, &set.ids)?,
-    }
+    AnyIndexDir::create(&args.index, plan, &set.bits, &set.ids)?;
     eprintln!(
         "neardup: indexed {} fingerprints in {} ({tables} tables)",
         set.ids.len(),
@@ -54,33 +51,26 @@ fn build(args: &IndexBuildArgs) -> Result<ExitCode> {
 }
 
 fn add(args: &IndexAddArgs) -> Result<ExitCode> {
-    let width = IndexDir::<u64>::width(&args.index)?;
-    let mut read_width = Some(width);
+    let mut index = AnyIndexDir::open(&args.index)?;
+    let mut read_width = Some(index.width());
     let fields = (
         &args.fields.fingerprint_field[..],
         &args.fields.id_field[..],
     );
     let set = Set::read(&args.paths, fields, &mut read_width)?;
-    let total = match width {
-        Width::W64 => add_to::<u64>(args, &set.narrow(), &set.ids)?,
-        _ => add_to::<u128>(args, &set.bits, &set.ids)?,
-    };
+    index.add(&set.bits, &set.ids)?;
     eprintln!(
-        "neardup: added {} fingerprints to {} ({total} in all)",
+        "neardup: added {} fingerprints to {} ({} in all)",
         set.ids.len(),
-        args.index.display()
+        args.index.display(),
+        index.len()
     );
     Ok(ExitCode::SUCCESS)
 }
 
-fn add_to<B: Bits>(args: &IndexAddArgs, fps: &[B], ids: &[String]) -> Result<usize> {
-    let mut index = IndexDir::<B>::open(&args.index)?;
-    index.add(fps, ids)?;
-    Ok(index.segment().len())
-}
-
 fn query(args: &IndexQueryArgs) -> Result<ExitCode> {
-    let width = IndexDir::<u64>::width(&args.index)?;
+    let index = AnyIndexDir::open(&args.index)?;
+    let width = index.width();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()?;
@@ -93,10 +83,7 @@ fn query(args: &IndexQueryArgs) -> Result<ExitCode> {
             Set::read(&args.paths, fields, &mut read_width)
         }
     })?;
-    pool.install(|| match width {
-        Width::W64 => query_in::<u64>(args, &set.narrow(), &set.ids),
-        _ => query_in::<u128>(args, &set.bits, &set.ids),
-    })?;
+    pool.install(|| query_in(args, &index, &set))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -134,10 +121,8 @@ fn fingerprint_documents(args: &IndexQueryArgs, width: Width) -> Result<Set> {
     Ok(set)
 }
 
-fn query_in<B: Bits>(args: &IndexQueryArgs, queries: &[B], ids: &[String]) -> Result<()> {
-    let index = IndexDir::<B>::open(&args.index)?;
-    let segment = index.segment();
-    let k = segment.plan().k();
+fn query_in(args: &IndexQueryArgs, index: &AnyIndexDir, queries: &Set) -> Result<()> {
+    let k = index.plan().k();
     let limit = args.k.unwrap_or(k);
     if limit > k {
         bail!(
@@ -145,9 +130,9 @@ fn query_in<B: Bits>(args: &IndexQueryArgs, queries: &[B], ids: &[String]) -> Re
              build one with -k {limit}"
         );
     }
-    let results: Vec<_> = queries.par_iter().map(|&q| segment.query(q)).collect();
+    let results: Vec<_> = queries.bits.par_iter().map(|&q| index.query(q)).collect();
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout());
-    for (id, matches) in ids.iter().zip(results) {
+    for (id, matches) in queries.ids.iter().zip(results) {
         out.write_all(b"{\"id\":")?;
         serde_json::to_writer(&mut out, id)?;
         out.write_all(b",\"matches\":[")?;
@@ -158,7 +143,7 @@ fn query_in<B: Bits>(args: &IndexQueryArgs, queries: &[B], ids: &[String]) -> Re
             }
             first = false;
             out.write_all(b"{\"id\":")?;
-            serde_json::to_writer(&mut out, segment.name(m.id).unwrap_or(""))?;
+            serde_json::to_writer(&mut out, index.name(m.id).unwrap_or(""))?;
             write!(out, ",\"distance\":{}}}", m.distance)?;
         }
         out.write_all(b"]}\n")?;
@@ -168,20 +153,10 @@ fn query_in<B: Bits>(args: &IndexQueryArgs, queries: &[B], ids: &[String]) -> Re
 }
 
 fn stats(args: &IndexStatsArgs) -> Result<ExitCode> {
-    let line = match IndexDir::<u64>::width(&args.index)? {
-        Width::W64 => stats_of::<u64>(args)?,
-        _ => stats_of::<u128>(args)?,
-    };
-    println!("{line}");
-    Ok(ExitCode::SUCCESS)
-}
-
-fn stats_of<B: Bits>(args: &IndexStatsArgs) -> Result<String> {
-    let index = IndexDir::<B>::open(&args.index)?;
-    let s = index.segment();
-    let plan = s.plan();
-    let n = s.len();
-    Ok(serde_json::json!({
+    let index = AnyIndexDir::open(&args.index)?;
+    let plan = index.plan();
+    let n = index.len();
+    let line = serde_json::json!({
         "index": args.index.display().to_string(),
         "fingerprints": n,
         "width": plan.width().bits(),
@@ -189,8 +164,9 @@ fn stats_of<B: Bits>(args: &IndexStatsArgs) -> Result<String> {
         "blocks": plan.blocks().len(),
         "tables": plan.tables(),
         "format_version": neardup_index::FORMAT_VERSION,
-        "file_bytes": s.file_bytes(),
-        "bytes_per_fingerprint": s.file_bytes() as f64 / n.max(1) as f64,
-    })
-    .to_string())
+        "file_bytes": index.file_bytes(),
+        "bytes_per_fingerprint": index.file_bytes() as f64 / n.max(1) as f64,
+    });
+    println!("{line}");
+    Ok(ExitCode::SUCCESS)
 }

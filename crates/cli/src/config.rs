@@ -115,8 +115,10 @@ pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
         .against(args.against.clone())
         // Temporary files beside the outputs: where the user made room.
         .spill_to(Some(args.out.clone()));
-    job.check()
-        .with_context(|| format!("-k {} (--k-short {})", args.k, job.max_distance()))?;
+    job.check().with_context(|| match job.short_k() {
+        Some(k_short) => format!("-k {} (--k-short {k_short})", args.k),
+        None => format!("-k {}", args.k),
+    })?;
     Ok(job)
 }
 

@@ -110,8 +110,8 @@ impl neardup_dedup::Progress for Bars {
         // The first pass is the run itself: its bar needs no name.
         let name = match stage {
             neardup_dedup::Stage::Fingerprinting => "",
-            neardup_dedup::Stage::Verifying => "verifying",
             neardup_dedup::Stage::Reading => "reading ids",
+            other => other.name(),
         };
         if let Ok(mut current) = self.current.lock() {
             *current = Some(Progress::stage(total_bytes, self.quiet, name));

@@ -19,6 +19,7 @@
 //! beforehand by a join at their larger k: so wide a search suits the
 //! sorted tables of a join better than an index's hash tables.
 
+use neardup_core::Width;
 use neardup_index::{Bits, OnlineIndex, Pair, TablePlan, self_join_where};
 use rayon::prelude::*;
 
@@ -81,10 +82,12 @@ struct Searched {
 }
 
 /// Pairs of short units beyond k, by the later unit: `(distance, earlier)`,
-/// nearest first.
+/// nearest first. They are all held: a large cluster of templated short
+/// texts (titles, tweets) 7 to 12 bits apart makes them quadratic, which
+/// the short-document rule's redesign (issue 13) must bound.
 struct ShortPairs {
     /// Where each unit's pairs start in `pairs`; one more at the end.
-    start: Vec<u32>,
+    start: Vec<usize>,
     pairs: Vec<(u32, u32)>,
 }
 
@@ -113,7 +116,7 @@ impl ShortPairs {
             .collect();
         }
         found.par_sort_unstable_by_key(|p| (p.b, p.distance, p.a));
-        let mut start = vec![0u32; n + 1];
+        let mut start = vec![0usize; n + 1];
         for p in &found {
             start[p.b as usize + 1] += 1;
         }
@@ -128,7 +131,7 @@ impl ShortPairs {
 
     fn of(&self, u: u32) -> &[(u32, u32)] {
         let (from, to) = (self.start[u as usize], self.start[u as usize + 1]);
-        &self.pairs[from as usize..to as usize]
+        &self.pairs[from..to]
     }
 }
 
@@ -163,11 +166,26 @@ pub(crate) struct Greedy<'a, B> {
     pairs_by_distance: Vec<u64>,
 }
 
+/// The plan of the index of kept units, for about `n` of them.
+///
+/// # Errors
+///
+/// When no plan within [`KEPT_BYTES`] per fingerprint searches `k` bits
+/// (above 29 bits at 64, 27 at 128): the message gives the bytes needed.
+pub(crate) fn kept_plan(width: Width, k: u32, n: usize) -> Result<TablePlan> {
+    let choice = TablePlan::choose(width, k, n.max(1) as f64, Some(KEPT_BYTES)).map_err(|e| {
+        Error::Index(neardup_index::Error::Plan(format!(
+            "k = {k} is too wide for greedy grouping's index of kept documents ({e}); \
+             give a smaller k"
+        )))
+    })?;
+    Ok(choice.plan(width, k)?)
+}
+
 impl<'a, B: Bits> Greedy<'a, B> {
     pub(crate) fn new(bits: &'a [B], rule: &'a Rule<'a>) -> Result<Greedy<'a, B>> {
         let n = bits.len();
-        let plan = TablePlan::choose(B::WIDTH, rule.k, n.max(1) as f64, Some(KEPT_BYTES))?
-            .plan(B::WIDTH, rule.k)?;
+        let plan = kept_plan(B::WIDTH, rule.k, n)?;
         let max_k = rule.short.map_or(rule.k, |(k, _)| k.max(rule.k));
         Ok(Greedy {
             bits,

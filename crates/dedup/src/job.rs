@@ -23,7 +23,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::copies::Copies;
 use crate::error::{Error, Result};
-use crate::greedy::{Grouped, Rule, greedy};
+use crate::greedy::{Grouped, Rule, greedy, kept_plan};
 use crate::grouping::Fate;
 use crate::incremental::{Indexed, against};
 use crate::keep::Keep;
@@ -169,7 +169,7 @@ impl Dedup {
     /// holds (with verification, when it is above k).
     pub fn short_k(&self) -> Option<u32> {
         self.verification?;
-        Some(self.k_short.unwrap_or(2 * self.k).max(self.k)).filter(|&s| s > self.k)
+        Some(self.k_short.unwrap_or(self.k.saturating_mul(2)).max(self.k)).filter(|&s| s > self.k)
     }
 
     /// The farthest apart two documents of a group may be.
@@ -194,6 +194,8 @@ impl Dedup {
         let width = self.fingerprinter.width();
         TablePlan::pigeonhole(width, self.k)?;
         TablePlan::pigeonhole(width, self.max_distance())?;
+        // The index of kept documents must have a plan for k.
+        kept_plan(width, self.k, 1)?;
         Ok(())
     }
 
@@ -353,9 +355,13 @@ impl Dedup {
         };
         let needed = self.with_candidates(bits, short_units, k_short)?;
         let spill = self.spill.clone().unwrap_or_else(std::env::temp_dir);
+        // A document past the first pass's count (the source grew) is not
+        // wanted; the count, checked after the pass, says so.
         let wanted = |d: u32| {
-            let u = copies.unit_of(d);
-            copies.representative(u) == d && needed[u as usize] && !excluded(u)
+            (d as usize) < documents && {
+                let u = copies.unit_of(d);
+                copies.representative(u) == d && needed[u as usize] && !excluded(u)
+            }
         };
         let pass = SketchPass {
             source,
@@ -465,8 +471,9 @@ pub struct Stats {
     pub exact_copies: usize,
     /// Documents dropped for an indexed one.
     pub dropped_against_index: usize,
-    /// Pairs of a document with a kept one within reach that the search
-    /// met (greedy), or every pair within reach (components).
+    /// Pairs of a document with a kept one within reach that greedy
+    /// grouping met, and, for components, the pairs of different groups
+    /// that joining them compared.
     pub candidate_pairs: u64,
     /// Greedy: for each distance, the documents dropped at it (exact copies
     /// aside); components: the pairs that joined two groups.

@@ -17,7 +17,10 @@
 //!   verification (the short-document rule);
 //! - [`Verification`]: the exact measure that checks candidate pairs, words
 //!   that differ ([`word_difference`]) or shingle [`jaccard`]; each
-//!   document is sketched once, into a temporary file;
+//!   document that can be compared is sketched once, in one more pass over
+//!   the source (with the default keep order, grouping runs during that
+//!   pass and only kept documents' sketches are held; otherwise they go to
+//!   a temporary file);
 //! - greedy grouping: each document, in [`Keep`] order, is compared with
 //!   the documents kept so far (never with dropped ones), nearest first,
 //!   and dropped for the first that passes verification; or

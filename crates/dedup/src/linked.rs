@@ -124,8 +124,11 @@ fn join_in_run<B: Bits>(
                     }
                     met += 1;
                     if rule.verify.is_none_or(|v| v(a, b)) {
-                        groups.join(a, b);
-                        if let Some(count) = by_distance.get(distance as usize) {
+                        // Counted only if this pair joined them, not a pair
+                        // another thread verified at the same time.
+                        if groups.join(a, b)
+                            && let Some(count) = by_distance.get(distance as usize)
+                        {
                             count.fetch_add(1, Ordering::Relaxed);
                         }
                         break 'groups;
@@ -162,11 +165,12 @@ impl Groups {
         }
     }
 
-    fn join(&self, a: u32, b: u32) {
+    /// Joins the groups of `a` and `b`; whether they were two groups.
+    fn join(&self, a: u32, b: u32) -> bool {
         loop {
             let (ra, rb) = (self.root(a), self.root(b));
             if ra == rb {
-                return;
+                return false;
             }
             let (low, high) = (ra.min(rb), ra.max(rb));
             // Only a root is linked, and only while it is one.
@@ -174,7 +178,7 @@ impl Groups {
                 .compare_exchange(high, low, Ordering::AcqRel, Ordering::Relaxed)
                 .is_ok()
             {
-                return;
+                return true;
             }
         }
     }

@@ -14,11 +14,14 @@ use crate::progress::{Progress, Stage};
 use crate::source::{Revisited, Source};
 use crate::verify::Verification;
 
+/// The length of a unit that was not sketched.
+const NONE: u32 = u32::MAX;
+
 /// The sketches of some units, by unit.
 pub(crate) struct Sketches {
     map: Option<Mmap>,
     /// Where each unit's sketch starts in the file, in `u64`s, and its
-    /// length (0: none).
+    /// length ([`NONE`]: not sketched).
     start: Vec<u64>,
     len: Vec<u32>,
 }
@@ -46,7 +49,7 @@ impl Sketches {
         let spill_error = |e| Error::io("write verification sketches to a file in", pass.spill, e);
         let mut out = BufWriter::new(&file);
         let mut start = vec![0u64; pass.units];
-        let mut len = vec![0u32; pass.units];
+        let mut len = vec![NONE; pass.units];
         let mut written = 0u64;
         pass.progress
             .stage(Stage::Verifying, pass.source.total_bytes());
@@ -61,7 +64,7 @@ impl Sketches {
                         .map_err(spill_error)?;
                     let unit = (pass.unit_of)(d) as usize;
                     start[unit] = written;
-                    len[unit] = u32::try_from(sketch.len()).unwrap_or(u32::MAX);
+                    len[unit] = u32::try_from(sketch.len()).unwrap_or(NONE - 1);
                     written += sketch.len() as u64;
                 }
                 Ok(())
@@ -86,13 +89,19 @@ impl Sketches {
         Ok(Sketches { map, start, len })
     }
 
-    /// The sketch of `unit`, if it was made.
+    /// The sketch of `unit`, if it was made (an empty one for a document
+    /// without words).
     pub(crate) fn get(&self, unit: u32) -> Option<&[u64]> {
-        let map = self.map.as_ref()?;
+        let len = *self.len.get(unit as usize)?;
+        if len == NONE {
+            return None;
+        }
+        let Some(map) = self.map.as_ref() else {
+            return Some(&[]);
+        };
         let all: &[u64] = bytemuck::try_cast_slice(&map[..]).ok()?;
         let start = *self.start.get(unit as usize)? as usize;
-        let len = *self.len.get(unit as usize)? as usize;
-        all.get(start..start + len)
+        all.get(start..start + len as usize)
     }
 }
 

@@ -35,6 +35,12 @@ pub(crate) fn greedy_as_read<B: Bits>(
         }
         for (d, sketch) in sketch_batch(batch, pass.verification) {
             let u = (pass.unit_of)(d);
+            if (u as usize) < state.greedy.next() {
+                return Err(Error::Source(format!(
+                    "document {d} came again after later ones; a source hands its documents \
+                     over in the order of its first pass"
+                )));
+            }
             // Units come in order: the blocks before this one are ready.
             while u as usize >= state.greedy.next_block().end {
                 state.decide(pass)?;

@@ -222,3 +222,78 @@ fn runs_equal_keep_first_over_every_verified_pair_of_documents() {
         assert_eq!(outcome.fates(), expected, "{keep}");
     }
 }
+
+/// A source whose later passes hand over one document more than the first
+/// (the inputs grew), or hand the documents over backwards.
+struct Unsteady {
+    texts: Vec<String>,
+    backwards: bool,
+}
+
+impl Source for Unsteady {
+    fn scan(
+        &self,
+        progress: &dyn Progress,
+        visit: &mut dyn FnMut(&[SourceDoc<'_>]) -> neardup_dedup::Result<()>,
+    ) -> neardup_dedup::Result<Skipped> {
+        let first = &self.texts[..self.texts.len() - usize::from(!self.backwards)];
+        Memory::new(first).scan(progress, visit)
+    }
+
+    fn revisit(
+        &self,
+        _: &dyn Progress,
+        wanted: &(dyn Fn(u32) -> bool + Sync),
+        visit: &mut dyn FnMut(&[Revisited<'_>]) -> neardup_dedup::Result<()>,
+    ) -> neardup_dedup::Result<usize> {
+        let mut numbers: Vec<u32> = (0..self.texts.len() as u32)
+            .filter(|&d| wanted(d))
+            .collect();
+        if self.backwards {
+            numbers.reverse();
+        }
+        for d in numbers {
+            let text = &self.texts[d as usize];
+            visit(&[Revisited {
+                number: d,
+                id: "",
+                text,
+            }])?;
+        }
+        Ok(self.texts.len())
+    }
+}
+
+#[test]
+fn a_source_that_grows_or_turns_around_is_refused() {
+    let texts = corpus();
+    let grown = Unsteady {
+        texts: texts.clone(),
+        backwards: false,
+    };
+    let err = Dedup::new().unwrap().run(&grown, &Silent).unwrap_err();
+    assert!(
+        matches!(err, Error::Changed { first: 59, now: 60 }),
+        "{err}"
+    );
+    // Backwards within a block of units changes nothing; across blocks, a
+    // unit would come after its block was decided.
+    let many: Vec<String> = (0..5000)
+        .map(|i| format!("document {i} {}", texts[i % texts.len()]))
+        .collect();
+    let turned = Unsteady {
+        texts: many,
+        backwards: true,
+    };
+    let err = Dedup::new().unwrap().run(&turned, &Silent).unwrap_err();
+    assert!(err.to_string().contains("order of its first pass"), "{err}");
+}
+
+#[test]
+fn a_k_too_wide_for_the_index_of_kept_documents_is_refused_before_reading() {
+    let mut job = Dedup::new().unwrap();
+    job.verification(None).k(29);
+    assert!(job.check().is_ok());
+    let err = job.k(40).check().unwrap_err();
+    assert!(err.to_string().contains("give a smaller k"), "{err}");
+}

@@ -155,7 +155,9 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             distance,
         })
         .collect();
-    let mut dropped_by_distance = vec![0u64; max_distance as usize + 1];
+    // Components may drop a document farther than k from its group's first.
+    let farthest = fates.iter().filter_map(Fate::distance).max().unwrap_or(0);
+    let mut dropped_by_distance = vec![0u64; farthest.max(max_distance) as usize + 1];
     for distance in fates.iter().filter_map(Fate::distance) {
         if let Some(count) = dropped_by_distance.get_mut(distance as usize) {
             *count += 1;

@@ -47,7 +47,9 @@ pub(super) fn look_up(
     progress.stage(Stage::Reading, files.total_bytes());
     let now = files.revisit(
         progress,
-        &|d| want_id(d) || want_text.contains(&d),
+        // A document past `n` (the inputs grew) is not wanted; the count
+        // below says so.
+        &|d| (d as usize) < n && (want_id(d) || want_text.contains(&d)),
         &mut |batch| {
             for doc in batch {
                 // Documents not asked for end where the one before did.

@@ -121,19 +121,3 @@ pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
     })?;
     Ok(job)
 }
-
-/// The k that short documents are searched at (`--k-short`, else twice
-/// `k`), never below `k`.
-pub fn short_k(k: u32, given: Option<u32>) -> u32 {
-    given.unwrap_or(2 * k).max(k)
-}
-
-/// The k of a pair: [`short_k`] when both documents are short and pairs
-/// are verified (the short-document rule of `neardup_dedup`), else `k`.
-pub fn pair_k(k: u32, k_short: Option<u32>, verified: bool, both_short: bool) -> u32 {
-    if verified && both_short {
-        short_k(k, k_short)
-    } else {
-        k
-    }
-}

@@ -29,7 +29,7 @@ use crate::incremental::{Indexed, against};
 use crate::keep::Keep;
 use crate::linked::linked;
 use crate::progress::{Progress, Skipped, Stage};
-use crate::short::is_short;
+use crate::short::{is_short, short_k};
 use crate::sketches::{SketchPass, Sketches};
 use crate::source::{Origin, Source};
 use crate::streamed::greedy_as_read;
@@ -116,6 +116,21 @@ impl Dedup {
     }
 
     /// Near-duplicates are at most `k` bits apart.
+    ///
+    /// ```
+    /// use neardup_dedup::{Dedup, Grouping, Keep, Verification};
+    ///
+    /// let mut job = Dedup::new()?;
+    /// job.k(8)
+    ///     .k_short(Some(14))
+    ///     .verification(Some(Verification::Jaccard(0.8)))
+    ///     .keep(Keep::Longest)
+    ///     .grouping(Grouping::Components);
+    /// assert_eq!((job.short_k(), job.max_distance()), (Some(14), 14));
+    /// job.verification(None);
+    /// assert_eq!((job.short_k(), job.max_distance()), (None, 8));
+    /// # Ok::<(), neardup_dedup::Error>(())
+    /// ```
     pub fn k(&mut self, k: u32) -> &mut Dedup {
         self.k = k;
         self
@@ -169,7 +184,7 @@ impl Dedup {
     /// holds (with verification, when it is above k).
     pub fn short_k(&self) -> Option<u32> {
         self.verification?;
-        Some(self.k_short.unwrap_or(self.k.saturating_mul(2)).max(self.k)).filter(|&s| s > self.k)
+        Some(short_k(self.k, self.k_short)).filter(|&s| s > self.k)
     }
 
     /// The farthest apart two documents of a group may be.
@@ -432,6 +447,17 @@ struct Scanned {
 const WHOLE: u64 = u64::MAX;
 
 /// What a run keeps of a document: 32 bytes, whatever its size.
+///
+/// ```
+/// use neardup_dedup::{Dedup, Memory, Silent};
+///
+/// let texts = ["a first text", "and a second one"];
+/// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
+/// let record = outcome.records()[1];
+/// assert_eq!((record.origin().line, record.bytes()), (Some(1), 16));
+/// assert_ne!(record.fingerprint(), outcome.records()[0].fingerprint());
+/// # Ok::<(), neardup_dedup::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Record {
     fingerprint: u128,
@@ -461,6 +487,17 @@ impl Record {
 }
 
 /// What a run counted.
+///
+/// ```
+/// use neardup_dedup::{Dedup, Memory, Silent};
+///
+/// let texts = ["the same text", "the same text", "another text altogether"];
+/// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
+/// let stats = outcome.stats();
+/// assert_eq!((stats.documents, stats.unique, stats.exact_copies), (3, 2, 1));
+/// assert_eq!((stats.k, stats.k_short), (6, Some(12)));
+/// # Ok::<(), neardup_dedup::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stats {
     /// Documents read (skipped records not counted).
@@ -487,6 +524,19 @@ pub struct Stats {
 }
 
 /// The result of a run: each document's record and fate, in source order.
+///
+/// ```
+/// use neardup_dedup::{Dedup, Fate, Memory, Silent};
+///
+/// let texts = ["the river rose in the night and the town woke to water",
+///              "the river rose in the night and the town woke to water!"];
+/// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
+/// assert_eq!(outcome.unique(), 1);
+/// assert_eq!(outcome.fates()[1], Fate::Duplicate { of: 0, distance: 0 });
+/// assert_eq!(outcome.skipped().total(), 0);
+/// assert_eq!(outcome.into_fates().len(), 2);
+/// # Ok::<(), neardup_dedup::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Outcome {
     records: Vec<Record>,

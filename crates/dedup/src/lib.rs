@@ -71,6 +71,6 @@ pub use incremental::save_to_index;
 pub use job::{DEFAULT_K, DEFAULT_VERIFICATION, Dedup, Grouping, Outcome, Record, Stats};
 pub use keep::Keep;
 pub use progress::{Progress, Silent, Skipped, Stage};
-pub use short::{SHORT_WORDS, is_short, length_in_words};
+pub use short::{SHORT_WORDS, is_short, length_in_words, pair_k, short_k};
 pub use source::{DocumentsAt, Memory, Origin, Revisited, Source, SourceDoc};
 pub use verify::{Verification, common, jaccard, shingles, word_bag, word_difference, word_hashes};

@@ -15,6 +15,39 @@
 /// Documents with fewer words than this are short.
 pub const SHORT_WORDS: usize = 50;
 
+/// The k that short documents are searched at: `given` (`--k-short`), else
+/// twice `k`, never below `k`.
+///
+/// ```
+/// use neardup_dedup::short_k;
+///
+/// assert_eq!(short_k(6, None), 12);
+/// assert_eq!(short_k(6, Some(9)), 9);
+/// assert_eq!(short_k(6, Some(3)), 6);
+/// ```
+pub fn short_k(k: u32, given: Option<u32>) -> u32 {
+    given.unwrap_or(k.saturating_mul(2)).max(k)
+}
+
+/// The farthest apart two documents may be and still be compared: the
+/// [`short_k`] when both are short and pairs are verified (the rule holds
+/// only with verification), else `k`.
+///
+/// ```
+/// use neardup_dedup::pair_k;
+///
+/// assert_eq!(pair_k(6, None, true, true), 12);
+/// assert_eq!(pair_k(6, None, false, true), 6);
+/// assert_eq!(pair_k(6, None, true, false), 6);
+/// ```
+pub fn pair_k(k: u32, k_short: Option<u32>, verified: bool, both_short: bool) -> u32 {
+    if verified && both_short {
+        short_k(k, k_short)
+    } else {
+        k
+    }
+}
+
 /// The length of `text` in words: its whitespace-separated words when it
 /// is written with spaces (one space or more per 20 characters), else its
 /// characters other than spaces over 2 (so 100 Chinese characters count as

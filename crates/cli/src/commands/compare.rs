@@ -30,7 +30,7 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     // with verification), and accepted by the verification.
     let verify = config::verification(&args.verify)?;
     let short = is_short(&a) && is_short(&b);
-    let k = config::pair_k(args.k, args.k_short, verify.is_some(), short);
+    let k = neardup_dedup::pair_k(args.k, args.k_short, verify.is_some(), short);
     let measure = verify.map(|v| {
         let value = v.measure(&v.sketch(&a), &v.sketch(&b));
         (v, value, v.holds(value))

@@ -99,7 +99,8 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
         let p = &bench.pairs[i];
         // As in dedup: both documents short.
         let short = bench.documents[p.a].words.max(bench.documents[p.b].words) < SHORT_WORDS;
-        distances[i] <= config::pair_k(k, args.k_short, verify.is_some(), short) && verified(i)
+        distances[i] <= neardup_dedup::pair_k(k, args.k_short, verify.is_some(), short)
+            && verified(i)
     };
     let curve: Vec<(u32, Scores)> = (0..=args.k_max)
         .map(|k| (k, score(&bench, |i| reported(i, k))))
@@ -145,7 +146,7 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
                 "seed": args.seed,
                 "verify": args.verify,
                 "k": args.k,
-                "k_short": verify.map(|_| config::short_k(args.k, args.k_short)),
+                "k_short": verify.map(|_| neardup_dedup::short_k(args.k, args.k_short)),
             },
             "documents": bench.documents.len(),
             "pairs": bench.pairs.len(),

@@ -368,28 +368,4 @@ mod tests {
             prop_assert_eq!(grouped.pairs_by_distance.iter().sum::<u64>(), dropped);
         }
     }
-
-    #[test]
-    fn a_dense_cluster_meets_one_kept_unit_per_unit() {
-        // 20,000 fingerprints within 2 bits of one another: 200 million
-        // pairs, of which greedy grouping meets about one per unit.
-        let centre = 0x0123_4567_89ab_cdefu64;
-        let bits: Vec<u64> = (0..20_000u64).map(|i| centre ^ 1 << (i % 64)).collect();
-        let rule = Rule {
-            k: 6,
-            short: None,
-            excluded: &|_| false,
-            verify: Some(&|_, _| true),
-        };
-        let grouped = greedy(&bits, &rule, &Silent).unwrap();
-        assert_eq!(
-            grouped.fates.iter().filter(|f| **f == Fate::Kept).count(),
-            1
-        );
-        assert!(
-            grouped.candidates < 3 * bits.len() as u64,
-            "{}",
-            grouped.candidates
-        );
-    }
 }

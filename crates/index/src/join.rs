@@ -333,42 +333,27 @@ fn segments<B: Bits>(entries: &[Entry<B>], mask: B) -> Vec<&[Entry<B>]> {
 pub fn with_neighbours<B: Bits>(plan: &TablePlan, fingerprints: &[B]) -> Result<Vec<bool>> {
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    let join = Join::new(plan, Sides::One(fingerprints))?;
     let k = plan.k();
     let found: Vec<AtomicBool> = (0..fingerprints.len())
         .map(|_| AtomicBool::new(false))
         .collect();
-    let mut entries: Vec<Entry<B>> = (0..fingerprints.len() as u32)
-        .into_par_iter()
-        .map(|id| Entry {
-            fp: fingerprints[id as usize],
-            id,
-        })
-        .collect();
-    for &mask in &join.masks {
-        entries.par_sort_unstable_by_key(|e| e.masked(mask));
-        segments(&entries, mask)
-            .into_par_iter()
-            .for_each(|segment| {
-                for run in segment.chunk_by(|x, y| x.masked(mask) == y.masked(mask)) {
-                    for (i, x) in run.iter().enumerate() {
-                        if found[x.id as usize].load(Ordering::Relaxed) {
-                            continue;
-                        }
-                        let (fx, ix) = (x.fp, x.id);
-                        let near = run.iter().enumerate().find(|&(j, y)| {
-                            let fy = y.fp;
-                            j != i && fx.distance(fy) <= k
-                        });
-                        if let Some((_, y)) = near {
-                            let iy = y.id;
-                            found[ix as usize].store(true, Ordering::Relaxed);
-                            found[iy as usize].store(true, Ordering::Relaxed);
-                        }
-                    }
-                }
-            });
-    }
+    for_each_run(plan, fingerprints, |run| {
+        let ids = run.ids();
+        for (i, &x) in ids.iter().enumerate() {
+            if found[x as usize].load(Ordering::Relaxed) {
+                continue;
+            }
+            let fx = fingerprints[x as usize];
+            let near = ids
+                .iter()
+                .enumerate()
+                .find(|&(j, &y)| j != i && fx.distance(fingerprints[y as usize]) <= k);
+            if let Some((_, &y)) = near {
+                found[x as usize].store(true, Ordering::Relaxed);
+                found[y as usize].store(true, Ordering::Relaxed);
+            }
+        }
+    })?;
     Ok(found.into_iter().map(AtomicBool::into_inner).collect())
 }
 

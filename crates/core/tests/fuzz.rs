@@ -423,3 +423,12 @@ proptest! {
         check_words(&text)?;
     }
 }
+
+#[test]
+fn words_keep_the_spaces_a_combining_mark_joins() {
+    // U+0E33 decomposes to a combining mark and a vowel under NFKC: the
+    // mark joins both spaces before it into one word (UAX #29 WB3d, WB4).
+    for text in ["  \u{e33}", "a  \u{e33} b", "\t \u{e33}", "x   \u{301}y"] {
+        check_words(text).unwrap();
+    }
+}

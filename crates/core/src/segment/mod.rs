@@ -81,7 +81,7 @@ impl Segmenter {
         scratch: &mut Scratch,
         mut emit: impl FnMut(Token<'_>),
     ) {
-        for_each_chunk(text, |chunk| match chunk {
+        for_each_chunk(text, Spaces::Last, |chunk| match chunk {
             Chunk::Ascii(bytes) => self.ascii_chunk(bytes, scratch, &mut emit),
             Chunk::Unicode(chunk) => self.unicode_chunk(chunk, scratch, &mut emit),
         });
@@ -192,11 +192,23 @@ enum Chunk<'a> {
     Unicode(&'a str),
 }
 
+/// How much of the whitespace before a non-ASCII character its chunk
+/// takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Spaces {
+    /// The last whitespace byte (what fingerprints are defined by).
+    Last,
+    /// The whole run of spaces: UAX #29 keeps spaces together (WB3d), and a
+    /// combining mark after them joins them all (WB4), so a word can start
+    /// with several spaces.
+    Run,
+}
+
 /// Cuts `text` at ASCII whitespace into chunks, in order: the runs of ASCII
 /// text, and around each non-ASCII character the text from the whitespace
-/// before it (kept, so that a combining mark after it still has its base)
-/// to the next ASCII whitespace.
-fn for_each_chunk<'a>(text: &'a str, mut visit: impl FnMut(Chunk<'a>)) {
+/// before it (kept, so that a combining mark after it still has its base;
+/// see [`Spaces`]) to the next ASCII whitespace.
+fn for_each_chunk<'a>(text: &'a str, spaces: Spaces, mut visit: impl FnMut(Chunk<'a>)) {
     let bytes = text.as_bytes();
     let mut pos = 0;
     while pos < bytes.len() {
@@ -205,10 +217,15 @@ fn for_each_chunk<'a>(text: &'a str, mut visit: impl FnMut(Chunk<'a>)) {
             break;
         };
         let first_wide = pos + offset;
-        let start = bytes[pos..first_wide]
+        let mut start = bytes[pos..first_wide]
             .iter()
             .rposition(u8::is_ascii_whitespace)
             .map_or(pos, |i| pos + i);
+        if spaces == Spaces::Run && bytes.get(start) == Some(&b' ') {
+            while start > pos && bytes[start - 1] == b' ' {
+                start -= 1;
+            }
+        }
         if start > pos {
             visit(Chunk::Ascii(&bytes[pos..start]));
         }
@@ -252,7 +269,7 @@ fn words_with(
     (ascii, normalized): &mut (ascii::AsciiScratch, String),
     emit: &mut impl FnMut(&str),
 ) {
-    for_each_chunk(text, |chunk| match chunk {
+    for_each_chunk(text, Spaces::Run, |chunk| match chunk {
         Chunk::Ascii(bytes) => ascii::for_each_word(bytes, ascii, |word, _| {
             // SAFETY: the words of an ASCII chunk are lowercased ASCII
             // bytes, which are UTF-8.

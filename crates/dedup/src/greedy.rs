@@ -47,6 +47,16 @@ pub(crate) struct Rule<'a> {
 }
 
 impl Rule<'_> {
+    /// The short units, in order, and the larger k they are searched at,
+    /// if the short-document rule holds.
+    pub(crate) fn short_units(&self) -> Option<(u32, Vec<u32>)> {
+        let (k_short, is_short) = self.short?;
+        let units = (0..is_short.len() as u32)
+            .filter(|&u| is_short[u as usize])
+            .collect();
+        Some((k_short, units))
+    }
+
     fn is_short(&self, u: u32) -> bool {
         self.short.is_some_and(|(_, short)| short[u as usize])
     }
@@ -95,13 +105,9 @@ impl ShortPairs {
     fn find<B: Bits>(bits: &[B], rule: &Rule) -> Result<ShortPairs> {
         let n = bits.len();
         let mut found: Vec<Pair> = Vec::new();
-        if let Some((k_short, is_short)) = rule.short
-            && k_short > rule.k
-        {
-            let units: Vec<u32> = (0..n as u32).filter(|&u| is_short[u as usize]).collect();
+        if let Some((k_short, units)) = rule.short_units() {
             let short_bits: Vec<B> = units.iter().map(|&u| bits[u as usize]).collect();
-            let plan = TablePlan::choose_for_join(B::WIDTH, k_short, units.len().max(1) as f64)?
-                .plan(B::WIDTH, k_short)?;
+            let plan = join_plan(B::WIDTH, k_short, units.len())?;
             let as_units = |p: &Pair| Pair {
                 a: units[p.a as usize],
                 b: units[p.b as usize],
@@ -164,6 +170,11 @@ pub(crate) struct Greedy<'a, B> {
     next: usize,
     candidates: u64,
     pairs_by_distance: Vec<u64>,
+}
+
+/// The plan of a join of about `n` fingerprints within `k` bits.
+pub(crate) fn join_plan(width: Width, k: u32, n: usize) -> Result<TablePlan> {
+    Ok(TablePlan::choose_for_join(width, k, n.max(1) as f64)?.plan(width, k)?)
 }
 
 /// The plan of the index of kept units, for about `n` of them.

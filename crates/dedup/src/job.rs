@@ -23,7 +23,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::copies::Copies;
 use crate::error::{Error, Result};
-use crate::greedy::{Grouped, Rule, greedy, kept_plan};
+use crate::greedy::{Grouped, Rule, greedy, join_plan, kept_plan};
 use crate::grouping::Fate;
 use crate::incremental::{Indexed, against};
 use crate::keep::Keep;
@@ -368,7 +368,7 @@ impl Dedup {
                 Grouping::Components => linked(bits, &rule, progress),
             };
         };
-        let needed = self.with_candidates(bits, short_units, k_short)?;
+        let needed = self.with_candidates(bits, &rule)?;
         let spill = self.spill.clone().unwrap_or_else(std::env::temp_dir);
         // A document past the first pass's count (the source grew) is not
         // wanted; the count, checked after the pass, says so.
@@ -408,23 +408,11 @@ impl Dedup {
 
     /// Which units have another within reach: the only ones verification
     /// may compare.
-    fn with_candidates<B: Bits>(
-        &self,
-        bits: &[B],
-        short_units: &[bool],
-        k_short: Option<u32>,
-    ) -> Result<Vec<bool>> {
-        let width = B::WIDTH;
-        let plan = |k: u32, n: usize| -> Result<TablePlan> {
-            Ok(TablePlan::choose_for_join(width, k, n.max(1) as f64)?.plan(width, k)?)
-        };
-        let mut needed = with_neighbours(&plan(self.k, bits.len())?, bits)?;
-        if let Some(k) = k_short {
-            let units: Vec<u32> = (0..bits.len() as u32)
-                .filter(|&u| short_units[u as usize])
-                .collect();
+    fn with_candidates<B: Bits>(&self, bits: &[B], rule: &Rule) -> Result<Vec<bool>> {
+        let mut needed = with_neighbours(&join_plan(B::WIDTH, self.k, bits.len())?, bits)?;
+        if let Some((k_short, units)) = rule.short_units() {
             let short_bits: Vec<B> = units.iter().map(|&u| bits[u as usize]).collect();
-            let near = with_neighbours(&plan(k, units.len())?, &short_bits)?;
+            let near = with_neighbours(&join_plan(B::WIDTH, k_short, units.len())?, &short_bits)?;
             for (&u, near) in units.iter().zip(near) {
                 needed[u as usize] |= near;
             }

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use neardup_index::{Bits, Run, TablePlan, for_each_run};
 
 use crate::error::{Error, Result};
-use crate::greedy::{Grouped, Rule, greedy};
+use crate::greedy::{Grouped, Rule, greedy, join_plan};
 use crate::grouping::Fate;
 use crate::progress::Progress;
 
@@ -54,16 +54,14 @@ pub(crate) fn linked<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
         }
         Ok(())
     };
-    let plan = |k: u32, n: usize| -> Result<TablePlan> {
-        Ok(TablePlan::choose_for_join(B::WIDTH, k, n.max(1) as f64)?.plan(B::WIDTH, k)?)
-    };
     let all: Vec<u32> = (0..n as u32).collect();
-    join(&plan(rule.k, n)?, &all, None)?;
-    if let Some((k_short, is_short)) = rule.short
-        && k_short > rule.k
-    {
-        let short: Vec<u32> = all.into_iter().filter(|&u| is_short[u as usize]).collect();
-        join(&plan(k_short, short.len())?, &short, Some(rule.k))?;
+    join(&join_plan(B::WIDTH, rule.k, n)?, &all, None)?;
+    if let Some((k_short, short)) = rule.short_units() {
+        join(
+            &join_plan(B::WIDTH, k_short, short.len())?,
+            &short,
+            Some(rule.k),
+        )?;
     }
     let fates = (0..n as u32)
         .map(|u| {

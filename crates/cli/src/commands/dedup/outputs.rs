@@ -51,10 +51,14 @@ pub(super) fn write_unique(
     let mut kept_lines: Vec<Vec<u64>> = vec![Vec::new(); files.len()];
     let mut kept_whole: Vec<bool> = vec![false; files.len()];
     for (r, fate) in records.iter().zip(fates) {
+        if *fate != Fate::Kept {
+            continue;
+        }
         let origin = r.origin();
         let file = origin.file as usize;
-        if *fate != Fate::Kept || file >= files.len() {
-            continue;
+        if file >= files.len() {
+            // Never so for documents of these files; said, not skipped.
+            anyhow::bail!("a kept document names no input file (file {file}); this is a bug");
         }
         match origin.line {
             Some(line) => kept_lines[file].push(line),

@@ -132,6 +132,10 @@ impl neardup_dedup::Progress for Bars {
 
     fn skipped(&self, error: &neardup_corpus::Error) {
         let already = self.skipped.fetch_add(1, Ordering::Relaxed);
-        self.with_bar(|bar| bar.suspend(|| crate::report::show_skipped(already, error)));
+        let show = || crate::report::show_skipped(already, error);
+        match self.current.lock().as_deref() {
+            Ok(Some(bar)) => bar.suspend(show),
+            _ => show(),
+        }
     }
 }

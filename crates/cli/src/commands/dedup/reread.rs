@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use neardup_dedup::{Files, Progress, Source, Stage};
 
 /// The ids of the documents of a run that outputs name, in one string:
@@ -66,7 +66,7 @@ pub(super) fn look_up(
     )?;
     progress.finish();
     if now != n {
-        bail!("the inputs changed while dedup ran: {n} documents read first, {now} now");
+        return Err(neardup_dedup::Error::Changed { first: n, now }.into());
     }
     let end = ids.text.len() as u64;
     ids.ends.resize(n, end);

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 /// `f64`s by id: 2-byte indices into the distinct values, or the values
 /// themselves when there are more distinct ones than a `u16` counts.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum CompactF64s {
     Indexed {
         index: Box<[u16]>,

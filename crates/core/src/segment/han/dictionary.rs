@@ -13,65 +13,41 @@
 //!   both at once;
 //! - four and more (about 100,000 prefixes, rarely reached): one more table,
 //!   keyed by the slot of the prefix one character shorter and the next id.
+//!
+//! The tables are built when this crate is compiled: `build.rs` runs
+//! [`super::building`] over the shipped words and writes them out, and the
+//! first Han text of a process decodes them, a copy of a few megabytes
+//! instead of parsing and sorting 349,045 lines.
 
-use std::io::Read;
-
-use super::prefix_table::{Entry, MAX_WORD, PrefixTable};
+use super::prefix_table::{Entry, PrefixTable};
 use crate::compact::CompactF64s;
-
-const JIEBA_DICT_GZ: &[u8] = include_bytes!("../../../data/jieba_dict.txt.gz");
 
 /// Bits of a character id.
 pub(super) const CHAR_BITS: u32 = 14;
 /// The character id that no dictionary character has.
 pub(super) const NO_CHAR: u16 = 0;
-const MAX_CHARS: usize = (1 << CHAR_BITS) - 1;
 
 /// The dictionary: which prefixes exist, which are words, and each word's
 /// log-probability.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub(crate) struct Dictionary {
     /// Id of every BMP character, [`NO_CHAR`] for one in no word.
-    char_ids: Box<[u16]>,
+    pub(super) char_ids: Box<[u16]>,
     /// One-character prefixes, by character id.
-    first: Box<[Entry]>,
-    second: PrefixTable,
-    third: PrefixTable,
+    pub(super) first: Box<[Entry]>,
+    pub(super) second: PrefixTable,
+    pub(super) third: PrefixTable,
     /// Four characters and more: keyed by [`deeper_key`].
-    deeper: PrefixTable,
+    pub(super) deeper: PrefixTable,
     /// `ln(freq) - ln(total)` of every word, by word id: what a word adds to
     /// a route's log-probability.
-    log_probs: CompactF64s,
+    pub(super) log_probs: CompactF64s,
     /// What a character in no word adds: `ln(1) - ln(total)`.
-    unknown_log_prob: f64,
+    pub(super) unknown_log_prob: f64,
     /// Every word, back to back, in order of id.
-    text: Box<str>,
+    pub(super) text: Box<str>,
     /// Where each word ends in `text`.
-    ends: Box<[u32]>,
-}
-
-/// Words as read, before the tables are built.
-struct Words {
-    /// Character ids and frequency of each word.
-    words: Vec<(Vec<u16>, u64)>,
-    text: String,
-    ends: Vec<u32>,
-    /// Id of every BMP character, [`NO_CHAR`] for one in no word.
-    char_ids: Box<[u16]>,
-    /// Distinct characters.
-    chars: usize,
-}
-
-impl Default for Words {
-    fn default() -> Words {
-        Words {
-            words: Vec::new(),
-            text: String::new(),
-            ends: Vec::new(),
-            char_ids: vec![NO_CHAR; 0x1_0000].into_boxed_slice(),
-            chars: 0,
-        }
-    }
+    pub(super) ends: Box<[u32]>,
 }
 
 /// The key of a two-character prefix.
@@ -95,166 +71,61 @@ pub(super) fn deeper_key(parent_slot: u32, parent_is_deeper: bool, c: u16) -> u6
 }
 
 impl Dictionary {
-    /// The shipped dictionary. A test checks that it loads; if it did not
-    /// (a build defect), every character would be a word of its own.
-    pub(crate) fn jieba() -> Dictionary {
-        let mut text = String::new();
-        let parsed = flate2::read::GzDecoder::new(JIEBA_DICT_GZ)
-            .read_to_string(&mut text)
-            .map_err(|e| e.to_string())
-            .and_then(|_| Dictionary::parse(&text));
-        parsed.unwrap_or_else(|_| Dictionary::from_words(Words::default()).0)
+    /// A dictionary of no words: every character is a word of its own.
+    pub(crate) fn empty() -> Dictionary {
+        Dictionary {
+            char_ids: vec![NO_CHAR; 0x1_0000].into_boxed_slice(),
+            first: vec![Entry::default(); 1].into_boxed_slice(),
+            second: PrefixTable::with_capacity(0),
+            third: PrefixTable::with_capacity(0),
+            deeper: PrefixTable::with_capacity(0),
+            log_probs: CompactF64s::new([]),
+            unknown_log_prob: 0.0,
+            text: Box::default(),
+            ends: Box::default(),
+        }
     }
 
-    /// A dictionary from lines `word frequency`, as jieba's `dict.txt`
-    /// (anything after the frequency is ignored), each word once. Its words
-    /// may use at most 16,383 distinct characters, all in the Basic
-    /// Multilingual Plane.
+    /// The dictionary that [`super::building`]'s `encode` wrote to `bytes`
+    /// (at build time, for jieba's), or `None` if they hold another.
     ///
-    /// Word ids go by descending frequency, so that what is stored per word
-    /// id for the common words shares a few cache lines.
-    pub(crate) fn parse(text: &str) -> Result<Dictionary, String> {
-        let mut parsed = Words::default();
-        let Words {
-            words,
-            text: all,
-            ends,
-            char_ids,
-            chars,
-        } = &mut parsed;
-        let mut lines = Vec::new();
-        for (n, line) in text.lines().enumerate() {
-            let mut fields = line.split_whitespace();
-            let Some(word) = fields.next() else { continue };
-            let freq: u64 = fields
-                .next()
-                .and_then(|f| f.parse().ok())
-                .ok_or_else(|| format!("line {}: no frequency after {word:?}", n + 1))?;
-            let mut ids = Vec::with_capacity(word.len() / 3);
-            for c in word.chars() {
-                let code = usize::try_from(u32::from(c)).unwrap_or(usize::MAX);
-                let slot = char_ids
-                    .get_mut(code)
-                    .ok_or_else(|| format!("line {}: {c:?} is outside the BMP", n + 1))?;
-                if *slot == NO_CHAR {
-                    *chars += 1;
-                    if *chars > MAX_CHARS {
-                        return Err(format!("more than {MAX_CHARS} distinct characters"));
-                    }
-                    *slot = *chars as u16;
-                }
-                ids.push(*slot);
-            }
-            lines.push((word, ids, freq));
-        }
-        lines.sort_by_key(|&(_, _, freq)| std::cmp::Reverse(freq));
-        for (word, ids, freq) in lines {
-            words.push((ids, freq));
-            all.push_str(word);
-            ends.push(u32::try_from(all.len()).map_err(|_| "too many words".to_string())?);
-        }
-        if words.len() > MAX_WORD as usize + 1 {
-            return Err(format!("more than {} words", MAX_WORD + 1));
-        }
-        if words
-            .iter()
-            .map(|(w, _)| w.len().saturating_sub(3))
-            .sum::<usize>()
-            > 1 << 24
-        {
-            return Err("too many long words".to_string());
-        }
-        match Dictionary::from_words(parsed) {
-            (dictionary, true) => Ok(dictionary),
-            (_, false) => Err("a word is given twice".to_string()),
-        }
-    }
-
-    /// The dictionary of `words`, whose limits of ids and tables the caller
-    /// has checked, and whether every word was new.
-    fn from_words(parsed: Words) -> (Dictionary, bool) {
-        let Words {
-            words,
-            text,
-            ends,
-            char_ids,
-            chars,
-        } = parsed;
-        let total: u64 = words.iter().map(|(_, f)| f).sum();
-        let log_total = (total as f64).ln();
-
-        let count_prefixes = |len: usize| {
-            let mut keys: Vec<&[u16]> = words
-                .iter()
-                .filter(|(w, _)| w.len() >= len)
-                .map(|(w, _)| &w[..len])
-                .collect();
-            keys.sort_unstable();
-            keys.dedup();
-            keys.len()
+    /// Every part is a count (`u64`) and that many little-endian values,
+    /// in the order of the fields; the log-probabilities are a tag (0:
+    /// indexed, 1: direct) before their parts.
+    pub(crate) fn decode(bytes: &[u8]) -> Option<Dictionary> {
+        let mut r = Reader(bytes);
+        let char_ids = r.array(u16::from_le_bytes)?;
+        let first = r.array(|b| Entry::from_bits(u64::from_le_bytes(b)))?;
+        let second = PrefixTable::from_slots(r.array(u64::from_le_bytes)?);
+        let third = PrefixTable::from_slots(r.array(u64::from_le_bytes)?);
+        let deeper = PrefixTable::from_slots(r.array(u64::from_le_bytes)?);
+        let log_probs = match r.u64()? {
+            0 => CompactF64s::Indexed {
+                index: r.array(u16::from_le_bytes)?,
+                values: r.array(f64::from_le_bytes)?,
+            },
+            1 => CompactF64s::Direct(r.array(f64::from_le_bytes)?),
+            _ => return None,
         };
-        let deeper_count: usize = words.iter().map(|(w, _)| w.len().saturating_sub(3)).sum();
-        let mut dictionary = Dictionary {
+        let unknown_log_prob = f64::from_bits(r.u64()?);
+        let text = String::from_utf8(r.array(|[b]: [u8; 1]| b)?.into_vec()).ok()?;
+        let ends = r.array(u32::from_le_bytes)?;
+        let whole = char_ids.len() == 0x1_0000
+            && !first.is_empty()
+            && [&second, &third, &deeper].iter().all(|t| t.is_usable())
+            && ends.last().is_none_or(|&end| end as usize == text.len())
+            && r.0.is_empty();
+        whole.then(|| Dictionary {
             char_ids,
-            first: vec![Entry::default(); chars + 1].into_boxed_slice(),
-            second: PrefixTable::with_capacity(count_prefixes(2)),
-            third: PrefixTable::with_capacity(count_prefixes(3)),
-            deeper: PrefixTable::with_capacity(deeper_count),
-            log_probs: CompactF64s::new(
-                words
-                    .iter()
-                    .map(|&(_, freq)| (freq as f64).ln() - log_total),
-            ),
-            unknown_log_prob: 0.0 - log_total,
+            first,
+            second,
+            third,
+            deeper,
+            log_probs,
+            unknown_log_prob,
             text: text.into_boxed_str(),
-            ends: ends.into_boxed_slice(),
-        };
-        let mut all_new = true;
-        for (id, (word, _)) in words.iter().enumerate() {
-            // The tables are sized for every prefix, so each one finds a
-            // slot.
-            all_new &= dictionary.insert(word, id as u32) == Some(true);
-        }
-        (dictionary, all_new)
-    }
-
-    /// Records the word of character ids `word` as word `id`: every prefix
-    /// of it marked as extended, the whole of it marked as the word.
-    /// `Some(false)` if it was a word already.
-    fn insert(&mut self, word: &[u16], id: u32) -> Option<bool> {
-        let was_word = std::cell::Cell::new(false);
-        let mark = |entry: Entry, len: usize| {
-            if len == word.len() {
-                was_word.set(entry.word().is_some());
-                entry.with_word(id)
-            } else {
-                entry.with_longer()
-            }
-        };
-        let (&a, rest) = word.split_first()?;
-        let first = self.first.get_mut(usize::from(a))?;
-        *first = mark(*first, 1);
-        if let Some(&b) = rest.first() {
-            let slot = self.second.slot_of(second_key(a, b))?;
-            self.second
-                .set_entry(slot, mark(self.second.entry(slot), 2));
-            if let Some(&c) = rest.get(1) {
-                let mut parent = self.third.slot_of(third_key(a, b, c))?;
-                self.third
-                    .set_entry(parent, mark(self.third.entry(parent), 3));
-                let mut parent_is_deeper = false;
-                for (i, &d) in word.iter().enumerate().skip(3) {
-                    let slot = self
-                        .deeper
-                        .slot_of(deeper_key(parent, parent_is_deeper, d))?;
-                    self.deeper
-                        .set_entry(slot, mark(self.deeper.entry(slot), i + 1));
-                    parent = slot;
-                    parent_is_deeper = true;
-                }
-            }
-        }
-        Some(!was_word.get())
+            ends,
+        })
     }
 
     /// The id of character `c`, [`NO_CHAR`] if no word uses it.
@@ -320,13 +191,39 @@ impl Dictionary {
     }
 }
 
+/// Reads what [`Dictionary::decode`] reads.
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn u64(&mut self) -> Option<u64> {
+        let (head, rest) = self.0.split_first_chunk::<8>()?;
+        self.0 = rest;
+        Some(u64::from_le_bytes(*head))
+    }
+
+    fn count(&mut self) -> Option<usize> {
+        usize::try_from(self.u64()?).ok()
+    }
+
+    /// A count and that many values of `W` bytes each.
+    fn array<T, const W: usize>(&mut self, value: impl Fn([u8; W]) -> T) -> Option<Box<[T]>> {
+        let len = self.count()?.checked_mul(W)?;
+        let bytes = self.0.get(..len)?;
+        self.0 = &self.0[len..];
+        bytes
+            .chunks_exact(W)
+            .map(|c| <[u8; W]>::try_from(c).ok().map(&value))
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_shipped_dictionary_loads() {
-        let d = Dictionary::jieba();
+        let d = super::super::dictionary();
         assert_eq!(d.len(), 349_045);
         let id = |c| d.char_id(c);
         assert_ne!(id('中'), NO_CHAR);
@@ -340,11 +237,16 @@ mod tests {
     }
 
     #[test]
-    fn bad_dictionaries_are_refused() {
-        assert!(Dictionary::parse("中国 x\n").is_err());
-        assert!(Dictionary::parse("中国\n").is_err());
-        assert!(Dictionary::parse("𠀀 3\n").is_err());
-        assert!(Dictionary::parse("中国 3\n人 1\n中国 4\n").is_err());
-        assert!(Dictionary::parse("").is_ok());
+    fn other_bytes_are_refused() {
+        let shipped = super::super::TABLES;
+        assert!(Dictionary::decode(shipped).is_some());
+        assert!(Dictionary::decode(&shipped[..shipped.len() - 1]).is_none());
+        assert!(Dictionary::decode(&[shipped, &[0]].concat()).is_none());
+        assert!(Dictionary::decode(&[]).is_none());
+        let empty = Dictionary::empty();
+        assert_eq!(
+            (empty.len(), empty.char_id('中'), empty.word(0)),
+            (0, NO_CHAR, "")
+        );
     }
 }

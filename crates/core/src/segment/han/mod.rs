@@ -21,6 +21,8 @@
 //! graph first: they are found in the same backward pass that sums the
 //! routes, with lookups in [`dictionary`]'s flat tables.
 
+#[cfg(test)]
+mod building;
 mod dictionary;
 mod prefix_table;
 
@@ -28,9 +30,14 @@ use std::sync::OnceLock;
 
 use dictionary::{Dictionary, deeper_key, second_key, third_key};
 
+/// jieba's dictionary tables, as `build.rs` wrote them.
+const TABLES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jieba_tables.bin"));
+
+/// The dictionary, decoded on first use. A test checks that it decodes; if
+/// it did not (a build defect), every character would be a word of its own.
 fn dictionary() -> &'static Dictionary {
     static DICTIONARY: OnceLock<Dictionary> = OnceLock::new();
-    DICTIONARY.get_or_init(Dictionary::jieba)
+    DICTIONARY.get_or_init(|| Dictionary::decode(TABLES).unwrap_or_else(Dictionary::empty))
 }
 
 /// The words of the dictionary, by id: the ids [`for_each_word`] gives.

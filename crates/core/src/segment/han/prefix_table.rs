@@ -14,6 +14,7 @@ const KEY_MASK: u64 = (1 << KEY_BITS) - 1;
 /// Bits of a word id stored plus one, so that 0 means "not a word".
 const WORD_BITS: u32 = 20;
 /// The largest word id an entry can hold.
+#[cfg_attr(not(test), allow(dead_code))]
 pub(super) const MAX_WORD: u32 = (1 << WORD_BITS) - 2;
 const LONGER: u64 = 1 << 62;
 const OCCUPIED: u64 = 1 << 63;
@@ -38,6 +39,20 @@ impl Entry {
         self.0 & LONGER != 0
     }
 
+    /// The entry stored as `bits` (what [`Entry::bits`] gave).
+    pub(super) fn from_bits(bits: u64) -> Entry {
+        Entry(bits)
+    }
+}
+
+/// Building entries: `build.rs` and the tests.
+#[cfg_attr(not(test), allow(dead_code))]
+impl Entry {
+    /// The entry as stored.
+    pub(super) fn bits(self) -> u64 {
+        self.0
+    }
+
     /// The same entry, now also the word `id` (at most [`MAX_WORD`]).
     pub(super) fn with_word(self, id: u32) -> Entry {
         let cleared = self.0 & !(((1 << WORD_BITS) - 1) << KEY_BITS);
@@ -51,7 +66,7 @@ impl Entry {
 }
 
 /// Prefixes keyed by integers of [`KEY_BITS`] bits.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(super) struct PrefixTable {
     slots: Box<[u64]>,
 }
@@ -70,6 +85,16 @@ impl PrefixTable {
         PrefixTable {
             slots: vec![0; len].into_boxed_slice(),
         }
+    }
+
+    /// The table whose slots are `slots` (what [`PrefixTable::slots`] gave).
+    pub(super) fn from_slots(slots: Box<[u64]>) -> PrefixTable {
+        PrefixTable { slots }
+    }
+
+    /// Whether lookups end: some slot is empty.
+    pub(super) fn is_usable(&self) -> bool {
+        self.slots.iter().any(|&s| s & OCCUPIED == 0)
     }
 
     /// Where the probes for `key` start: the hash scaled to the table's
@@ -115,6 +140,15 @@ impl PrefixTable {
             }
             i = self.next(i);
         }
+    }
+}
+
+/// Building tables: `build.rs` and the tests.
+#[cfg_attr(not(test), allow(dead_code))]
+impl PrefixTable {
+    /// The slots, as stored.
+    pub(super) fn slots(&self) -> &[u64] {
+        &self.slots
     }
 
     /// The slot of `key`, inserted with an empty entry if absent. `None`

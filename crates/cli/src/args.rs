@@ -259,6 +259,11 @@ pub struct DedupArgs {
     /// Also drop documents near one kept by an earlier run (its --save-index).
     #[arg(long, value_name = "INDEX")]
     pub against: Option<PathBuf>,
+    /// Memory for the run (e.g. 2G, 512M): past half of it, the
+    /// verification sketches of kept documents go to a file in --out
+    /// [default: half the machine's memory, or of the cgroup's limit].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<u64>,
     /// Write into DIR even if it is not empty.
     #[arg(long)]
     pub force: bool,
@@ -591,6 +596,33 @@ pub struct PlanArgs {
     pub max_bytes: Option<f64>,
 }
 
+/// A size in bytes: a number, optionally with K, M, G or T (powers of
+/// 1024), e.g. `512M`, `1.5G`.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let lower = trimmed.to_ascii_lowercase();
+    let number = lower.trim_end_matches(['b', 'i']);
+    let (digits, unit) = match number.char_indices().last() {
+        Some((at, c @ ('k' | 'm' | 'g' | 't'))) => (&number[..at], c),
+        _ => (number, ' '),
+    };
+    let scale = match unit {
+        'k' => 1u64 << 10,
+        'm' => 1 << 20,
+        'g' => 1 << 30,
+        't' => 1 << 40,
+        _ => 1,
+    };
+    match digits.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 && n * (scale as f64) < u64::MAX as f64 => {
+            Ok((n * scale as f64) as u64)
+        }
+        _ => Err(format!(
+            "{trimmed:?} is not a size: give bytes, or a number with K, M, G or T (e.g. 2G, 512M)"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -599,5 +631,17 @@ mod tests {
     #[test]
     fn definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn sizes_parse_with_binary_units() {
+        assert_eq!(parse_size("1024"), Ok(1024));
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert_eq!(parse_size("512m"), Ok(512 << 20));
+        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_size("0"), Ok(0));
+        for bad in ["", "G", "-1G", "two", "1e30T", "NaN"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
     }
 }

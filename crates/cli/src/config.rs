@@ -113,6 +113,7 @@ pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
             ClusterArg::Components => Grouping::Components,
         })
         .against(args.against.clone())
+        .memory(args.memory)
         // Temporary files beside the outputs: where the user made room.
         .spill_to(Some(args.out.clone()));
     job.check().with_context(|| match job.short_k() {

@@ -85,6 +85,7 @@ pub struct Dedup {
     grouping: Grouping,
     against: Option<PathBuf>,
     spill: Option<PathBuf>,
+    memory: Option<u64>,
 }
 
 impl Dedup {
@@ -112,6 +113,7 @@ impl Dedup {
             grouping: Grouping::Greedy,
             against: None,
             spill: None,
+            memory: None,
         }
     }
 
@@ -172,6 +174,26 @@ impl Dedup {
     /// temporary directory by default.
     pub fn spill_to(&mut self, dir: Option<PathBuf>) -> &mut Dedup {
         self.spill = dir;
+        self
+    }
+
+    /// How much memory the run may take, in bytes; `None`:
+    /// [`default_memory`](crate::default_memory). What the run holds of
+    /// each document (docs/DEDUP.md gives the bytes) stays in memory; the
+    /// verification sketches of kept documents go to a file in
+    /// [`Dedup::spill_to`] past half the budget.
+    ///
+    /// ```
+    /// use neardup_dedup::{Dedup, Memory, Silent};
+    ///
+    /// let texts = ["the river rose in the night and the town woke to water",
+    ///              "the river rose in the night and the town woke to water!"];
+    /// let outcome = Dedup::new()?.memory(Some(0)).run(&Memory::new(&texts[..]), &Silent)?;
+    /// assert_eq!(outcome.unique(), 1);
+    /// # Ok::<(), neardup_dedup::Error>(())
+    /// ```
+    pub fn memory(&mut self, bytes: Option<u64>) -> &mut Dedup {
+        self.memory = bytes;
         self
     }
 
@@ -387,6 +409,7 @@ impl Dedup {
             wanted: &wanted,
             unit_of: &|d| copies.unit_of(d),
             spill: &spill,
+            memory: self.memory.unwrap_or_else(crate::default_memory),
         };
         // Units in the source's order are decided as it is read.
         let in_source_order =

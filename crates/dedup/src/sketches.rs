@@ -38,6 +38,8 @@ pub(crate) struct SketchPass<'a> {
     pub wanted: &'a (dyn Fn(u32) -> bool + Sync),
     pub unit_of: &'a (dyn Fn(u32) -> u32 + Sync),
     pub spill: &'a Path,
+    /// The run's memory budget, in bytes.
+    pub memory: u64,
 }
 
 impl Sketches {

@@ -1,8 +1,9 @@
 //! Greedy grouping verified as the source is read: when units come in the
 //! source's order (the default `--keep first`), each block of units is
 //! sketched as the second pass reaches it and decided at once; the sketches
-//! of the units it keeps are held for the blocks after, and the others are
-//! let go. Sketches are made a batch of the source's at a time, on all
+//! of the units it keeps are held for the blocks after ([`KeptSketches`]:
+//! in memory up to half the run's budget, then in a file), and the others
+//! are let go. Sketches are made a batch of the source's at a time, on all
 //! cores, from the texts as they were read. So verification holds the sketches of kept documents only, and
 //! reads the source once, overlapped with the grouping.
 
@@ -12,6 +13,7 @@ use neardup_index::Bits;
 
 use crate::error::{Error, Result};
 use crate::greedy::{Greedy, Grouped, Rule};
+use crate::kept_sketches::KeptSketches;
 use crate::progress::Stage;
 use crate::sketches::{SketchPass, sketch_batch};
 
@@ -24,7 +26,7 @@ pub(crate) fn greedy_as_read<B: Bits>(
 ) -> Result<Grouped> {
     let mut state = State {
         greedy: Greedy::new(bits, rule)?,
-        kept: HashMap::new(),
+        kept: KeptSketches::new(pass.memory / 2, pass.spill),
         pending: HashMap::new(),
     };
     let progress = pass.progress;
@@ -65,7 +67,7 @@ pub(crate) fn greedy_as_read<B: Bits>(
 struct State<'a, B> {
     greedy: Greedy<'a, B>,
     /// The sketches of kept units, for the blocks after theirs.
-    kept: HashMap<u32, Vec<u64>>,
+    kept: KeptSketches<'a>,
     /// The sketches of the next block's units, as read.
     pending: HashMap<u32, Vec<u64>>,
 }
@@ -76,7 +78,7 @@ impl<B: Bits> State<'_, B> {
         let verification = pass.verification;
         let fresh = std::mem::take(&mut self.pending);
         let kept = &self.kept;
-        let sketch = |u: u32| fresh.get(&u).or_else(|| kept.get(&u));
+        let sketch = |u: u32| fresh.get(&u).map(Vec::as_slice).or_else(|| kept.get(u));
         let verify = |a: u32, u: u32| match (sketch(a), sketch(u)) {
             (Some(x), Some(y)) => verification.accepts(x, y),
             _ => false,
@@ -84,9 +86,9 @@ impl<B: Bits> State<'_, B> {
         self.greedy.block(&verify)?;
         for (u, sketch) in fresh {
             if self.greedy.is_kept(u) {
-                self.kept.insert(u, sketch);
+                self.kept.insert(u, sketch)?;
             }
         }
-        Ok(())
+        self.kept.sync()
     }
 }

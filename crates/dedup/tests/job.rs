@@ -297,3 +297,55 @@ fn a_k_too_wide_for_the_index_of_kept_documents_is_refused_before_reading() {
     let err = job.k(40).check().unwrap_err();
     assert!(err.to_string().contains("give a smaller k"), "{err}");
 }
+
+/// Texts of random words over a small vocabulary, each followed by copies
+/// with a few words or many replaced: candidates that verification passes
+/// and candidates it refuses, over more than one block of units.
+fn variants(originals: usize, per: usize) -> Vec<String> {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let vocabulary: Vec<String> = (0..400).map(|i| format!("w{i}")).collect();
+    let mut texts = Vec::new();
+    for _ in 0..originals {
+        let words: Vec<usize> = (0..80)
+            .map(|_| next() as usize % vocabulary.len())
+            .collect();
+        for v in 0..per {
+            let mut edited = words.clone();
+            // Copy v has v * 2 words replaced: 0 to 18 of 80.
+            for _ in 0..v * 2 {
+                let at = next() as usize % edited.len();
+                edited[at] = next() as usize % vocabulary.len();
+            }
+            let text: Vec<&str> = edited.iter().map(|&w| vocabulary[w].as_str()).collect();
+            texts.push(text.join(" "));
+        }
+    }
+    texts
+}
+
+#[test]
+fn a_memory_budget_of_nothing_spills_kept_sketches_and_changes_no_fate() {
+    let texts = variants(300, 10);
+    let dir = tempfile::tempdir().unwrap();
+    let mut job = Dedup::new().unwrap();
+    job.spill_to(Some(dir.path().to_path_buf()));
+    let held = job.run(&Memory::new(&texts[..]), &Silent).unwrap();
+    let spilled = job
+        .memory(Some(0))
+        .run(&Memory::new(&texts[..]), &Silent)
+        .unwrap();
+    assert_eq!(spilled.fates(), held.fates());
+    let dropped = texts.len() - held.unique();
+    assert!(dropped > 300 && held.unique() > 600, "{dropped} dropped");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // With no budget, the kept documents' sketches go to a file.
+    job.spill_to(Some(dir.path().join("missing")));
+    let err = job.run(&Memory::new(&texts[..]), &Silent).unwrap_err();
+    assert!(err.to_string().contains("missing"), "{err}");
+}

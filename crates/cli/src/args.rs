@@ -572,6 +572,11 @@ pub struct PairsArgs {
     /// JSON field holding the id.
     #[arg(long, default_value = "id", value_name = "NAME")]
     pub id_field: String,
+    /// Memory for the pairs (e.g. 2G): past half of it, they are sorted in
+    /// runs in the temporary directory ($TMPDIR) [default: half the
+    /// machine's memory, or of the cgroup's limit].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<u64>,
     /// Worker threads [default: all cores].
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,

@@ -51,6 +51,39 @@ fn pairs_of_fingerprint_lines() {
 }
 
 #[test]
+fn pairs_past_the_memory_budget_are_sorted_on_disk_to_the_same_output() {
+    // 300 copies of one fingerprint and 300 one bit from it: 179,700 pairs,
+    // about 2 MB, against a budget of 64 KB.
+    let d = Dir::new();
+    let prints: String = (0..600)
+        .map(|i| {
+            line(
+                &format!("d{i}"),
+                if i % 2 == 0 {
+                    "00000000000000ff"
+                } else {
+                    "00000000000000fe"
+                },
+            )
+        })
+        .collect();
+    d.write("p.jsonl", &prints);
+    let held = d.run(&["pairs", "p.jsonl", "-k", "1"], b"");
+    let spilled = d.run(&["pairs", "p.jsonl", "-k", "1", "--memory", "128K"], b"");
+    assert_eq!(
+        (held.code(), spilled.code()),
+        (0, 0),
+        "{}",
+        spilled.stderr()
+    );
+    assert_eq!(held.lines().len(), 600 * 599 / 2);
+    assert!(held.stdout() == spilled.stdout(), "outputs differ");
+    let bad = d.run(&["pairs", "p.jsonl", "--memory", "lots"], b"");
+    assert_eq!(bad.code(), 2);
+    assert!(bad.stderr().contains("not a size"), "{}", bad.stderr());
+}
+
+#[test]
 fn bad_fingerprint_input_is_named() {
     let d = Dir::new();
     d.write("hex.jsonl", [line("a", "00ff"), line("b", "zz")].concat());

@@ -22,7 +22,8 @@ use crate::plan::TablePlan;
 ///
 /// In a self-join `a < b`, both positions in the one input; in a join of
 /// queries against a base, `a` is the query's position and `b` the base's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(C)]
 pub struct Pair {
     /// The first fingerprint.
     pub a: u32,
@@ -114,6 +115,67 @@ pub fn cross_join<B: Bits>(plan: &TablePlan, queries: &[B], base: &[B]) -> Resul
     Join::new(plan, Sides::Two { queries, base })?.run(&|_: &Pair| true)
 }
 
+// SAFETY: three u32s under repr(C): no padding, and every bit pattern is a
+// pair.
+unsafe impl bytemuck::Zeroable for Pair {}
+// SAFETY: as above; Pair is Copy and 'static.
+unsafe impl bytemuck::Pod for Pair {}
+
+/// Pairs handed to a sink at a time, per thread: what a streaming join
+/// holds besides its table.
+const CHUNK: usize = 1 << 16;
+
+/// Every pair of [`self_join`], each once, in no particular order, handed
+/// to `sink` a chunk at a time as the join finds them (on any thread of
+/// the current rayon pool). The join holds one table's array (12 bytes per
+/// 64-bit fingerprint) and a chunk of pairs per thread, however many pairs
+/// there are: a sink that writes them to disk ([`crate::SpillSort`], say)
+/// takes a join with more pairs than memory.
+///
+/// ```
+/// use std::sync::Mutex;
+/// use neardup_core::Width;
+/// use neardup_index::{TablePlan, self_join, self_join_each};
+///
+/// let plan = TablePlan::pigeonhole(Width::W64, 3)?;
+/// let fps = [0u64, 0b1, 0b11, 1 << 40, 0];
+/// let found = Mutex::new(Vec::new());
+/// self_join_each(&plan, &fps, |pairs| {
+///     found.lock().unwrap().extend_from_slice(pairs);
+///     Ok(())
+/// })?;
+/// let mut found = found.into_inner().unwrap();
+/// found.sort();
+/// assert_eq!(found, self_join(&plan, &fps)?);
+/// # Ok::<(), neardup_index::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`self_join`], and the first error of `sink`, after which the join
+/// stops.
+pub fn self_join_each<B: Bits>(
+    plan: &TablePlan,
+    fingerprints: &[B],
+    sink: impl Fn(&[Pair]) -> Result<()> + Sync,
+) -> Result<()> {
+    Join::new(plan, Sides::One(fingerprints))?.each(&sink)
+}
+
+/// The pairs of [`cross_join`] as [`self_join_each`] hands them over.
+///
+/// # Errors
+///
+/// As [`self_join_each`].
+pub fn cross_join_each<B: Bits>(
+    plan: &TablePlan,
+    queries: &[B],
+    base: &[B],
+    sink: impl Fn(&[Pair]) -> Result<()> + Sync,
+) -> Result<()> {
+    Join::new(plan, Sides::Two { queries, base })?.each(&sink)
+}
+
 /// The input of a join: one set, or queries and a base.
 #[derive(Clone, Copy)]
 enum Sides<'a, B> {
@@ -189,10 +251,10 @@ impl<'a, B: Bits> Join<'a, B> {
         Ok(Join { plan, sides, masks })
     }
 
-    fn run(&self, keep: &(impl Fn(&Pair) -> bool + Sync)) -> Result<Vec<Pair>> {
+    /// Every fingerprint with its number: the array each table sorts.
+    fn entries(&self) -> Vec<Entry<B>> {
         let n = self.sides.len() as u32;
         let mut entries: Vec<Entry<B>> = Vec::with_capacity(n as usize);
-        let mut pairs = Vec::new();
         (0..n)
             .into_par_iter()
             .map(|id| Entry {
@@ -200,12 +262,42 @@ impl<'a, B: Bits> Join<'a, B> {
                 id,
             })
             .collect_into_vec(&mut entries);
+        entries
+    }
+
+    fn each(&self, sink: &(dyn Fn(&[Pair]) -> Result<()> + Sync)) -> Result<()> {
+        let mut entries = self.entries();
+        for (t, &mask) in self.masks.iter().enumerate() {
+            entries.par_sort_unstable_by_key(|e| e.masked(mask));
+            segments(&entries, mask)
+                .into_par_iter()
+                .try_for_each(|segment| {
+                    let mut out = Vec::new();
+                    self.pairs_in_segment(t, mask, segment, &|_| true, &mut out, &mut |full| {
+                        let sent = sink(full);
+                        full.clear();
+                        sent
+                    })?;
+                    if out.is_empty() { Ok(()) } else { sink(&out) }
+                })?;
+        }
+        Ok(())
+    }
+
+    fn run(&self, keep: &(impl Fn(&Pair) -> bool + Sync)) -> Result<Vec<Pair>> {
+        let mut entries = self.entries();
+        let mut pairs = Vec::new();
         for (t, &mask) in self.masks.iter().enumerate() {
             entries.par_sort_unstable_by_key(|e| e.masked(mask));
             let found: Vec<Vec<Pair>> = segments(&entries, mask)
                 .into_par_iter()
-                .map(|segment| self.pairs_in_segment(t, mask, segment, keep))
-                .collect();
+                .map(|segment| {
+                    let mut out = Vec::new();
+                    // Held whole: a full chunk is left as it is.
+                    self.pairs_in_segment(t, mask, segment, keep, &mut out, &mut |_| Ok(()))
+                        .map(|()| out)
+                })
+                .collect::<Result<_>>()?;
             // Grown once to size: doubling would leave up to half unused.
             pairs.reserve_exact(found.iter().map(Vec::len).sum());
             for part in found {
@@ -217,15 +309,17 @@ impl<'a, B: Bits> Join<'a, B> {
     }
 
     /// The pairs first found in table `t` in `segment`, whole runs of
-    /// entries sorted by their key under `mask`.
+    /// entries sorted by their key under `mask`, added to `out`; when
+    /// `out` holds [`CHUNK`] pairs, `full` is called with it.
     fn pairs_in_segment(
         &self,
         t: usize,
         mask: B,
         segment: &[Entry<B>],
-        keep: &impl Fn(&Pair) -> bool,
-    ) -> Vec<Pair> {
-        let mut out = Vec::new();
+        keep: &(impl Fn(&Pair) -> bool + ?Sized),
+        out: &mut Vec<Pair>,
+        full: &mut dyn FnMut(&mut Vec<Pair>) -> Result<()>,
+    ) -> Result<()> {
         let mut start = 0;
         while start < segment.len() {
             let key = segment[start].masked(mask);
@@ -234,11 +328,11 @@ impl<'a, B: Bits> Join<'a, B> {
                 .position(|e| e.masked(mask) != key)
                 .map_or(segment.len(), |i| start + 1 + i);
             if end - start > 1 {
-                self.pairs_in_run(t, &segment[start..end], keep, &mut out);
+                self.pairs_in_run(t, &segment[start..end], keep, out, full)?;
             }
             start = end;
         }
-        out
+        Ok(())
     }
 
     /// The pairs first found in table `t` among the entries of `run`, which
@@ -247,9 +341,10 @@ impl<'a, B: Bits> Join<'a, B> {
         &self,
         t: usize,
         run: &[Entry<B>],
-        keep: &impl Fn(&Pair) -> bool,
+        keep: &(impl Fn(&Pair) -> bool + ?Sized),
         out: &mut Vec<Pair>,
-    ) {
+        full: &mut dyn FnMut(&mut Vec<Pair>) -> Result<()>,
+    ) -> Result<()> {
         let k = self.plan.k();
         for (i, x) in run.iter().enumerate() {
             let (fx, ix) = (x.fp, x.id);
@@ -267,9 +362,13 @@ impl<'a, B: Bits> Join<'a, B> {
                 // `keep` last: it sees each pair once, in its first table.
                 if earlier.iter().all(|&m| fx.and(m) != fy.and(m)) && keep(&pair) {
                     out.push(pair);
+                    if out.len() == CHUNK {
+                        full(out)?;
+                    }
                 }
             }
         }
+        Ok(())
     }
 }
 

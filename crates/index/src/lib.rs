@@ -11,6 +11,8 @@
 //!   [`AnyIndexDir`]: the same, of the width its manifest says;
 //! - [`self_join`] and [`cross_join`]: every pair within `k` bits, one table
 //!   at a time (Manku, Jain and Das Sarma 2007, §3);
+//! - [`SpillSort`]: records (pairs, say) sorted past memory, in runs on
+//!   disk merged as they are read back;
 //! - [`brute_force_pairs`], [`brute_force_cross`]: the same by comparing
 //!   every pair, the oracle the tests hold the rest to.
 //!
@@ -43,14 +45,19 @@ mod online;
 mod plan;
 mod query;
 mod segment;
+mod spill_sort;
 
 pub use any_width::AnyIndexDir;
 pub use bits::Bits;
 pub use brute::{brute_force_cross, brute_force_pairs};
 pub use directory::IndexDir;
 pub use error::{Error, Result};
-pub use join::{Pair, Run, cross_join, for_each_run, self_join, self_join_where, with_neighbours};
+pub use join::{
+    Pair, Run, cross_join, cross_join_each, for_each_run, self_join, self_join_each,
+    self_join_where, with_neighbours,
+};
 pub use online::OnlineIndex;
 pub use plan::{Block, MAX_TABLES, PlanChoice, PlanOption, TablePlan};
 pub use query::Match;
 pub use segment::{FORMAT_VERSION, Segment};
+pub use spill_sort::{Sorted, SpillSort};

@@ -3,9 +3,11 @@
 //! plans, both widths and k from 0 to 8.
 
 use neardup_core::Width;
+use std::sync::Mutex;
+
 use neardup_index::{
-    Bits, Pair, TablePlan, brute_force_cross, brute_force_pairs, cross_join, for_each_run,
-    self_join, self_join_where, with_neighbours,
+    Bits, Pair, SpillSort, TablePlan, brute_force_cross, brute_force_pairs, cross_join,
+    cross_join_each, for_each_run, self_join, self_join_each, self_join_where, with_neighbours,
 };
 use proptest::prelude::*;
 
@@ -62,9 +64,22 @@ pub fn planted(n: usize, k: u32, width: u32, rng: &mut Rng) -> Vec<u128> {
     fps
 }
 
+/// The pairs a streaming join hands over, sorted past a small budget.
+fn streamed(
+    join: impl FnOnce(&(dyn Fn(&[Pair]) -> neardup_index::Result<()> + Sync)),
+) -> Vec<Pair> {
+    let dir = tempfile::tempdir().unwrap();
+    let sort = Mutex::new(SpillSort::new(1000, dir.path()));
+    join(&|pairs| sort.lock().unwrap().push(pairs));
+    let sorted = sort.into_inner().unwrap().finish().unwrap();
+    sorted.collect::<neardup_index::Result<_>>().unwrap()
+}
+
 fn check<B: Bits>(plan: &TablePlan, fps: &[B]) {
     let expected = brute_force_pairs(plan.k(), fps);
     assert_eq!(self_join(plan, fps).unwrap(), expected, "{plan:?}");
+    let each = streamed(|sink| self_join_each(plan, fps, sink).unwrap());
+    assert_eq!(each, expected, "{plan:?}");
     // A slice of the pairs, as dedup takes them when they are many.
     let slice = |p: &Pair| p.b % 3 == 1 && p.a.is_multiple_of(2);
     let sliced: Vec<Pair> = expected.iter().copied().filter(slice).collect();
@@ -106,6 +121,8 @@ fn check<B: Bits>(plan: &TablePlan, fps: &[B]) {
         expected,
         "{plan:?}"
     );
+    let each = streamed(|sink| cross_join_each(plan, queries, base, sink).unwrap());
+    assert_eq!(each, expected, "{plan:?}");
 }
 
 proptest! {
@@ -155,6 +172,30 @@ fn identical_fingerprints_pair_up() {
     let pairs = self_join(&plan, &fps).unwrap();
     assert_eq!(pairs.len(), 10);
     assert!(pairs.iter().all(|p| p.distance == 0 && p.a < p.b));
+}
+
+#[test]
+fn a_streaming_join_hands_over_pairs_in_chunks() {
+    // 500 identical fingerprints: 124,750 pairs in one run, more than a
+    // chunk; the sink sees them in several calls.
+    let plan = TablePlan::pigeonhole(Width::W64, 3).unwrap();
+    let fps = vec![7u64; 500];
+    let calls = Mutex::new(0usize);
+    let pairs = streamed(|sink| {
+        self_join_each(&plan, &fps, |p| {
+            *calls.lock().unwrap() += 1;
+            sink(p)
+        })
+        .unwrap()
+    });
+    assert_eq!(pairs, brute_force_pairs(3, &fps));
+    assert!(*calls.lock().unwrap() > 1);
+    // A sink's error stops the join.
+    let err = self_join_each(&plan, &fps, |_| {
+        Err(neardup_index::Error::Input("full".to_string()))
+    })
+    .unwrap_err();
+    assert_eq!(err.to_string(), "full");
 }
 
 #[test]

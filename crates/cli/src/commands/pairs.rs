@@ -2,10 +2,11 @@
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use neardup_core::Width;
-use neardup_index::{Pair, TablePlan, cross_join, self_join};
+use neardup_index::{Pair, SpillSort, TablePlan, cross_join_each, self_join_each};
 
 use crate::args::PairsArgs;
 use crate::fingerprints::Set;
@@ -31,10 +32,23 @@ pub fn run(args: &PairsArgs) -> Result<ExitCode> {
             .and_then(|choice| choice.plan(width, args.k)),
     }
     .with_context(|| format!("-k {}", args.k))?;
-    let pairs = pool.install(|| join(&plan, &queries, base.as_ref()))?;
+    // Pairs can be far more than fingerprints: past the memory budget they
+    // are sorted in runs on disk.
+    let budget = args.memory.unwrap_or_else(neardup_dedup::default_memory) / 2;
+    let sort = Mutex::new(SpillSort::new(budget, std::env::temp_dir()));
+    let sink = |pairs: &[Pair]| match sort.lock() {
+        Ok(mut sort) => sort.push(pairs),
+        Err(poisoned) => poisoned.into_inner().push(pairs),
+    };
+    pool.install(|| join(&plan, &queries, base.as_ref(), &sink))?;
+    let sort = sort
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let found = sort.len();
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout());
     let b_ids = base.as_ref().map_or(&queries.ids, |b| &b.ids);
-    for p in &pairs {
+    for p in pool.install(|| sort.finish())? {
+        let p = p?;
         out.write_all(b"{\"a\":")?;
         serde_json::to_writer(&mut out, &queries.ids[p.a as usize])?;
         out.write_all(b",\"b\":")?;
@@ -44,8 +58,7 @@ pub fn run(args: &PairsArgs) -> Result<ExitCode> {
     out.flush()?;
     if !args.quiet {
         eprintln!(
-            "neardup: {} pairs within {} bits among {n} fingerprints ({} tables)",
-            pairs.len(),
+            "neardup: {found} pairs within {} bits among {n} fingerprints ({} tables)",
             args.k,
             plan.tables()
         );
@@ -53,16 +66,22 @@ pub fn run(args: &PairsArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn join(plan: &TablePlan, queries: &Set, base: Option<&Set>) -> Result<Vec<Pair>> {
-    let pairs = match plan.width() {
+/// Hands every pair of the join to `sink`.
+fn join(
+    plan: &TablePlan,
+    queries: &Set,
+    base: Option<&Set>,
+    sink: &(dyn Fn(&[Pair]) -> neardup_index::Result<()> + Sync),
+) -> Result<()> {
+    match plan.width() {
         Width::W64 => match base {
-            Some(base) => cross_join(plan, &queries.narrow(), &base.narrow()),
-            None => self_join(plan, &queries.narrow()),
+            Some(base) => cross_join_each(plan, &queries.narrow(), &base.narrow(), sink),
+            None => self_join_each(plan, &queries.narrow(), sink),
         },
         _ => match base {
-            Some(base) => cross_join(plan, &queries.bits, &base.bits),
-            None => self_join(plan, &queries.bits),
+            Some(base) => cross_join_each(plan, &queries.bits, &base.bits, sink),
+            None => self_join_each(plan, &queries.bits, sink),
         },
-    };
-    Ok(pairs?)
+    }?;
+    Ok(())
 }

@@ -153,7 +153,7 @@ impl<T: Pod + Ord + Send + Sync> SpillSort<T> {
             cursors.push(Cursor::File {
                 at: start * size as u64,
                 left: len,
-                chunk: Vec::with_capacity(chunk),
+                chunk: Vec::new(),
                 next: 0,
             });
         }

@@ -493,13 +493,7 @@ pub fn for_each_run<B: Bits>(
     visit: impl Fn(&Run<'_, B>) + Sync,
 ) -> Result<()> {
     let join = Join::new(plan, Sides::One(fingerprints))?;
-    let mut entries: Vec<Entry<B>> = (0..fingerprints.len() as u32)
-        .into_par_iter()
-        .map(|id| Entry {
-            fp: fingerprints[id as usize],
-            id,
-        })
-        .collect();
+    let mut entries = join.entries();
     for (t, &mask) in join.masks.iter().enumerate() {
         entries.par_sort_unstable_by_key(|e| e.masked(mask));
         segments(&entries, mask)

@@ -97,10 +97,12 @@ pub struct EvalArgs {
     /// The k whose scores are broken down by edit, language and length.
     #[arg(short, long, default_value_t = crate::config::DEFAULT_K)]
     pub k: u32,
-    /// With verification, pairs of short documents (under 50 words) are
-    /// reported up to this many bits apart [default: twice k].
-    #[arg(long, value_name = "K")]
-    pub k_short: Option<u32>,
+    /// Turn off the short-document rule: by default, with verification,
+    /// two short documents (under 50 words or 100 Chinese characters) are
+    /// compared whatever their distance, when their words overlap enough
+    /// to pass.
+    #[arg(long)]
+    pub no_short_rule: bool,
     /// The curve goes from k = 0 to this.
     #[arg(long, default_value_t = 8)]
     pub k_max: u32,
@@ -247,11 +249,12 @@ pub struct DedupArgs {
     /// alone (and holds no pairs: the least memory).
     #[arg(long, value_name = "words:D|jaccard:T|none", default_value_t = crate::config::default_verify())]
     pub verify: String,
-    /// With verification, short documents (under 50 words or 100 Chinese
-    /// characters) are compared up to this many bits apart [default: twice
-    /// k].
-    #[arg(long, value_name = "K")]
-    pub k_short: Option<u32>,
+    /// Turn off the short-document rule: by default, with verification,
+    /// two short documents (under 50 words or 100 Chinese characters) are
+    /// compared whatever their distance, when their words overlap enough
+    /// to pass.
+    #[arg(long)]
+    pub no_short_rule: bool,
     /// Keep the fingerprints of what was kept in this index directory
     /// (created, or added to), for later runs' --against.
     #[arg(long, value_name = "INDEX")]
@@ -517,11 +520,12 @@ pub struct CompareArgs {
     /// The verification of `neardup dedup`: words:D, jaccard:T or none.
     #[arg(long, value_name = "words:D|jaccard:T|none", default_value_t = crate::config::default_verify())]
     pub verify: String,
-    /// With verification, short texts (under 50 words or 100 Chinese
-    /// characters) are near-duplicates up to this many bits apart
-    /// [default: twice k].
-    #[arg(long, value_name = "K")]
-    pub k_short: Option<u32>,
+    /// Turn off the short-document rule: by default, with verification,
+    /// two short documents (under 50 words or 100 Chinese characters) are
+    /// compared whatever their distance, when their words overlap enough
+    /// to pass.
+    #[arg(long)]
+    pub no_short_rule: bool,
     /// Show the features that pushed the differing bits.
     #[arg(long)]
     pub explain: bool,

@@ -99,7 +99,7 @@ pub fn default_verify() -> String {
 pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
     let mut job = Dedup::with_fingerprinter(fingerprinter(&args.settings)?);
     job.k(args.k)
-        .k_short(args.k_short)
+        .short_rule(!args.no_short_rule)
         .verification(verification(&args.verify)?)
         .keep(match args.keep {
             KeepArg::First => Keep::First,
@@ -116,9 +116,6 @@ pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
         .memory(args.memory)
         // Temporary files beside the outputs: where the user made room.
         .spill_to(Some(args.out.clone()));
-    job.check().with_context(|| match job.short_k() {
-        Some(k_short) => format!("-k {} (--k-short {k_short})", args.k),
-        None => format!("-k {}", args.k),
-    })?;
+    job.check().with_context(|| format!("-k {}", args.k))?;
     Ok(job)
 }

@@ -15,16 +15,17 @@
 //! kept, and are strictly nearer than the first answer, are verified: a
 //! unit before the block comes first among equals.
 //!
-//! Pairs of short units beyond k (the short-document rule) are found
-//! beforehand by a join at their larger k: so wide a search suits the
-//! sorted tables of a join better than an index's hash tables.
+//! Pairs of two short units are also candidates at any distance when the
+//! prefix filter meets them ([`PrefixIndex`]): short units that are kept
+//! are indexed by the rarest elements of their sketches as well.
 
 use neardup_core::Width;
-use neardup_index::{Bits, OnlineIndex, Pair, TablePlan, self_join_where};
+use neardup_index::{Bits, OnlineIndex, TablePlan};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::grouping::Fate;
+use crate::prefix_filter::{PrefixFilter, PrefixIndex};
 use crate::progress::Progress;
 
 /// Units whose searches run in parallel at once; each is compared with
@@ -34,39 +35,39 @@ const BLOCK: usize = 2048;
 /// The most bytes per kept fingerprint the index of kept units may take.
 const KEPT_BYTES: f64 = 128.0;
 
+/// A unit's verification sketch, if it has one.
+pub(crate) type SketchOf<'s> = dyn Fn(u32) -> Option<&'s [u64]> + Sync + 's;
+
 /// How far apart units may be, and which ones take part.
 pub(crate) struct Rule<'a> {
     pub k: u32,
-    /// The short-document rule: `is_short` units are near other short units
-    /// within this larger k.
-    pub short: Option<(u32, &'a [bool])>,
+    /// The short-document rule: two short units are candidates, whatever
+    /// their distance, when the prefix filter meets them.
+    pub short: Option<Short<'a>>,
     /// Units that take no part (dropped for an indexed document already).
     pub excluded: &'a (dyn Fn(u32) -> bool + Sync),
     /// Whether a pair `(earlier, later)` of units passes verification.
     pub verify: Option<&'a (dyn Fn(u32, u32) -> bool + Sync)>,
+    /// Each unit's sketch, when they are all at hand before grouping.
+    pub sketch: Option<&'a SketchOf<'a>>,
 }
 
-impl Rule<'_> {
-    /// The short units, in order, and the larger k they are searched at,
-    /// if the short-document rule holds.
-    pub(crate) fn short_units(&self) -> Option<(u32, Vec<u32>)> {
-        let (k_short, is_short) = self.short?;
-        let units = (0..is_short.len() as u32)
-            .filter(|&u| is_short[u as usize])
-            .collect();
-        Some((k_short, units))
-    }
+/// Which units are short, and the filter that finds their candidates.
+#[derive(Clone, Copy)]
+pub(crate) struct Short<'a> {
+    pub units: &'a [bool],
+    pub filter: &'a PrefixFilter,
+}
 
-    fn is_short(&self, u: u32) -> bool {
-        self.short.is_some_and(|(_, short)| short[u as usize])
-    }
-
-    /// The farthest apart units `a` and `u` may be.
-    pub(crate) fn reach(&self, a: u32, u: u32) -> u32 {
-        match self.short {
-            Some((k, _)) if self.is_short(a) && self.is_short(u) => k.max(self.k),
-            _ => self.k,
+impl Short<'_> {
+    /// The prefix and sketch length of unit `u`, if it is short and has a
+    /// sketch.
+    pub(crate) fn prefix(&self, u: u32, sketch: &SketchOf<'_>) -> Option<(Vec<u64>, usize)> {
+        if !self.units[u as usize] {
+            return None;
         }
+        let sketch = sketch(u)?;
+        Some((self.filter.prefix(sketch), sketch.len()))
     }
 }
 
@@ -91,66 +92,17 @@ struct Searched {
     here: Vec<(u32, u32)>,
 }
 
-/// Pairs of short units beyond k, by the later unit: `(distance, earlier)`,
-/// nearest first. They are all held: a large cluster of templated short
-/// texts (titles, tweets) 7 to 12 bits apart makes them quadratic, which
-/// the short-document rule's redesign (issue 13) must bound.
-struct ShortPairs {
-    /// Where each unit's pairs start in `pairs`; one more at the end.
-    start: Vec<usize>,
-    pairs: Vec<(u32, u32)>,
-}
-
-impl ShortPairs {
-    fn find<B: Bits>(bits: &[B], rule: &Rule) -> Result<ShortPairs> {
-        let n = bits.len();
-        let mut found: Vec<Pair> = Vec::new();
-        if let Some((k_short, units)) = rule.short_units() {
-            let short_bits: Vec<B> = units.iter().map(|&u| bits[u as usize]).collect();
-            let plan = join_plan(B::WIDTH, k_short, units.len())?;
-            let as_units = |p: &Pair| Pair {
-                a: units[p.a as usize],
-                b: units[p.b as usize],
-                distance: p.distance,
-            };
-            found = self_join_where(&plan, &short_bits, |p| {
-                let p = as_units(p);
-                p.distance > rule.k && !(rule.excluded)(p.a) && !(rule.excluded)(p.b)
-            })?
-            .iter()
-            .map(as_units)
-            .collect();
-        }
-        found.par_sort_unstable_by_key(|p| (p.b, p.distance, p.a));
-        let mut start = vec![0usize; n + 1];
-        for p in &found {
-            start[p.b as usize + 1] += 1;
-        }
-        for u in 0..n {
-            start[u + 1] += start[u];
-        }
-        Ok(ShortPairs {
-            start,
-            pairs: found.iter().map(|p| (p.distance, p.a)).collect(),
-        })
-    }
-
-    fn of(&self, u: u32) -> &[(u32, u32)] {
-        let (from, to) = (self.start[u as usize], self.start[u as usize + 1]);
-        &self.pairs[from..to]
-    }
-}
-
 /// The fates of the units whose fingerprints are `bits`, numbered in keep
 /// order, on all cores of the current rayon pool.
 pub(crate) fn greedy<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) -> Result<Grouped> {
     let mut greedy = Greedy::new(bits, rule)?;
     let verify = |a: u32, u: u32| rule.verify.is_none_or(|v| v(a, u));
+    let sketch = |u: u32| rule.sketch.and_then(|s| s(u));
     while greedy.next() < bits.len() {
         if progress.cancelled() {
             return Err(Error::Cancelled);
         }
-        greedy.block(&verify)?;
+        greedy.block(&verify, &sketch)?;
     }
     Ok(greedy.finish())
 }
@@ -158,13 +110,14 @@ pub(crate) fn greedy<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
 /// Greedy grouping under way, a block of units at a time: for a caller
 /// that prepares what each block needs (the sketches of its units) just
 /// before it is decided.
-pub(crate) struct Greedy<'a, B> {
+pub(crate) struct Greedy<'a, 'r, B> {
     bits: &'a [B],
-    rule: &'a Rule<'a>,
+    rule: &'a Rule<'r>,
     kept: OnlineIndex<B>,
     /// The unit of each fingerprint in `kept`, by its number there.
     kept_units: Vec<u32>,
-    short_pairs: ShortPairs,
+    /// Kept short units by their prefixes.
+    kept_short: PrefixIndex,
     fates: Vec<Fate>,
     /// The first unit not decided yet.
     next: usize,
@@ -193,21 +146,20 @@ pub(crate) fn kept_plan(width: Width, k: u32, n: usize) -> Result<TablePlan> {
     Ok(choice.plan(width, k)?)
 }
 
-impl<'a, B: Bits> Greedy<'a, B> {
-    pub(crate) fn new(bits: &'a [B], rule: &'a Rule<'a>) -> Result<Greedy<'a, B>> {
+impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
+    pub(crate) fn new(bits: &'a [B], rule: &'a Rule<'r>) -> Result<Greedy<'a, 'r, B>> {
         let n = bits.len();
         let plan = kept_plan(B::WIDTH, rule.k, n)?;
-        let max_k = rule.short.map_or(rule.k, |(k, _)| k.max(rule.k));
         Ok(Greedy {
             bits,
             rule,
             kept: OnlineIndex::new(plan)?,
             kept_units: Vec::new(),
-            short_pairs: ShortPairs::find(bits, rule)?,
+            kept_short: PrefixIndex::default(),
             fates: vec![Fate::Kept; n],
             next: 0,
             candidates: 0,
-            pairs_by_distance: vec![0u64; max_k as usize + 1],
+            pairs_by_distance: vec![0u64; B::WIDTH.bits() as usize + 1],
         })
     }
 
@@ -227,56 +179,90 @@ impl<'a, B: Bits> Greedy<'a, B> {
     }
 
     /// Decides the units of [`Greedy::next_block`], `verify` judging a pair
-    /// `(earlier, later)` of units within reach.
-    pub(crate) fn block(&mut self, verify: &(dyn Fn(u32, u32) -> bool + Sync)) -> Result<()> {
+    /// `(earlier, later)` of units within reach, `sketch` giving the
+    /// sketches of the block's short units.
+    pub(crate) fn block(
+        &mut self,
+        verify: &(dyn Fn(u32, u32) -> bool + Sync),
+        sketch: &SketchOf<'_>,
+    ) -> Result<()> {
         let block = self.next_block();
         let first = block.start as u32;
         let (bits, rule) = (self.bits, self.rule);
+        let included = |u: u32| !(rule.excluded)(u);
+        // The short units' prefixes, and an index of them for the pairs
+        // within the block.
+        let prefixes: Vec<Option<(Vec<u64>, usize)>> = block
+            .clone()
+            .into_par_iter()
+            .map(|u| {
+                let short = rule.short.filter(|_| included(u as u32))?;
+                short.prefix(u as u32, sketch)
+            })
+            .collect();
+        let mut short_here = PrefixIndex::default();
+        for (u, prefix) in block.clone().zip(&prefixes) {
+            if let Some((prefix, len)) = prefix {
+                short_here.insert(u as u32, *len, prefix);
+            }
+        }
         // On all cores: the nearest verified unit kept before the block, the
         // pairs met there, and the units earlier in the block within reach.
         let searched: Vec<Searched> = block
             .clone()
             .into_par_iter()
-            .map(|u| {
+            .zip(&prefixes)
+            .map(|(u, prefix)| {
                 let u = u as u32;
-                if (rule.excluded)(u) {
+                if !included(u) {
                     return Searched::default();
                 }
+                let fu = bits[u as usize];
                 let mut near: Vec<(u32, u32)> = self
                     .kept
-                    .query(bits[u as usize])
+                    .query(fu)
                     .iter()
                     .map(|m| (m.distance, self.kept_units[m.id as usize]))
                     .collect();
-                // Short pairs beyond k with units kept before the block.
-                let count = near.len();
-                near.extend(
-                    self.short_pairs
-                        .of(u)
-                        .iter()
-                        .filter(|&&(_, a)| a < first && self.is_kept(a)),
-                );
-                if near.len() > count {
-                    near.sort_unstable();
-                }
-                let found = near.iter().copied().find(|&(_, a)| verify(a, u));
                 let mut here: Vec<(u32, u32)> = (first..u)
-                    .filter(|&a| !(rule.excluded)(a))
-                    .map(|a| (bits[a as usize].distance(bits[u as usize]), a))
-                    .filter(|&(distance, a)| distance <= rule.reach(a, u))
+                    .filter(|&a| included(a))
+                    .map(|a| (bits[a as usize].distance(fu), a))
+                    .filter(|&(distance, _)| distance <= rule.k)
                     .collect();
+                // Short pairs beyond k (those within k are found above).
+                if let (Some(short), Some((prefix, len))) = (rule.short, prefix) {
+                    let lengths = short.filter.lengths(*len);
+                    let beyond = |a: u32| {
+                        let distance = bits[a as usize].distance(fu);
+                        (distance > rule.k).then_some((distance, a))
+                    };
+                    near.extend(
+                        self.kept_short
+                            .candidates(prefix, &lengths)
+                            .into_iter()
+                            .filter_map(beyond),
+                    );
+                    here.extend(
+                        short_here
+                            .candidates(prefix, &lengths)
+                            .into_iter()
+                            .filter(|&a| a < u)
+                            .filter_map(beyond),
+                    );
+                }
+                near.sort_unstable();
                 here.sort_unstable();
                 Searched {
-                    first: found,
+                    first: near.iter().copied().find(|&(_, a)| verify(a, u)),
                     met: near.len() as u64,
                     here,
                 }
             })
             .collect();
         // One unit after another: the units kept earlier in the block.
-        for (u, found) in block.clone().zip(searched) {
+        for ((u, found), prefix) in block.clone().zip(searched).zip(prefixes) {
             let u = u as u32;
-            if (rule.excluded)(u) {
+            if !included(u) {
                 continue;
             }
             let limit = found.first.map_or(u32::MAX, |(distance, _)| distance);
@@ -301,6 +287,9 @@ impl<'a, B: Bits> Greedy<'a, B> {
                 None => {
                     self.kept.insert(bits[u as usize])?;
                     self.kept_units.push(u);
+                    if let Some((prefix, len)) = prefix {
+                        self.kept_short.insert(u, len, &prefix);
+                    }
                 }
             }
         }
@@ -320,12 +309,14 @@ impl<'a, B: Bits> Greedy<'a, B> {
 
 #[cfg(test)]
 mod tests {
-    use neardup_index::brute_force_pairs;
+    use neardup_index::{Pair, brute_force_pairs};
     use proptest::prelude::*;
 
     use super::*;
     use crate::grouping::keep_first;
+    use crate::prefix_filter::{ElementCounts, family_sketches};
     use crate::progress::Silent;
+    use crate::verify::Verification;
 
     /// Fingerprints around a few centres, each with a few bits flipped:
     /// many pairs per unit, over more than one block.
@@ -352,23 +343,43 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(6))]
 
         /// Greedy grouping keeps what keep-first keeps over every pair
-        /// within reach that passes verification, found by brute force.
+        /// within k, or of two short units at any distance, that passes
+        /// verification, found by brute force.
         #[test]
         fn greedy_equals_keep_first_over_all_verified_pairs(bits in clustered(), seed in any::<u32>()) {
             let n = bits.len();
             let short: Vec<bool> = (0..n).map(|u| (u as u32 ^ seed) % 4 == 1).collect();
             let excluded = |u: u32| (u ^ seed) % 89 == 7;
-            // A verification that refuses a third of the pairs.
-            let verify = |a: u32, b: u32| !a.wrapping_add(b).wrapping_add(seed).is_multiple_of(3);
+            let sketches = family_sketches(n, seed);
+            let verification = Verification::Jaccard(0.7);
+            let counts = ElementCounts::new();
+            for (s, _) in sketches.iter().zip(&short).filter(|(_, short)| **short) {
+                counts.add(s);
+            }
+            let filter = PrefixFilter::new(verification, counts);
+            let verify = |a: u32, b: u32| {
+                verification.accepts(&sketches[a as usize], &sketches[b as usize])
+            };
+            let sketch = |u: u32| Some(sketches[u as usize].as_slice());
             let rule = Rule {
                 k: 3,
-                short: Some((6, &short)),
+                short: Some(Short { units: &short, filter: &filter }),
                 excluded: &excluded,
                 verify: Some(&verify),
+                sketch: Some(&sketch),
             };
-            let pairs: Vec<Pair> = brute_force_pairs(6, &bits)
+            let shorts: Vec<u32> = (0..n as u32).filter(|&u| short[u as usize]).collect();
+            let mut pairs: Vec<Pair> = brute_force_pairs(3, &bits);
+            for (i, &a) in shorts.iter().enumerate() {
+                for &b in &shorts[i + 1..] {
+                    let distance = bits[a as usize].distance(bits[b as usize]);
+                    if distance > 3 {
+                        pairs.push(Pair { a, b, distance });
+                    }
+                }
+            }
+            let pairs: Vec<Pair> = pairs
                 .into_iter()
-                .filter(|p| p.distance <= rule.reach(p.a, p.b))
                 .filter(|p| !excluded(p.a) && !excluded(p.b) && verify(p.a, p.b))
                 .collect();
             let order: Vec<u32> = (0..n as u32).collect();

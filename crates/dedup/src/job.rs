@@ -23,13 +23,14 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::copies::Copies;
 use crate::error::{Error, Result};
-use crate::greedy::{Grouped, Rule, greedy, join_plan, kept_plan};
+use crate::greedy::{Grouped, Rule, Short, greedy, join_plan, kept_plan};
 use crate::grouping::Fate;
 use crate::incremental::{Indexed, against};
 use crate::keep::Keep;
 use crate::linked::linked;
+use crate::prefix_filter::{ElementCounts, PrefixFilter};
 use crate::progress::{Progress, Skipped, Stage};
-use crate::short::{is_short, short_k};
+use crate::short::is_short;
 use crate::sketches::{SketchPass, Sketches};
 use crate::source::{Origin, Source};
 use crate::streamed::greedy_as_read;
@@ -79,7 +80,7 @@ pub enum Grouping {
 pub struct Dedup {
     fingerprinter: Fingerprinter,
     k: u32,
-    k_short: Option<u32>,
+    short_rule: bool,
     verification: Option<Verification>,
     keep: Keep,
     grouping: Grouping,
@@ -90,7 +91,7 @@ pub struct Dedup {
 
 impl Dedup {
     /// The defaults: the `auto` profile, k = [`DEFAULT_K`],
-    /// [`DEFAULT_VERIFICATION`], short documents within twice k, the first
+    /// [`DEFAULT_VERIFICATION`], the short-document rule, the first
     /// document of each group kept, greedy grouping.
     ///
     /// # Errors
@@ -107,7 +108,7 @@ impl Dedup {
         Dedup {
             fingerprinter,
             k: DEFAULT_K,
-            k_short: None,
+            short_rule: true,
             verification: Some(DEFAULT_VERIFICATION),
             keep: Keep::First,
             grouping: Grouping::Greedy,
@@ -124,13 +125,12 @@ impl Dedup {
     ///
     /// let mut job = Dedup::new()?;
     /// job.k(8)
-    ///     .k_short(Some(14))
     ///     .verification(Some(Verification::Jaccard(0.8)))
     ///     .keep(Keep::Longest)
     ///     .grouping(Grouping::Components);
-    /// assert_eq!((job.short_k(), job.max_distance()), (Some(14), 14));
+    /// assert!(job.short_rule_holds());
     /// job.verification(None);
-    /// assert_eq!((job.short_k(), job.max_distance()), (None, 8));
+    /// assert!(!job.short_rule_holds());
     /// # Ok::<(), neardup_dedup::Error>(())
     /// ```
     pub fn k(&mut self, k: u32) -> &mut Dedup {
@@ -138,10 +138,12 @@ impl Dedup {
         self
     }
 
-    /// Pairs of short documents ([`is_short`]) are searched up to `k` bits
-    /// apart (never below k), when pairs are verified; `None`: twice k.
-    pub fn k_short(&mut self, k: Option<u32>) -> &mut Dedup {
-        self.k_short = k;
+    /// The short-document rule (on by default): two short documents
+    /// ([`is_short`]) are a candidate pair whatever their fingerprints'
+    /// distance when their verification sketches share enough to pass, and
+    /// verification judges them. It holds only with verification.
+    pub fn short_rule(&mut self, on: bool) -> &mut Dedup {
+        self.short_rule = on;
         self
     }
 
@@ -202,20 +204,13 @@ impl Dedup {
         &self.fingerprinter
     }
 
-    /// The k short documents are searched at, if the short-document rule
-    /// holds (with verification, when it is above k).
-    pub fn short_k(&self) -> Option<u32> {
-        self.verification?;
-        Some(short_k(self.k, self.k_short)).filter(|&s| s > self.k)
+    /// Whether the short-document rule holds: it is on, and pairs are
+    /// verified.
+    pub fn short_rule_holds(&self) -> bool {
+        self.short_rule && self.verification.is_some()
     }
 
-    /// The farthest apart two documents of a group may be.
-    pub fn max_distance(&self) -> u32 {
-        self.short_k().unwrap_or(self.k)
-    }
-
-    /// Refuses a k the fingerprints cannot have (k and the short k must be
-    /// below the width); [`Dedup::run`] checks this before any work.
+    /// Refuses a k the fingerprints cannot have (below the width); [`Dedup::run`] checks this before any work.
     ///
     /// ```
     /// let mut job = neardup_dedup::Dedup::new()?;
@@ -230,7 +225,6 @@ impl Dedup {
     pub fn check(&self) -> Result<()> {
         let width = self.fingerprinter.width();
         TablePlan::pigeonhole(width, self.k)?;
-        TablePlan::pigeonhole(width, self.max_distance())?;
         // The index of kept documents must have a plan for k.
         kept_plan(width, self.k, 1)?;
         Ok(())
@@ -248,12 +242,12 @@ impl Dedup {
     pub fn run(&self, source: &dyn Source, progress: &dyn Progress) -> Result<Outcome> {
         let width = self.fingerprinter.width();
         self.check()?;
-        let k_short = self.short_k();
-        let scanned = self.scan(source, progress, k_short.is_some())?;
+        let scanned = self.scan(source, progress)?;
         let Scanned {
             records,
             text_hashes,
             short_docs,
+            element_counts,
             keys,
             skipped,
         } = scanned;
@@ -266,10 +260,18 @@ impl Dedup {
         let copies = Copies::new(|d| records[d as usize].fingerprint, &text_hashes, &order);
         drop((text_hashes, order));
         let units = copies.units();
-        let mut short_units = vec![false; if k_short.is_some() { units } else { 0 }];
+        let mut short_units = vec![false; units];
         for d in short_docs {
             short_units[copies.unit_of(d) as usize] = true;
         }
+        let short_filter = self
+            .verification
+            .zip(element_counts)
+            .map(|(verification, counts)| PrefixFilter::new(verification, counts));
+        let short = short_filter.as_ref().map(|filter| Short {
+            units: &short_units,
+            filter,
+        });
 
         // Documents near one kept by an earlier run are dropped for it.
         let indexed = match &self.against {
@@ -287,17 +289,9 @@ impl Dedup {
             Width::W64 => {
                 let bits: Vec<u64> = unit_bits.iter().map(|&b| b as u64).collect();
                 drop(unit_bits);
-                self.group(&bits, &short_units, &excluded, &copies, source, progress, n)?
+                self.group(&bits, short, &excluded, &copies, source, progress, n)?
             }
-            _ => self.group(
-                &unit_bits,
-                &short_units,
-                &excluded,
-                &copies,
-                source,
-                progress,
-                n,
-            )?,
+            _ => self.group(&unit_bits, short, &excluded, &copies, source, progress, n)?,
         };
         let mut fates = copies.expand(&grouped.fates);
         for (fate, found) in fates.iter_mut().zip(&indexed.nearest) {
@@ -315,7 +309,7 @@ impl Dedup {
                 pairs_by_distance: grouped.pairs_by_distance,
                 with_key,
                 k: self.k,
-                k_short,
+                short_rule: short.is_some(),
             },
             records,
             fates,
@@ -325,9 +319,12 @@ impl Dedup {
     }
 
     /// The first pass: every document's record, text hash, key, and
-    /// whether it is short.
-    fn scan(&self, source: &dyn Source, progress: &dyn Progress, shorts: bool) -> Result<Scanned> {
+    /// whether it is short; with the short-document rule, how often each
+    /// element of the short documents' sketches occurs.
+    fn scan(&self, source: &dyn Source, progress: &dyn Progress) -> Result<Scanned> {
         let mut s = Scanned::default();
+        let shorts = self.verification.filter(|_| self.short_rule);
+        let counts = shorts.map(|_| ElementCounts::new());
         progress.stage(Stage::Fingerprinting, source.total_bytes());
         s.skipped = source.scan(progress, &mut |batch| {
             if progress.cancelled() {
@@ -340,7 +337,13 @@ impl Dedup {
                 .par_iter()
                 .map(|doc| {
                     let fingerprint = self.fingerprinter.fingerprint(doc.text).bits();
-                    let short = shorts && is_short(doc.text);
+                    let short = match (shorts, &counts) {
+                        (Some(verification), Some(counts)) if is_short(doc.text) => {
+                            counts.add(&verification.sketch(doc.text));
+                            true
+                        }
+                        _ => false,
+                    };
                     (fingerprint, xxh3_64(doc.text.as_bytes()), short)
                 })
                 .collect();
@@ -362,6 +365,7 @@ impl Dedup {
             Ok(())
         })?;
         progress.finish();
+        s.element_counts = counts;
         Ok(s)
     }
 
@@ -370,19 +374,19 @@ impl Dedup {
     fn group<B: Bits>(
         &self,
         bits: &[B],
-        short_units: &[bool],
+        short: Option<Short>,
         excluded: &(dyn Fn(u32) -> bool + Sync),
         copies: &Copies,
         source: &dyn Source,
         progress: &dyn Progress,
         documents: usize,
     ) -> Result<Grouped> {
-        let k_short = self.short_k();
         let mut rule = Rule {
             k: self.k,
-            short: k_short.map(|k| (k, short_units)),
+            short,
             excluded,
             verify: None,
+            sketch: None,
         };
         let Some(verification) = self.verification else {
             return match self.grouping {
@@ -422,22 +426,23 @@ impl Dedup {
             (Some(x), Some(y)) => verification.accepts(x, y),
             _ => false,
         };
+        let sketch = |u: u32| sketches.get(u);
         rule.verify = Some(&verify);
+        rule.sketch = Some(&sketch);
         match self.grouping {
             Grouping::Greedy => greedy(bits, &rule, progress),
             Grouping::Components => linked(bits, &rule, progress),
         }
     }
 
-    /// Which units have another within reach: the only ones verification
-    /// may compare.
+    /// Which units may have a candidate: those with another within k, and
+    /// short ones (the prefix filter needs their sketches to tell). Only
+    /// these are sketched.
     fn with_candidates<B: Bits>(&self, bits: &[B], rule: &Rule) -> Result<Vec<bool>> {
         let mut needed = with_neighbours(&join_plan(B::WIDTH, self.k, bits.len())?, bits)?;
-        if let Some((k_short, units)) = rule.short_units() {
-            let short_bits: Vec<B> = units.iter().map(|&u| bits[u as usize]).collect();
-            let near = with_neighbours(&join_plan(B::WIDTH, k_short, units.len())?, &short_bits)?;
-            for (&u, near) in units.iter().zip(near) {
-                needed[u as usize] |= near;
+        if let Some(short) = rule.short {
+            for (needed, &short) in needed.iter_mut().zip(short.units) {
+                *needed |= short;
             }
         }
         Ok(needed)
@@ -450,6 +455,7 @@ struct Scanned {
     records: Vec<Record>,
     text_hashes: Vec<u64>,
     short_docs: Vec<u32>,
+    element_counts: Option<ElementCounts>,
     keys: Vec<Option<FieldValue>>,
     skipped: Skipped,
 }
@@ -506,7 +512,7 @@ impl Record {
 /// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
 /// let stats = outcome.stats();
 /// assert_eq!((stats.documents, stats.unique, stats.exact_copies), (3, 2, 1));
-/// assert_eq!((stats.k, stats.k_short), (6, Some(12)));
+/// assert_eq!((stats.k, stats.short_rule), (6, true));
 /// # Ok::<(), neardup_dedup::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -530,8 +536,8 @@ pub struct Stats {
     pub with_key: usize,
     /// The k of the run.
     pub k: u32,
-    /// The k of short documents, if the short-document rule held.
-    pub k_short: Option<u32>,
+    /// Whether the short-document rule held.
+    pub short_rule: bool,
 }
 
 /// The result of a run: each document's record and fate, in source order.

@@ -13,8 +13,9 @@
 //!
 //! - [`Copies`]: exact copies (same fingerprint, same text) taken as one
 //!   unit, so that a text found a million times costs one fingerprint;
-//! - [`is_short`]: the documents searched at a larger k and judged by
-//!   verification (the short-document rule);
+//! - [`is_short`]: the documents whose pairs are found by their
+//!   verification sketches, not their fingerprints (the short-document
+//!   rule: a prefix filter that meets every pair verification can pass);
 //! - [`Verification`]: the exact measure that checks candidate pairs, words
 //!   that differ ([`word_difference`]) or shingle [`jaccard`]; each
 //!   document that can be compared is sketched once, in one more pass over
@@ -58,6 +59,7 @@ mod keep;
 mod kept_sketches;
 mod linked;
 mod memory;
+mod prefix_filter;
 mod progress;
 mod short;
 mod sketches;
@@ -74,6 +76,6 @@ pub use job::{DEFAULT_K, DEFAULT_VERIFICATION, Dedup, Grouping, Outcome, Record,
 pub use keep::Keep;
 pub use memory::default_memory;
 pub use progress::{Progress, Silent, Skipped, Stage};
-pub use short::{SHORT_WORDS, is_short, length_in_words, pair_k, short_k};
+pub use short::{SHORT_WORDS, is_short, is_within_reach, length_in_words};
 pub use source::{DocumentsAt, Memory, Origin, Revisited, Source, SourceDoc};
 pub use verify::{Verification, common, jaccard, shingles, word_bag, word_difference, word_hashes};

@@ -12,11 +12,13 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
-use neardup_index::{Bits, Run, TablePlan, for_each_run};
+use neardup_index::{Bits, for_each_run};
+use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::greedy::{Grouped, Rule, greedy, join_plan};
 use crate::grouping::Fate;
+use crate::prefix_filter::PrefixIndex;
 use crate::progress::Progress;
 
 /// The fates of the units whose fingerprints are `bits` (numbered in keep
@@ -39,29 +41,53 @@ pub(crate) fn linked<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
         .map(|&c| AtomicU64::new(c))
         .collect();
     let stop = AtomicBool::new(false);
-    let join = |plan: &TablePlan, units: &[u32], beyond: Option<u32>| -> Result<()> {
-        let unit_bits: Vec<B> = units.iter().map(|&u| bits[u as usize]).collect();
-        for_each_run(plan, &unit_bits, |run| {
-            if stop.load(Ordering::Relaxed) || progress.cancelled() {
-                stop.store(true, Ordering::Relaxed);
-                return;
-            }
-            let met = join_in_run(run, units, bits, rule, beyond, &groups, &by_distance);
-            candidates.fetch_add(met, Ordering::Relaxed);
-        })?;
-        if stop.load(Ordering::Relaxed) {
-            return Err(Error::Cancelled);
+    let linked_in = |members: &mut dyn Iterator<Item = u32>,
+                     within: &dyn Fn(u32, u32) -> Option<u32>| {
+        if stop.load(Ordering::Relaxed) || progress.cancelled() {
+            stop.store(true, Ordering::Relaxed);
+            return;
         }
-        Ok(())
+        let met = join_in_run(members, within, rule, &groups, &by_distance);
+        candidates.fetch_add(met, Ordering::Relaxed);
     };
-    let all: Vec<u32> = (0..n as u32).collect();
-    join(&join_plan(B::WIDTH, rule.k, n)?, &all, None)?;
-    if let Some((k_short, short)) = rule.short_units() {
-        join(
-            &join_plan(B::WIDTH, k_short, short.len())?,
-            &short,
-            Some(rule.k),
-        )?;
+    let plan = join_plan(B::WIDTH, rule.k, n)?;
+    for_each_run(&plan, bits, |run| {
+        let within = |a: u32, b: u32| {
+            let (fa, fb) = (bits[a as usize], bits[b as usize]);
+            let distance = fa.distance(fb);
+            (distance <= rule.k && run.first_met_here(fa, fb)).then_some(distance)
+        };
+        linked_in(&mut run.ids().iter().copied(), &within);
+    })?;
+    if let (Some(short), Some(sketch)) = (rule.short, rule.sketch) {
+        // Pairs of short units beyond k, by the lists of the prefix filter.
+        let prefixes: Vec<Option<(Vec<u64>, usize)>> = (0..n as u32)
+            .into_par_iter()
+            .map(|u| short.prefix(u, sketch))
+            .collect();
+        let mut index = PrefixIndex::default();
+        for (u, prefix) in prefixes.iter().enumerate() {
+            if let Some((prefix, len)) = prefix {
+                index.insert(u as u32, *len, prefix);
+            }
+        }
+        index.lists().par_iter().for_each(|(key, list)| {
+            let within = |a: u32, b: u32| {
+                let (Some((pa, la)), Some((pb, lb))) =
+                    (&prefixes[a as usize], &prefixes[b as usize])
+                else {
+                    return None;
+                };
+                let distance = bits[a as usize].distance(bits[b as usize]);
+                let first_here = first_common(pa, pb) == Some(*key);
+                (distance > rule.k && short.filter.lengths(*la).contains(lb) && first_here)
+                    .then_some(distance)
+            };
+            linked_in(&mut list.iter().copied(), &within);
+        });
+    }
+    if stop.load(Ordering::Relaxed) {
+        return Err(Error::Cancelled);
     }
     let fates = (0..n as u32)
         .map(|u| {
@@ -81,23 +107,18 @@ pub(crate) fn linked<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
     })
 }
 
-/// Joins the groups of a run's units (`units[id]` for each id of the run)
-/// that have a verified pair within reach, farther apart than `beyond` if
-/// given; returns the pairs compared.
-fn join_in_run<B: Bits>(
-    run: &Run<'_, B>,
-    units: &[u32],
-    bits: &[B],
+/// Joins the groups of a run's units that have a verified pair, a pair
+/// being compared when `within` gives its distance; returns the pairs
+/// compared.
+fn join_in_run(
+    units: &mut dyn Iterator<Item = u32>,
+    within: &dyn Fn(u32, u32) -> Option<u32>,
     rule: &Rule,
-    beyond: Option<u32>,
     groups: &Groups,
     by_distance: &[AtomicU64],
 ) -> u64 {
     // The run's units by group.
-    let mut members: Vec<(u32, u32)> = run
-        .ids()
-        .iter()
-        .map(|&id| units[id as usize])
+    let mut members: Vec<(u32, u32)> = units
         .filter(|&u| !(rule.excluded)(u))
         .map(|u| (groups.root(u), u))
         .collect();
@@ -112,14 +133,9 @@ fn join_in_run<B: Bits>(
                 }
                 for &(_, y) in *other {
                     let (a, b) = (x.min(y), x.max(y));
-                    let (fa, fb) = (bits[a as usize], bits[b as usize]);
-                    let distance = fa.distance(fb);
-                    if distance > rule.reach(a, b)
-                        || beyond.is_some_and(|k| distance <= k)
-                        || !run.first_met_here(fa, fb)
-                    {
+                    let Some(distance) = within(a, b) else {
                         continue;
-                    }
+                    };
                     met += 1;
                     if rule.verify.is_none_or(|v| v(a, b)) {
                         // Counted only if this pair joined them, not a pair
@@ -136,6 +152,15 @@ fn join_in_run<B: Bits>(
         }
     }
     met
+}
+
+/// The first key of prefix `a` (in the filter's order) that prefix `b`
+/// has too, as the 32 bits a [`PrefixIndex`] list is keyed by.
+fn first_common(a: &[u64], b: &[u64]) -> Option<u32> {
+    let top = |k: &u64| (k >> 32) as u32;
+    a.iter()
+        .map(top)
+        .find(|x| b.iter().map(top).any(|y| y == *x))
 }
 
 /// A union-find over units that threads share: each group's root is its
@@ -188,8 +213,11 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::greedy::Short;
     use crate::grouping::components;
+    use crate::prefix_filter::{ElementCounts, PrefixFilter, family_sketches};
     use crate::progress::Silent;
+    use crate::verify::Verification;
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(32))]
@@ -204,9 +232,25 @@ mod tests {
             let n = bits.len();
             let short: Vec<bool> = (0..n).map(|u| (u as u32 ^ seed) % 3 == 1).collect();
             let excluded = |u: u32| (u ^ seed) % 53 == 7;
-            let verify = |a: u32, b: u32| !(a * 7 + b).wrapping_add(seed).is_multiple_of(4);
-            let rule = Rule { k: 2, short: Some((4, &short)), excluded: &excluded, verify: Some(&verify) };
-            let pairs: Vec<Pair> = brute_force_pairs(4, &bits)
+            let sketches = family_sketches(n, seed);
+            let verification = Verification::Jaccard(0.7);
+            let counts = ElementCounts::new();
+            for (s, _) in sketches.iter().zip(&short).filter(|(_, short)| **short) {
+                counts.add(s);
+            }
+            let filter = PrefixFilter::new(verification, counts);
+            let verify = |a: u32, b: u32| {
+                verification.accepts(&sketches[a as usize], &sketches[b as usize])
+            };
+            let sketch = |u: u32| Some(sketches[u as usize].as_slice());
+            let rule = Rule {
+                k: 2,
+                short: Some(Short { units: &short, filter: &filter }),
+                excluded: &excluded,
+                verify: Some(&verify),
+                sketch: Some(&sketch),
+            };
+            let pairs: Vec<Pair> = brute_force_pairs(64, &bits)
                 .into_iter()
                 .filter(|p| p.distance <= 2 || (short[p.a as usize] && short[p.b as usize]))
                 .filter(|p| !excluded(p.a) && !excluded(p.b) && verify(p.a, p.b))
@@ -232,6 +276,7 @@ mod tests {
             short: None,
             excluded: &|_| false,
             verify: Some(&|_, _| true),
+            sketch: None,
         };
         let grouped = linked(&bits, &rule, &Silent).unwrap();
         assert_eq!(

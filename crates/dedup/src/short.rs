@@ -1,51 +1,36 @@
 //! Short documents: the rule that lets verification, not the fingerprint,
-//! judge them.
+//! find and judge their pairs.
 //!
 //! A fingerprint is a vote of a document's features; a short document has
 //! few, so one changed word moves many bits (a word of 20 is 5% of the
 //! votes). At the default k, SimHash finds only about 7 in 10 of the
 //! near-duplicates under 50 words (docs/QUALITY.md). The rule: with
-//! verification on, pairs of two [`is_short`] documents are searched at a
-//! larger k (twice the k by default, `--k-short`) and every candidate is
-//! then verified exactly; without verification the rule is off, since at
-//! that distance SimHash alone reports too many pairs that are not
-//! near-duplicates. (A short document and a long one are rarely within 10%
-//! of each other's words.)
+//! verification on, two [`is_short`] documents are a candidate pair
+//! whatever their distance, when a prefix filter over their verification
+//! sketches meets them; that filter meets every pair that verification can
+//! pass and few others (the rarest elements of each sketch are looked up),
+//! so each short document costs a few lookups, not a search of the whole
+//! fingerprint space. Without verification the rule is off: there would
+//! be nothing to judge by but the fingerprints. (A short document and a
+//! long one are rarely within 10% of each other's words.)
 
 /// Documents with fewer words than this are short.
 pub const SHORT_WORDS: usize = 50;
 
-/// The k that short documents are searched at: `given` (`--k-short`), else
-/// twice `k`, never below `k`.
+/// Whether two documents `distance` bits apart are a candidate pair: within
+/// `k`, or both short when pairs are verified (the short-document rule,
+/// where verification alone judges them).
 ///
 /// ```
-/// use neardup_dedup::short_k;
+/// use neardup_dedup::is_within_reach;
 ///
-/// assert_eq!(short_k(6, None), 12);
-/// assert_eq!(short_k(6, Some(9)), 9);
-/// assert_eq!(short_k(6, Some(3)), 6);
+/// assert!(is_within_reach(6, 6, true, false));
+/// assert!(is_within_reach(20, 6, true, true));
+/// assert!(!is_within_reach(20, 6, false, true));
+/// assert!(!is_within_reach(7, 6, true, false));
 /// ```
-pub fn short_k(k: u32, given: Option<u32>) -> u32 {
-    given.unwrap_or(k.saturating_mul(2)).max(k)
-}
-
-/// The farthest apart two documents may be and still be compared: the
-/// [`short_k`] when both are short and pairs are verified (the rule holds
-/// only with verification), else `k`.
-///
-/// ```
-/// use neardup_dedup::pair_k;
-///
-/// assert_eq!(pair_k(6, None, true, true), 12);
-/// assert_eq!(pair_k(6, None, false, true), 6);
-/// assert_eq!(pair_k(6, None, true, false), 6);
-/// ```
-pub fn pair_k(k: u32, k_short: Option<u32>, verified: bool, both_short: bool) -> u32 {
-    if verified && both_short {
-        short_k(k, k_short)
-    } else {
-        k
-    }
+pub fn is_within_reach(distance: u32, k: u32, verified: bool, both_short: bool) -> bool {
+    distance <= k || (verified && both_short)
 }
 
 /// The length of `text` in words: its whitespace-separated words when it

@@ -64,15 +64,15 @@ pub(crate) fn greedy_as_read<B: Bits>(
     Ok(state.greedy.finish())
 }
 
-struct State<'a, B> {
-    greedy: Greedy<'a, B>,
+struct State<'a, 'r, B> {
+    greedy: Greedy<'a, 'r, B>,
     /// The sketches of kept units, for the blocks after theirs.
     kept: KeptSketches<'a>,
     /// The sketches of the next block's units, as read.
     pending: HashMap<u32, Vec<u64>>,
 }
 
-impl<B: Bits> State<'_, B> {
+impl<B: Bits> State<'_, '_, B> {
     /// Decides the next block, with the sketches read for it.
     fn decide(&mut self, pass: &SketchPass) -> Result<()> {
         let verification = pass.verification;
@@ -83,7 +83,7 @@ impl<B: Bits> State<'_, B> {
             (Some(x), Some(y)) => verification.accepts(x, y),
             _ => false,
         };
-        self.greedy.block(&verify)?;
+        self.greedy.block(&verify, &sketch)?;
         for (u, sketch) in fresh {
             if self.greedy.is_kept(u) {
                 self.kept.insert(u, sketch)?;

@@ -81,6 +81,59 @@ impl Verification {
         }
     }
 
+    /// The fewest elements a sketch of `len` elements shares with any
+    /// sketch it passes with (repeats in a word bag counted as often as
+    /// both have them, as [`common`] does).
+    ///
+    /// ```
+    /// use neardup_dedup::Verification;
+    ///
+    /// // 30 shingles at Jaccard 0.8: at least 24 in common.
+    /// assert_eq!(Verification::Jaccard(0.8).min_common(30), 24);
+    /// // 30 words, a tenth of them different at most: 27 in common.
+    /// assert_eq!(Verification::Words(0.1).min_common(30), 27);
+    /// assert_eq!(Verification::Words(1.0).min_common(30), 0);
+    /// ```
+    pub fn min_common(&self, len: usize) -> usize {
+        // The partner that needs the fewest in common: one inside this
+        // sketch (Jaccard c/len) or as long as it (difference (len-c)/len).
+        // Checked with the same float arithmetic as the measures.
+        let passes = |c: usize| match *self {
+            Verification::Jaccard(least) => len == 0 || c as f64 / len as f64 >= least,
+            Verification::Words(most) => {
+                len == 0 || ((len - c) as f64 / len as f64).min(1.0) <= most
+            }
+        };
+        (0..=len).find(|&c| passes(c)).unwrap_or(len)
+    }
+
+    /// The sketch lengths that a sketch of `len` elements may pass with, or
+    /// a few more.
+    ///
+    /// ```
+    /// use neardup_dedup::Verification;
+    ///
+    /// let lengths = Verification::Jaccard(0.8).partner_lengths(40);
+    /// assert!(lengths.contains(&32) && lengths.contains(&50));
+    /// assert!(!lengths.contains(&30) && !lengths.contains(&52));
+    /// ```
+    pub fn partner_lengths(&self, len: usize) -> std::ops::RangeInclusive<usize> {
+        // Jaccard: |b| between t|a| and |a|/t. Words: the longer has at most
+        // a share D of the shorter more. One element of slack each side.
+        let (low, high) = match *self {
+            Verification::Jaccard(t) if t > 0.0 => (len as f64 * t, len as f64 / t),
+            Verification::Words(d) if d < 1.0 => (len as f64 / (1.0 + d), len as f64 * (1.0 + d)),
+            _ => return 0..=usize::MAX,
+        };
+        let low = (low.floor() as usize).saturating_sub(1);
+        let high = if high >= usize::MAX as f64 {
+            usize::MAX
+        } else {
+            high.ceil() as usize + 1
+        };
+        low..=high
+    }
+
     /// What the measure is, and how the limit bounds it, for people.
     pub fn describe(&self) -> String {
         match self {

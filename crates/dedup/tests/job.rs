@@ -9,7 +9,7 @@ use neardup_core::{Fingerprinter, Profile};
 use neardup_corpus::{Corpus, ReadOptions};
 use neardup_dedup::{
     Dedup, Error, Fate, Files, Grouping, Keep, Memory, Progress, Revisited, Silent, Skipped,
-    Source, SourceDoc, Verification, is_short, keep_first,
+    Source, SourceDoc, Verification, is_short, is_within_reach, keep_first,
 };
 use neardup_index::{Pair, brute_force_pairs};
 
@@ -201,16 +201,13 @@ fn runs_equal_keep_first_over_every_verified_pair_of_documents() {
     for keep in [Keep::First, Keep::Longest] {
         let mut job = Dedup::new().unwrap();
         job.keep(keep);
-        let reach = |a: usize, b: usize| {
-            if is_short(&texts[a]) && is_short(&texts[b]) {
-                job.max_distance()
-            } else {
-                6
-            }
+        let reach = |p: &Pair| {
+            let short = is_short(&texts[p.a as usize]) && is_short(&texts[p.b as usize]);
+            is_within_reach(p.distance, 6, true, short)
         };
-        let pairs: Vec<Pair> = brute_force_pairs(12, &prints)
+        let pairs: Vec<Pair> = brute_force_pairs(64, &prints)
             .into_iter()
-            .filter(|p| p.distance <= reach(p.a as usize, p.b as usize))
+            .filter(reach)
             .filter(|p| verification.accepts(&sketches[p.a as usize], &sketches[p.b as usize]))
             .collect();
         let mut order: Vec<u32> = (0..texts.len() as u32).collect();

@@ -26,16 +26,17 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     let (fa, fb) = (fingerprinter.fingerprint(&a), fingerprinter.fingerprint(&b));
     let distance = fa.distance(&fb)?;
     let similarity = fa.similarity(&fb)?;
-    // The rule of `neardup dedup`: within k (k_short for short texts,
-    // with verification), and accepted by the verification.
+    // The rule of `neardup dedup`: within k (any distance for two short
+    // texts, with verification), and accepted by the verification.
     let verify = config::verification(&args.verify)?;
-    let short = is_short(&a) && is_short(&b);
-    let k = neardup_dedup::pair_k(args.k, args.k_short, verify.is_some(), short);
+    let short = is_short(&a) && is_short(&b) && !args.no_short_rule;
+    let k = args.k;
     let measure = verify.map(|v| {
         let value = v.measure(&v.sketch(&a), &v.sketch(&b));
         (v, value, v.holds(value))
     });
-    let near = distance <= k && measure.is_none_or(|(_, _, passes)| passes);
+    let within = neardup_dedup::is_within_reach(distance, k, verify.is_some(), short);
+    let near = within && measure.is_none_or(|(_, _, passes)| passes);
     let bits = fa.width().bits();
     let pushes = if args.explain {
         pushes(&fingerprinter, &a, &b, fa.bits() ^ fb.bits(), fb.bits())
@@ -67,7 +68,11 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
             );
         }
         let verdict = if near { "near-duplicates" } else { "different" };
-        let short_note = if k != args.k { ", a short text" } else { "" };
+        let short_note = if short && verify.is_some() {
+            ", any distance for two short texts"
+        } else {
+            ""
+        };
         println!("verdict:    {verdict} (k = {k}{short_note})");
         if args.explain {
             if pushes.is_empty() {

@@ -103,8 +103,9 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             *slot = true;
         }
     }
-    let max_distance = job.max_distance();
-    let chosen = report::choose_samples(fates, max_distance);
+    // Components, and short documents, may be dropped farther than k.
+    let farthest = fates.iter().filter_map(Fate::distance).max().unwrap_or(0);
+    let chosen = report::choose_samples(fates, farthest.max(args.k));
     let shown: Vec<u32> = chosen.iter().flat_map(|&(d, of, _)| [d, of]).collect();
     let (ids, mut texts) = reread::look_up(&files, &bars, n, |d| named[d as usize], &shown)?;
     drop(named);
@@ -134,7 +135,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         "seconds": started.elapsed().as_secs_f64(),
         "settings": {
             "k": args.k,
-            "k_short": stats.k_short,
+            "short_rule": stats.short_rule,
             "profile": args.settings.profile,
             "width": width.bits(),
             "keep": args.keep.describe(),
@@ -155,9 +156,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             distance,
         })
         .collect();
-    // Components may drop a document farther than k from its group's first.
-    let farthest = fates.iter().filter_map(Fate::distance).max().unwrap_or(0);
-    let mut dropped_by_distance = vec![0u64; farthest.max(max_distance) as usize + 1];
+    let mut dropped_by_distance = vec![0u64; farthest.max(args.k) as usize + 1];
     for distance in fates.iter().filter_map(Fate::distance) {
         if let Some(count) = dropped_by_distance.get_mut(distance as usize) {
             *count += 1;
@@ -169,7 +168,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         &Report {
             summary: &summary,
             dropped_by_distance: &dropped_by_distance,
-            k: max_distance,
+            k: args.k,
             members: &members,
             id: &id_owned,
             samples: &samples,
@@ -207,9 +206,10 @@ fn print_summary(args: &DedupArgs, outcome: &Outcome) {
         n - unique,
         stats.pairs_by_distance.iter().sum::<u64>(),
         args.k,
-        match stats.k_short {
-            Some(k) => format!(", {k} for short documents"),
-            None => String::new(),
+        if stats.short_rule {
+            ", any distance for two short documents"
+        } else {
+            ""
         },
         if skipped.total() > 0 {
             format!(", skipped {}", skipped.describe())

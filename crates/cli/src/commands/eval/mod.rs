@@ -85,7 +85,8 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     }
     let verify = config::verification(&args.verify)?;
     // Verification computes its measure exactly, on the pairs SimHash lets
-    // through; with it, short documents are searched at --k-short.
+    // through; with it, pairs of short documents at any distance (the
+    // short-document rule).
     let verified = |i: usize| {
         let p = &bench.pairs[i];
         verify.is_none_or(|v| {
@@ -98,9 +99,9 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     let reported = |i: usize, k: u32| {
         let p = &bench.pairs[i];
         // As in dedup: both documents short.
-        let short = bench.documents[p.a].words.max(bench.documents[p.b].words) < SHORT_WORDS;
-        distances[i] <= neardup_dedup::pair_k(k, args.k_short, verify.is_some(), short)
-            && verified(i)
+        let short = bench.documents[p.a].words.max(bench.documents[p.b].words) < SHORT_WORDS
+            && !args.no_short_rule;
+        neardup_dedup::is_within_reach(distances[i], k, verify.is_some(), short) && verified(i)
     };
     let curve: Vec<(u32, Scores)> = (0..=args.k_max)
         .map(|k| (k, score(&bench, |i| reported(i, k))))
@@ -146,7 +147,7 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
                 "seed": args.seed,
                 "verify": args.verify,
                 "k": args.k,
-                "k_short": verify.map(|_| neardup_dedup::short_k(args.k, args.k_short)),
+                "short_rule": verify.is_some() && !args.no_short_rule,
             },
             "documents": bench.documents.len(),
             "pairs": bench.pairs.len(),

@@ -228,7 +228,7 @@ fn compare_exit_codes_and_json() {
     assert_eq!(far.code(), 1);
     assert!(
         far.stdout()
-            .contains("verdict:    different (k = 6, any distance for two short texts)"),
+            .contains("verdict:    different (k = 6, any distance for a short text)"),
         "{}",
         far.stdout()
     );

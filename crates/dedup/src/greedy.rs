@@ -15,9 +15,10 @@
 //! kept, and are strictly nearer than the first answer, are verified: a
 //! unit before the block comes first among equals.
 //!
-//! Pairs of two short units are also candidates at any distance when the
-//! prefix filter meets them ([`PrefixIndex`]): short units that are kept
-//! are indexed by the rarest elements of their sketches as well.
+//! With the short-document rule, pairs with a short unit are the prefix
+//! filter's ([`PrefixIndex`]), at any distance: the units it holds are
+//! indexed by the rarest elements of their sketches when kept, and short
+//! units are left out of the index of fingerprints.
 
 use neardup_core::Width;
 use neardup_index::{Bits, OnlineIndex, TablePlan};
@@ -41,8 +42,8 @@ pub(crate) type SketchOf<'s> = dyn Fn(u32) -> Option<&'s [u64]> + Sync + 's;
 /// How far apart units may be, and which ones take part.
 pub(crate) struct Rule<'a> {
     pub k: u32,
-    /// The short-document rule: two short units are candidates, whatever
-    /// their distance, when the prefix filter meets them.
+    /// The short-document rule: two units the prefix filter holds are
+    /// candidates, whatever their distance, when it meets them.
     pub short: Option<Short<'a>>,
     /// Units that take no part (dropped for an indexed document already).
     pub excluded: &'a (dyn Fn(u32) -> bool + Sync),
@@ -52,18 +53,38 @@ pub(crate) struct Rule<'a> {
     pub sketch: Option<&'a SketchOf<'a>>,
 }
 
-/// Which units are short, and the filter that finds their candidates.
+/// The units the prefix filter holds, the short ones the fingerprint
+/// search leaves to it, and the filter.
 #[derive(Clone, Copy)]
 pub(crate) struct Short<'a> {
-    pub units: &'a [bool],
+    /// Units the filter holds: short ones and those that may be near one.
+    pub members: &'a [bool],
+    /// Short units: the filter's pairs are those with one.
+    pub short: &'a [bool],
     pub filter: &'a PrefixFilter,
 }
 
+impl Rule<'_> {
+    /// Whether unit `u` takes part in the search by fingerprint.
+    pub(crate) fn searched(&self, u: u32) -> bool {
+        // Short units are the filter's alone when it holds all they can
+        // pass with.
+        self.short
+            .is_none_or(|s| !(s.short[u as usize] && s.filter.holds_partners()))
+    }
+}
+
 impl Short<'_> {
-    /// The prefix and sketch length of unit `u`, if it is short and has a
-    /// sketch.
+    /// Whether the filter's pair of units `a` and `b` is one of the rule's:
+    /// one of them is short.
+    pub(crate) fn pairs(&self, a: u32, b: u32) -> bool {
+        self.short[a as usize] || self.short[b as usize]
+    }
+
+    /// The prefix and sketch length of unit `u`, if the filter holds it and
+    /// it has a sketch.
     pub(crate) fn prefix(&self, u: u32, sketch: &SketchOf<'_>) -> Option<(Vec<u64>, usize)> {
-        if !self.units[u as usize] {
+        if !self.members[u as usize] {
             return None;
         }
         let sketch = sketch(u)?;
@@ -218,40 +239,44 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
                     return Searched::default();
                 }
                 let fu = bits[u as usize];
-                let mut near: Vec<(u32, u32)> = self
-                    .kept
-                    .query(fu)
-                    .iter()
-                    .map(|m| (m.distance, self.kept_units[m.id as usize]))
-                    .collect();
-                let mut here: Vec<(u32, u32)> = (first..u)
-                    .filter(|&a| included(a))
-                    .map(|a| (bits[a as usize].distance(fu), a))
-                    .filter(|&(distance, _)| distance <= rule.k)
-                    .collect();
-                // Short pairs beyond k (those within k are found above).
+                let (mut near, mut here) = (Vec::new(), Vec::new());
+                if rule.searched(u) {
+                    near.extend(
+                        self.kept
+                            .query(fu)
+                            .iter()
+                            .map(|m| (m.distance, self.kept_units[m.id as usize])),
+                    );
+                    here.extend(
+                        (first..u)
+                            .filter(|&a| included(a) && rule.searched(a))
+                            .map(|a| (bits[a as usize].distance(fu), a))
+                            .filter(|&(distance, _)| distance <= rule.k),
+                    );
+                }
                 if let (Some(short), Some((prefix, len))) = (rule.short, prefix) {
                     let lengths = short.filter.lengths(*len);
-                    let beyond = |a: u32| {
-                        let distance = bits[a as usize].distance(fu);
-                        (distance > rule.k).then_some((distance, a))
-                    };
+                    let with_distance = |a: u32| (bits[a as usize].distance(fu), a);
                     near.extend(
                         self.kept_short
                             .candidates(prefix, &lengths)
                             .into_iter()
-                            .filter_map(beyond),
+                            .filter(|&a| short.pairs(a, u))
+                            .map(with_distance),
                     );
                     here.extend(
                         short_here
                             .candidates(prefix, &lengths)
                             .into_iter()
-                            .filter(|&a| a < u)
-                            .filter_map(beyond),
+                            .filter(|&a| a < u && short.pairs(a, u))
+                            .map(with_distance),
                     );
                 }
+                // A pair both searches met is one candidate.
                 near.sort_unstable();
+                near.dedup();
                 here.sort_unstable();
+                here.dedup();
                 Searched {
                     first: near.iter().copied().find(|&(_, a)| verify(a, u)),
                     met: near.len() as u64,
@@ -285,8 +310,10 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
                     }
                 }
                 None => {
-                    self.kept.insert(bits[u as usize])?;
-                    self.kept_units.push(u);
+                    if rule.searched(u) {
+                        self.kept.insert(bits[u as usize])?;
+                        self.kept_units.push(u);
+                    }
                     if let Some((prefix, len)) = prefix {
                         self.kept_short.insert(u, len, &prefix);
                     }
@@ -349,11 +376,12 @@ mod tests {
         fn greedy_equals_keep_first_over_all_verified_pairs(bits in clustered(), seed in any::<u32>()) {
             let n = bits.len();
             let short: Vec<bool> = (0..n).map(|u| (u as u32 ^ seed) % 4 == 1).collect();
+            let members: Vec<bool> = (0..n).map(|u| short[u] || (u as u32 ^ seed) % 5 == 2).collect();
             let excluded = |u: u32| (u ^ seed) % 89 == 7;
             let sketches = family_sketches(n, seed);
             let verification = Verification::Jaccard(0.7);
             let counts = ElementCounts::new();
-            for (s, _) in sketches.iter().zip(&short).filter(|(_, short)| **short) {
+            for (s, _) in sketches.iter().zip(&members).filter(|(_, m)| **m) {
                 counts.add(s);
             }
             let filter = PrefixFilter::new(verification, counts);
@@ -363,21 +391,28 @@ mod tests {
             let sketch = |u: u32| Some(sketches[u as usize].as_slice());
             let rule = Rule {
                 k: 3,
-                short: Some(Short { units: &short, filter: &filter }),
+                short: Some(Short { members: &members, short: &short, filter: &filter }),
                 excluded: &excluded,
                 verify: Some(&verify),
                 sketch: Some(&sketch),
             };
-            let shorts: Vec<u32> = (0..n as u32).filter(|&u| short[u as usize]).collect();
-            let mut pairs: Vec<Pair> = brute_force_pairs(3, &bits);
-            for (i, &a) in shorts.iter().enumerate() {
-                for &b in &shorts[i + 1..] {
-                    let distance = bits[a as usize].distance(bits[b as usize]);
-                    if distance > 3 {
+            // Within k between units the fingerprint search holds, and any
+            // pair of units the filter holds with a short one.
+            let mut pairs: Vec<Pair> = brute_force_pairs(3, &bits)
+                .into_iter()
+                .filter(|p| !short[p.a as usize] && !short[p.b as usize])
+                .collect();
+            let held: Vec<u32> = (0..n as u32).filter(|&u| members[u as usize]).collect();
+            for (i, &a) in held.iter().enumerate() {
+                for &b in &held[i + 1..] {
+                    if short[a as usize] || short[b as usize] {
+                        let distance = bits[a as usize].distance(bits[b as usize]);
                         pairs.push(Pair { a, b, distance });
                     }
                 }
             }
+            pairs.sort_unstable_by_key(|p| (p.a, p.b));
+            pairs.dedup_by_key(|p| (p.a, p.b));
             let pairs: Vec<Pair> = pairs
                 .into_iter()
                 .filter(|p| !excluded(p.a) && !excluded(p.b) && verify(p.a, p.b))

@@ -30,7 +30,7 @@ use crate::keep::Keep;
 use crate::linked::linked;
 use crate::prefix_filter::{ElementCounts, PrefixFilter};
 use crate::progress::{Progress, Skipped, Stage};
-use crate::short::is_short;
+use crate::short::{is_near_short, is_short};
 use crate::sketches::{SketchPass, Sketches};
 use crate::source::{Origin, Source};
 use crate::streamed::greedy_as_read;
@@ -247,6 +247,7 @@ impl Dedup {
             records,
             text_hashes,
             short_docs,
+            member_docs,
             element_counts,
             keys,
             skipped,
@@ -260,16 +261,24 @@ impl Dedup {
         let copies = Copies::new(|d| records[d as usize].fingerprint, &text_hashes, &order);
         drop((text_hashes, order));
         let units = copies.units();
-        let mut short_units = vec![false; units];
-        for d in short_docs {
-            short_units[copies.unit_of(d) as usize] = true;
-        }
         let short_filter = self
             .verification
             .zip(element_counts)
             .map(|(verification, counts)| PrefixFilter::new(verification, counts));
+        let per_unit = |docs: Vec<u32>, on: bool| {
+            let mut of = vec![false; if on { units } else { 0 }];
+            for d in docs {
+                if let Some(slot) = of.get_mut(copies.unit_of(d) as usize) {
+                    *slot = true;
+                }
+            }
+            of
+        };
+        let members = per_unit(member_docs, short_filter.is_some());
+        let short_units = per_unit(short_docs, short_filter.is_some());
         let short = short_filter.as_ref().map(|filter| Short {
-            units: &short_units,
+            members: &members,
+            short: &short_units,
             filter,
         });
 
@@ -333,23 +342,28 @@ impl Dedup {
             if s.records.len() + batch.len() > MAX_DOCUMENTS {
                 return Err(Error::TooManyDocuments { max: MAX_DOCUMENTS });
             }
-            let computed: Vec<(u128, u64, bool)> = batch
+            let computed: Vec<(u128, u64, Option<bool>)> = batch
                 .par_iter()
                 .map(|doc| {
                     let fingerprint = self.fingerprinter.fingerprint(doc.text).bits();
-                    let short = match (shorts, &counts) {
-                        (Some(verification), Some(counts)) if is_short(doc.text) => {
+                    // Short and near-short documents, with their sketches'
+                    // elements counted for the prefix filter.
+                    let reach = match (shorts, &counts) {
+                        (Some(verification), Some(counts)) if is_near_short(doc.text) => {
                             counts.add(&verification.sketch(doc.text));
-                            true
+                            Some(is_short(doc.text))
                         }
-                        _ => false,
+                        _ => None,
                     };
-                    (fingerprint, xxh3_64(doc.text.as_bytes()), short)
+                    (fingerprint, xxh3_64(doc.text.as_bytes()), reach)
                 })
                 .collect();
-            for (doc, (fingerprint, text_hash, short)) in batch.iter().zip(computed) {
-                if short {
-                    s.short_docs.push(s.records.len() as u32);
+            for (doc, (fingerprint, text_hash, reach)) in batch.iter().zip(computed) {
+                if let Some(short) = reach {
+                    s.member_docs.push(s.records.len() as u32);
+                    if short {
+                        s.short_docs.push(s.records.len() as u32);
+                    }
                 }
                 s.records.push(Record {
                     fingerprint,
@@ -435,14 +449,25 @@ impl Dedup {
         }
     }
 
-    /// Which units may have a candidate: those with another within k, and
-    /// short ones (the prefix filter needs their sketches to tell). Only
-    /// these are sketched.
+    /// Which units may have a candidate: those the search by fingerprint
+    /// holds with another within k, and those the prefix filter holds (it
+    /// needs their sketches to tell). Only these are sketched.
     fn with_candidates<B: Bits>(&self, bits: &[B], rule: &Rule) -> Result<Vec<bool>> {
-        let mut needed = with_neighbours(&join_plan(B::WIDTH, self.k, bits.len())?, bits)?;
+        let searched: Vec<u32> = (0..bits.len() as u32)
+            .filter(|&u| rule.searched(u))
+            .collect();
+        let searched_bits: Vec<B> = searched.iter().map(|&u| bits[u as usize]).collect();
+        let near = with_neighbours(
+            &join_plan(B::WIDTH, self.k, searched.len())?,
+            &searched_bits,
+        )?;
+        let mut needed = vec![false; bits.len()];
+        for (&u, near) in searched.iter().zip(near) {
+            needed[u as usize] = near;
+        }
         if let Some(short) = rule.short {
-            for (needed, &short) in needed.iter_mut().zip(short.units) {
-                *needed |= short;
+            for (needed, &member) in needed.iter_mut().zip(short.members) {
+                *needed |= member;
             }
         }
         Ok(needed)
@@ -455,6 +480,8 @@ struct Scanned {
     records: Vec<Record>,
     text_hashes: Vec<u64>,
     short_docs: Vec<u32>,
+    /// Documents the prefix filter holds: short and near-short ones.
+    member_docs: Vec<u32>,
     element_counts: Option<ElementCounts>,
     keys: Vec<Option<FieldValue>>,
     skipped: Skipped,

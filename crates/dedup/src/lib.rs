@@ -76,6 +76,8 @@ pub use job::{DEFAULT_K, DEFAULT_VERIFICATION, Dedup, Grouping, Outcome, Record,
 pub use keep::Keep;
 pub use memory::default_memory;
 pub use progress::{Progress, Silent, Skipped, Stage};
-pub use short::{SHORT_WORDS, is_short, is_within_reach, length_in_words};
+pub use short::{
+    SHORT_WORDS, is_near_short, is_short, is_short_pair, is_within_reach, length_in_words,
+};
 pub use source::{DocumentsAt, Memory, Origin, Revisited, Source, SourceDoc};
 pub use verify::{Verification, common, jaccard, shingles, word_bag, word_difference, word_hashes};

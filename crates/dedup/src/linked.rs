@@ -50,17 +50,24 @@ pub(crate) fn linked<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
         let met = join_in_run(members, within, rule, &groups, &by_distance);
         candidates.fetch_add(met, Ordering::Relaxed);
     };
-    let plan = join_plan(B::WIDTH, rule.k, n)?;
-    for_each_run(&plan, bits, |run| {
+    // The search by fingerprint, among the units it holds.
+    let searched: Vec<u32> = (0..n as u32).filter(|&u| rule.searched(u)).collect();
+    let searched_bits: Vec<B> = searched.iter().map(|&u| bits[u as usize]).collect();
+    let plan = join_plan(B::WIDTH, rule.k, searched.len())?;
+    for_each_run(&plan, &searched_bits, |run| {
         let within = |a: u32, b: u32| {
             let (fa, fb) = (bits[a as usize], bits[b as usize]);
             let distance = fa.distance(fb);
             (distance <= rule.k && run.first_met_here(fa, fb)).then_some(distance)
         };
-        linked_in(&mut run.ids().iter().copied(), &within);
+        linked_in(
+            &mut run.ids().iter().map(|&id| searched[id as usize]),
+            &within,
+        );
     })?;
     if let (Some(short), Some(sketch)) = (rule.short, rule.sketch) {
-        // Pairs of short units beyond k, by the lists of the prefix filter.
+        // Pairs of units the prefix filter holds, by its lists; those the
+        // search by fingerprint met are not compared again.
         let prefixes: Vec<Option<(Vec<u64>, usize)>> = (0..n as u32)
             .into_par_iter()
             .map(|u| short.prefix(u, sketch))
@@ -80,7 +87,8 @@ pub(crate) fn linked<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
                 };
                 let distance = bits[a as usize].distance(bits[b as usize]);
                 let first_here = first_common(pa, pb) == Some(*key);
-                (distance > rule.k && short.filter.lengths(*la).contains(lb) && first_here)
+                let met = distance <= rule.k && rule.searched(a) && rule.searched(b);
+                (!met && short.pairs(a, b) && short.filter.lengths(*la).contains(lb) && first_here)
                     .then_some(distance)
             };
             linked_in(&mut list.iter().copied(), &within);
@@ -231,11 +239,12 @@ mod tests {
         ) {
             let n = bits.len();
             let short: Vec<bool> = (0..n).map(|u| (u as u32 ^ seed) % 3 == 1).collect();
+            let members: Vec<bool> = (0..n).map(|u| short[u] || (u as u32 ^ seed) % 5 == 2).collect();
             let excluded = |u: u32| (u ^ seed) % 53 == 7;
             let sketches = family_sketches(n, seed);
             let verification = Verification::Jaccard(0.7);
             let counts = ElementCounts::new();
-            for (s, _) in sketches.iter().zip(&short).filter(|(_, short)| **short) {
+            for (s, _) in sketches.iter().zip(&members).filter(|(_, m)| **m) {
                 counts.add(s);
             }
             let filter = PrefixFilter::new(verification, counts);
@@ -245,14 +254,19 @@ mod tests {
             let sketch = |u: u32| Some(sketches[u as usize].as_slice());
             let rule = Rule {
                 k: 2,
-                short: Some(Short { units: &short, filter: &filter }),
+                short: Some(Short { members: &members, short: &short, filter: &filter }),
                 excluded: &excluded,
                 verify: Some(&verify),
                 sketch: Some(&sketch),
             };
             let pairs: Vec<Pair> = brute_force_pairs(64, &bits)
                 .into_iter()
-                .filter(|p| p.distance <= 2 || (short[p.a as usize] && short[p.b as usize]))
+                .filter(|p| {
+                    let searched = !short[p.a as usize] && !short[p.b as usize];
+                    let held = members[p.a as usize] && members[p.b as usize];
+                    (searched && p.distance <= 2)
+                        || (held && (short[p.a as usize] || short[p.b as usize]))
+                })
                 .filter(|p| !excluded(p.a) && !excluded(p.b) && verify(p.a, p.b))
                 .collect();
             let mut expected = vec![Fate::Kept; n];

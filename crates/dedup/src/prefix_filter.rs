@@ -159,6 +159,15 @@ impl PrefixFilter {
         out
     }
 
+    /// Whether a sketch passes only with sketches at most twice as long:
+    /// then the near-short documents are all a short one can pass with.
+    pub(crate) fn holds_partners(&self) -> bool {
+        match self.verification {
+            Verification::Words(_) => true,
+            Verification::Jaccard(t) => t >= 0.5,
+        }
+    }
+
     /// The sketch lengths a sketch of `len` elements may pass with.
     pub(crate) fn lengths(&self, len: usize) -> RangeInclusive<usize> {
         self.verification.partner_lengths(len)

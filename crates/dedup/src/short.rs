@@ -11,15 +11,23 @@
 //! pass and few others (the rarest elements of each sketch are looked up),
 //! so each short document costs a few lookups, not a search of the whole
 //! fingerprint space. Without verification the rule is off: there would
-//! be nothing to judge by but the fingerprints. (A short document and a
-//! long one are rarely within 10% of each other's words.)
+//! be nothing to judge by but the fingerprints.
+//!
+//! The filter holds the documents a short one can be near: those under
+//! twice [`SHORT_WORDS`] ([`is_near_short`]; at Jaccard 0.8 a partner has at
+//! most 1.25 times as many shingles, at a difference of 0.1 at most 1.1
+//! times as many words). So every pair with a short document is the
+//! filter's, and short documents are left out of the fingerprint search,
+//! which then holds the long ones only (for thresholds that allow a partner
+//! more than twice as long, Jaccard below 0.5, they stay in it too).
 
 /// Documents with fewer words than this are short.
 pub const SHORT_WORDS: usize = 50;
 
-/// Whether two documents `distance` bits apart are a candidate pair: within
-/// `k`, or both short when pairs are verified (the short-document rule,
-/// where verification alone judges them).
+/// Whether two documents `distance` bits apart are a candidate pair when
+/// `short_pair` says whether the short-document rule holds them
+/// ([`is_short_pair`]): with verification, a pair the rule holds is one
+/// whatever its distance; otherwise, within `k`.
 ///
 /// ```
 /// use neardup_dedup::is_within_reach;
@@ -29,8 +37,24 @@ pub const SHORT_WORDS: usize = 50;
 /// assert!(!is_within_reach(20, 6, false, true));
 /// assert!(!is_within_reach(7, 6, true, false));
 /// ```
-pub fn is_within_reach(distance: u32, k: u32, verified: bool, both_short: bool) -> bool {
-    distance <= k || (verified && both_short)
+pub fn is_within_reach(distance: u32, k: u32, verified: bool, short_pair: bool) -> bool {
+    distance <= k || (verified && short_pair)
+}
+
+/// Whether the short-document rule holds the pair of texts `a` and `b`:
+/// one is short ([`is_short`]) and the other near short
+/// ([`is_near_short`]).
+///
+/// ```
+/// use neardup_dedup::is_short_pair;
+///
+/// let long = "word ".repeat(60);
+/// assert!(is_short_pair("a few words", &long));
+/// assert!(!is_short_pair(&long, &long));
+/// assert!(!is_short_pair("a few words", &"word ".repeat(100)));
+/// ```
+pub fn is_short_pair(a: &str, b: &str) -> bool {
+    (is_short(a) && is_near_short(b)) || (is_short(b) && is_near_short(a))
 }
 
 /// The length of `text` in words: its whitespace-separated words when it
@@ -72,9 +96,27 @@ pub fn length_in_words(text: &str) -> usize {
 /// It stops reading as soon as the answer is known: a long document costs
 /// its first few hundred bytes.
 pub fn is_short(text: &str) -> bool {
-    // length_in_words(text) < SHORT_WORDS in one pass, reading no further
-    // than the answer needs: a text with more than SHORT_WORDS words and
-    // twice as many characters other than spaces is long in either reading.
+    shorter_than(text, SHORT_WORDS)
+}
+
+/// Whether `text` may be near a short document: under twice
+/// [`SHORT_WORDS`] words.
+///
+/// ```
+/// use neardup_dedup::is_near_short;
+///
+/// assert!(is_near_short(&"word ".repeat(99)));
+/// assert!(!is_near_short(&"word ".repeat(100)));
+/// ```
+pub fn is_near_short(text: &str) -> bool {
+    shorter_than(text, 2 * SHORT_WORDS)
+}
+
+/// `length_in_words(text) < limit`, reading no further than the answer
+/// needs.
+fn shorter_than(text: &str, limit: usize) -> bool {
+    // A text with more than `limit` words and twice as many characters
+    // other than spaces is long in either reading.
     let (mut words, mut others, mut spaces, mut in_word) = (0usize, 0usize, 0usize, false);
     for c in text.chars() {
         if c.is_whitespace() {
@@ -85,7 +127,7 @@ pub fn is_short(text: &str) -> bool {
             words += usize::from(!in_word);
             in_word = true;
         }
-        if words > SHORT_WORDS && others > 2 * SHORT_WORDS {
+        if words > limit && others > 2 * limit {
             return false;
         }
     }
@@ -94,7 +136,7 @@ pub fn is_short(text: &str) -> bool {
     } else {
         others / 2
     };
-    length < SHORT_WORDS
+    length < limit
 }
 
 #[cfg(test)]
@@ -105,10 +147,11 @@ mod tests {
     proptest! {
         #[test]
         fn is_short_is_length_in_words_below_the_limit(
-            parts in prop::collection::vec(("[a-z]{0,4}|字{1,3}|x", "[ \t\n]{0,2}"), 0..120)
+            parts in prop::collection::vec(("[a-z]{0,4}|字{1,3}|x", "[ \t\n]{0,2}"), 0..240)
         ) {
             let text: String = parts.iter().map(|(w, s)| format!("{w}{s}")).collect();
             prop_assert_eq!(is_short(&text), length_in_words(&text) < SHORT_WORDS, "{:?}", text);
+            prop_assert_eq!(is_near_short(&text), length_in_words(&text) < 2 * SHORT_WORDS, "{:?}", text);
         }
     }
 }

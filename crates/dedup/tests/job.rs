@@ -9,7 +9,7 @@ use neardup_core::{Fingerprinter, Profile};
 use neardup_corpus::{Corpus, ReadOptions};
 use neardup_dedup::{
     Dedup, Error, Fate, Files, Grouping, Keep, Memory, Progress, Revisited, Silent, Skipped,
-    Source, SourceDoc, Verification, is_short, is_within_reach, keep_first,
+    Source, SourceDoc, Verification, is_short_pair, is_within_reach, keep_first,
 };
 use neardup_index::{Pair, brute_force_pairs};
 
@@ -202,7 +202,7 @@ fn runs_equal_keep_first_over_every_verified_pair_of_documents() {
         let mut job = Dedup::new().unwrap();
         job.keep(keep);
         let reach = |p: &Pair| {
-            let short = is_short(&texts[p.a as usize]) && is_short(&texts[p.b as usize]);
+            let short = is_short_pair(&texts[p.a as usize], &texts[p.b as usize]);
             is_within_reach(p.distance, 6, true, short)
         };
         let pairs: Vec<Pair> = brute_force_pairs(64, &prints)

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use neardup_core::{Fingerprinter, WeightedFeature};
 use neardup_corpus::{Corpus, Format, ReadOptions};
-use neardup_dedup::is_short;
+use neardup_dedup::is_short_pair;
 use serde_json::json;
 
 use crate::args::CompareArgs;
@@ -26,10 +26,11 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     let (fa, fb) = (fingerprinter.fingerprint(&a), fingerprinter.fingerprint(&b));
     let distance = fa.distance(&fb)?;
     let similarity = fa.similarity(&fb)?;
-    // The rule of `neardup dedup`: within k (any distance for two short
-    // texts, with verification), and accepted by the verification.
+    // The rule of `neardup dedup`: within k (any distance for a short text
+    // and a near-short one, with verification), and accepted by the
+    // verification.
     let verify = config::verification(&args.verify)?;
-    let short = is_short(&a) && is_short(&b) && !args.no_short_rule;
+    let short = is_short_pair(&a, &b) && !args.no_short_rule;
     let k = args.k;
     let measure = verify.map(|v| {
         let value = v.measure(&v.sketch(&a), &v.sketch(&b));
@@ -69,7 +70,7 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         }
         let verdict = if near { "near-duplicates" } else { "different" };
         let short_note = if short && verify.is_some() {
-            ", any distance for two short texts"
+            ", any distance for a short text"
         } else {
             ""
         };

@@ -207,7 +207,7 @@ fn print_summary(args: &DedupArgs, outcome: &Outcome) {
         stats.pairs_by_distance.iter().sum::<u64>(),
         args.k,
         if stats.short_rule {
-            ", any distance for two short documents"
+            ", any distance for a short document"
         } else {
             ""
         },

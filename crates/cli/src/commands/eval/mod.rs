@@ -85,7 +85,7 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     }
     let verify = config::verification(&args.verify)?;
     // Verification computes its measure exactly, on the pairs SimHash lets
-    // through; with it, pairs of short documents at any distance (the
+    // through; with it, pairs with a short document at any distance (the
     // short-document rule).
     let verified = |i: usize| {
         let p = &bench.pairs[i];
@@ -98,9 +98,9 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     };
     let reported = |i: usize, k: u32| {
         let p = &bench.pairs[i];
-        // As in dedup: both documents short.
-        let short = bench.documents[p.a].words.max(bench.documents[p.b].words) < SHORT_WORDS
-            && !args.no_short_rule;
+        // As in dedup: one document short, the other near short.
+        let (a, b) = (bench.documents[p.a].words, bench.documents[p.b].words);
+        let short = a.min(b) < SHORT_WORDS && a.max(b) < 2 * SHORT_WORDS && !args.no_short_rule;
         neardup_dedup::is_within_reach(distances[i], k, verify.is_some(), short) && verified(i)
     };
     let curve: Vec<(u32, Scores)> = (0..=args.k_max)

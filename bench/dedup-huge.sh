@@ -12,7 +12,14 @@
 # which: "dup-of-<id>"). After the run, every planted document must be
 # dropped (or be an exact copy of a dropped one), and the script prints how
 # many were not. Whole process under /usr/bin/time; a JSON line is appended
-# to bench/results/dedup-huge.jsonl.
+# to bench/results/dedup-huge.jsonl, with a hash of the kept ids (the same
+# hash, the same kept set).
+#
+# With CAP_MB, the run is given `--memory ${CAP_MB}M` and runs inside a
+# memory cgroup limited to CAP_MB (page cache included; needs root and
+# cgroup v1 or v2), whose peak use is recorded too:
+#
+#   N=1000000 CAP_MB=256 bench/dedup-huge.sh
 
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -54,24 +61,55 @@ os.replace(tmp, path)
 PY
 fi
 scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
+group=""
+cleanup() {
+    rm -rf "$scratch"
+    [[ -z "$group" ]] || rmdir "$group" 2>/dev/null || true
+}
+trap cleanup EXIT
+wrap=()
+peak_file=""
+if [[ -n "${CAP_MB:-}" ]]; then
+    flags="$flags --memory ${CAP_MB}M"
+    if [[ -f /sys/fs/cgroup/cgroup.controllers ]] && mkdir -p /sys/fs/cgroup/neardup-huge 2>/dev/null; then
+        group=/sys/fs/cgroup/neardup-huge
+        echo $((CAP_MB << 20)) > "$group/memory.max"
+        peak_file="$group/memory.peak"
+    elif [[ -d /sys/fs/cgroup/memory ]] && mkdir -p /sys/fs/cgroup/memory/neardup-huge 2>/dev/null; then
+        group=/sys/fs/cgroup/memory/neardup-huge
+        echo $((CAP_MB << 20)) > "$group/memory.limit_in_bytes"
+        peak_file="$group/memory.max_usage_in_bytes"
+    else
+        echo "CAP_MB: cannot make a memory cgroup here (needs root)" >&2
+        exit 1
+    fi
+    # The wrapper moves itself into the group, then runs the command.
+    wrap=(sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$group")
+fi
 # shellcheck disable=SC2086 # flags are words
-/usr/bin/time -f "%M %e %U %S" -o "$scratch/time" \
+/usr/bin/time -f "%M %e %U %S" -o "$scratch/time" "${wrap[@]}" \
     "$neardup" dedup "$input" --out "$scratch/out" --force -q $flags
-python3 - "$n" "$flags" "$(tail -1 "$scratch/time")" "$scratch/out" "$(git rev-parse --short HEAD)" <<'PY' | tee -a bench/results/dedup-huge.jsonl
-import json, os, sys
-n, flags, timed, out, commit = sys.argv[1:]
+peak=""
+[[ -z "$peak_file" ]] || peak="$(cat "$peak_file" 2>/dev/null || true)"
+python3 - "$n" "$flags" "$(tail -1 "$scratch/time")" "$scratch/out" "$(git rev-parse --short HEAD)" "$peak" <<'PY' | tee -a bench/results/dedup-huge.jsonl
+import hashlib, json, os, sys
+n, flags, timed, out, commit, peak = sys.argv[1:]
 rss, wall, user, system = timed.split()
 s = json.load(open(os.path.join(out, "summary.json")))
 missed = 0
+kept = hashlib.sha256()
 with open(os.path.join(out, "unique.jsonl")) as f:
     for line in f:
-        if json.loads(line)["id"].startswith("dup-of-"):
+        doc_id = json.loads(line)["id"]
+        kept.update(doc_id.encode() + b"\n")
+        if doc_id.startswith("dup-of-"):
             missed += 1
 print(json.dumps({
     "documents": s["documents"], "flags": flags, "commit": commit, "unique": s["unique"],
     "planted_kept": missed, "wall_s": float(wall), "cpu_s": float(user) + float(system),
     "peak_rss_mb": round(int(rss) / 1024, 1),
     "bytes_per_document": round(int(rss) * 1024 / max(s["documents"], 1), 1),
+    "cgroup_peak_mb": round(int(peak) / 2**20, 1) if peak else None,
+    "kept_sha256": kept.hexdigest()[:16],
 }))
 PY

@@ -16,9 +16,11 @@
 //! unit before the block comes first among equals.
 //!
 //! With the short-document rule, pairs with a short unit are the prefix
-//! filter's ([`PrefixIndex`]), at any distance: the units it holds are
-//! indexed by the rarest elements of their sketches when kept, and short
-//! units are left out of the index of fingerprints.
+//! filter's, at any distance, found by a sort before grouping starts
+//! ([`ShortJoin`]) and read a block at a time; short units are left out of
+//! the index of fingerprints.
+
+use std::path::Path;
 
 use neardup_core::Width;
 use neardup_index::{Bits, OnlineIndex, TablePlan};
@@ -26,8 +28,10 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::grouping::Fate;
-use crate::prefix_filter::{PrefixFilter, PrefixIndex};
+use crate::prefix_filter::PrefixFilter;
 use crate::progress::Progress;
+use crate::short_join::ShortJoin;
+use crate::sketches::UnitSketches;
 
 /// Units whose searches run in parallel at once; each is compared with
 /// every unit before it in its block.
@@ -35,9 +39,6 @@ const BLOCK: usize = 2048;
 
 /// The most bytes per kept fingerprint the index of kept units may take.
 const KEPT_BYTES: f64 = 128.0;
-
-/// A unit's verification sketch, if it has one.
-pub(crate) type SketchOf<'s> = dyn Fn(u32) -> Option<&'s [u64]> + Sync + 's;
 
 /// How far apart units may be, and which ones take part.
 pub(crate) struct Rule<'a> {
@@ -49,12 +50,10 @@ pub(crate) struct Rule<'a> {
     pub excluded: &'a (dyn Fn(u32) -> bool + Sync),
     /// Whether a pair `(earlier, later)` of units passes verification.
     pub verify: Option<&'a (dyn Fn(u32, u32) -> bool + Sync)>,
-    /// Each unit's sketch, when they are all at hand before grouping.
-    pub sketch: Option<&'a SketchOf<'a>>,
 }
 
 /// The units the prefix filter holds, the short ones the fingerprint
-/// search leaves to it, and the filter.
+/// search leaves to it, the filter, and where its join sorts.
 #[derive(Clone, Copy)]
 pub(crate) struct Short<'a> {
     /// Units the filter holds: short ones and those that may be near one.
@@ -62,6 +61,13 @@ pub(crate) struct Short<'a> {
     /// Short units: the filter's pairs are those with one.
     pub short: &'a [bool],
     pub filter: &'a PrefixFilter,
+    /// The sketches of the units the filter holds, all at hand before
+    /// grouping.
+    pub sketches: &'a dyn UnitSketches,
+    /// Where the join's sorts write past their budget.
+    pub spill: &'a Path,
+    /// The bytes the join's sorts may hold in memory together.
+    pub memory: u64,
 }
 
 impl Rule<'_> {
@@ -83,11 +89,11 @@ impl Short<'_> {
 
     /// The prefix and sketch length of unit `u`, if the filter holds it and
     /// it has a sketch.
-    pub(crate) fn prefix(&self, u: u32, sketch: &SketchOf<'_>) -> Option<(Vec<u64>, usize)> {
+    pub(crate) fn prefix(&self, u: u32) -> Option<(Vec<u64>, usize)> {
         if !self.members[u as usize] {
             return None;
         }
-        let sketch = sketch(u)?;
+        let sketch = self.sketches.get(u)?;
         Some((self.filter.prefix(sketch), sketch.len()))
     }
 }
@@ -118,12 +124,11 @@ struct Searched {
 pub(crate) fn greedy<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) -> Result<Grouped> {
     let mut greedy = Greedy::new(bits, rule)?;
     let verify = |a: u32, u: u32| rule.verify.is_none_or(|v| v(a, u));
-    let sketch = |u: u32| rule.sketch.and_then(|s| s(u));
     while greedy.next() < bits.len() {
         if progress.cancelled() {
             return Err(Error::Cancelled);
         }
-        greedy.block(&verify, &sketch)?;
+        greedy.block(&verify)?;
     }
     Ok(greedy.finish())
 }
@@ -137,8 +142,8 @@ pub(crate) struct Greedy<'a, 'r, B> {
     kept: OnlineIndex<B>,
     /// The unit of each fingerprint in `kept`, by its number there.
     kept_units: Vec<u32>,
-    /// Kept short units by their prefixes.
-    kept_short: PrefixIndex,
+    /// The prefix filter's pairs, with the short-document rule.
+    join: Option<ShortJoin>,
     fates: Vec<Fate>,
     /// The first unit not decided yet.
     next: usize,
@@ -171,17 +176,26 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
     pub(crate) fn new(bits: &'a [B], rule: &'a Rule<'r>) -> Result<Greedy<'a, 'r, B>> {
         let n = bits.len();
         let plan = kept_plan(B::WIDTH, rule.k, n)?;
+        let join = match &rule.short {
+            Some(short) => Some(ShortJoin::build(short, n, rule.excluded)?),
+            None => None,
+        };
         Ok(Greedy {
             bits,
             rule,
             kept: OnlineIndex::new(plan)?,
             kept_units: Vec::new(),
-            kept_short: PrefixIndex::default(),
+            join,
             fates: vec![Fate::Kept; n],
             next: 0,
             candidates: 0,
             pairs_by_distance: vec![0u64; B::WIDTH.bits() as usize + 1],
         })
+    }
+
+    /// The rule it groups by.
+    pub(crate) fn rule(&self) -> &'a Rule<'r> {
+        self.rule
     }
 
     /// The first unit not decided yet.
@@ -200,40 +214,25 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
     }
 
     /// Decides the units of [`Greedy::next_block`], `verify` judging a pair
-    /// `(earlier, later)` of units within reach, `sketch` giving the
-    /// sketches of the block's short units.
-    pub(crate) fn block(
-        &mut self,
-        verify: &(dyn Fn(u32, u32) -> bool + Sync),
-        sketch: &SketchOf<'_>,
-    ) -> Result<()> {
+    /// `(earlier, later)` of units within reach.
+    pub(crate) fn block(&mut self, verify: &(dyn Fn(u32, u32) -> bool + Sync)) -> Result<()> {
         let block = self.next_block();
         let first = block.start as u32;
         let (bits, rule) = (self.bits, self.rule);
         let included = |u: u32| !(rule.excluded)(u);
-        // The short units' prefixes, and an index of them for the pairs
-        // within the block.
-        let prefixes: Vec<Option<(Vec<u64>, usize)>> = block
-            .clone()
-            .into_par_iter()
-            .map(|u| {
-                let short = rule.short.filter(|_| included(u as u32))?;
-                short.prefix(u as u32, sketch)
-            })
-            .collect();
-        let mut short_here = PrefixIndex::default();
-        for (u, prefix) in block.clone().zip(&prefixes) {
-            if let Some((prefix, len)) = prefix {
-                short_here.insert(u as u32, *len, prefix);
-            }
-        }
+        // The prefix filter's pairs of the block's units, with units before
+        // it and in it.
+        let short_pairs = match (&mut self.join, &rule.short) {
+            (Some(join), Some(short)) => join.take(first..block.end as u32, short, short.spill)?,
+            _ => Vec::new(),
+        };
         // On all cores: the nearest verified unit kept before the block, the
         // pairs met there, and the units earlier in the block within reach.
+        let fates = &self.fates;
         let searched: Vec<Searched> = block
             .clone()
             .into_par_iter()
-            .zip(&prefixes)
-            .map(|(u, prefix)| {
+            .map(|u| {
                 let u = u as u32;
                 if !included(u) {
                     return Searched::default();
@@ -254,23 +253,13 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
                             .filter(|&(distance, _)| distance <= rule.k),
                     );
                 }
-                if let (Some(short), Some((prefix, len))) = (rule.short, prefix) {
-                    let lengths = short.filter.lengths(*len);
-                    let with_distance = |a: u32| (bits[a as usize].distance(fu), a);
-                    near.extend(
-                        self.kept_short
-                            .candidates(prefix, &lengths)
-                            .into_iter()
-                            .filter(|&a| short.pairs(a, u))
-                            .map(with_distance),
-                    );
-                    here.extend(
-                        short_here
-                            .candidates(prefix, &lengths)
-                            .into_iter()
-                            .filter(|&a| a < u && short.pairs(a, u))
-                            .map(with_distance),
-                    );
+                for &a in short_pairs.get((u - first) as usize).into_iter().flatten() {
+                    let pair = (bits[a as usize].distance(fu), a);
+                    if a >= first {
+                        here.push(pair);
+                    } else if fates[a as usize] == Fate::Kept {
+                        near.push(pair);
+                    }
                 }
                 // A pair both searches met is one candidate.
                 near.sort_unstable();
@@ -285,7 +274,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
             })
             .collect();
         // One unit after another: the units kept earlier in the block.
-        for ((u, found), prefix) in block.clone().zip(searched).zip(prefixes) {
+        for (u, found) in block.clone().zip(searched) {
             let u = u as u32;
             if !included(u) {
                 continue;
@@ -314,8 +303,8 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
                         self.kept.insert(bits[u as usize])?;
                         self.kept_units.push(u);
                     }
-                    if let Some((prefix, len)) = prefix {
-                        self.kept_short.insert(u, len, &prefix);
+                    if let Some(join) = &mut self.join {
+                        join.keep(u);
                     }
                 }
             }
@@ -388,13 +377,20 @@ mod tests {
             let verify = |a: u32, b: u32| {
                 verification.accepts(&sketches[a as usize], &sketches[b as usize])
             };
-            let sketch = |u: u32| Some(sketches[u as usize].as_slice());
+            let spill = tempfile::tempdir().unwrap();
             let rule = Rule {
                 k: 3,
-                short: Some(Short { members: &members, short: &short, filter: &filter }),
+                short: Some(Short {
+                    members: &members,
+                    short: &short,
+                    filter: &filter,
+                    sketches: &sketches,
+                    spill: spill.path(),
+                    // The join's sorts spill: a few hundred records each.
+                    memory: 4096,
+                }),
                 excluded: &excluded,
                 verify: Some(&verify),
-                sketch: Some(&sketch),
             };
             // Within k between units the fingerprint search holds, and any
             // pair of units the filter holds with a short one.

@@ -3,17 +3,20 @@
 //!
 //! 1. **Fingerprint** every document (one pass over the source, on all
 //!    cores), keeping 32 bytes of each ([`Record`]) and, until they are
-//!    used, a hash of its text and its key.
+//!    used, a hash of its text and its key. With the short-document rule,
+//!    the verification sketches of short and near-short documents are
+//!    written to a temporary file in the same pass.
 //! 2. **Exact copies** ([`Copies`]) become one unit each.
 //! 3. **Against an index**: documents near one an earlier run kept are
 //!    dropped for it, and take no part in what follows.
-//! 4. **Verification sketches** of the units that have a candidate at all
-//!    ([`neardup_index::with_neighbours`]): one more pass over the source.
+//! 4. **Verification sketches** of the other units that have a candidate
+//!    at all ([`neardup_index::with_neighbours`]): one more pass over the
+//!    source.
 //! 5. **Grouping**, greedy (each unit compared with the units kept before
 //!    it, nearest first, until one passes verification) or by connected
 //!    components.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use neardup_core::{Fingerprinter, Profile, Width};
 use neardup_corpus::FieldValue;
@@ -28,11 +31,12 @@ use crate::grouping::Fate;
 use crate::incremental::{Indexed, against};
 use crate::keep::Keep;
 use crate::linked::linked;
+use crate::outcome::{Outcome, Record, Stats, WHOLE};
 use crate::prefix_filter::{ElementCounts, PrefixFilter};
 use crate::progress::{Progress, Skipped, Stage};
 use crate::short::{is_near_short, is_short};
-use crate::sketches::{SketchPass, Sketches};
-use crate::source::{Origin, Source};
+use crate::sketches::{SketchFile, SketchPass, Sketches};
+use crate::source::Source;
 use crate::streamed::greedy_as_read;
 use crate::verify::Verification;
 
@@ -46,6 +50,14 @@ pub const DEFAULT_VERIFICATION: Verification = Verification::Words(0.1);
 
 /// Documents are numbered in 32 bits, and the largest number is kept free.
 const MAX_DOCUMENTS: usize = u32::MAX as usize - 1;
+
+/// What a run holds in memory per document whatever the budget (its
+/// record, unit, fate, and where its sketch is: docs/DEDUP.md), with a
+/// margin: the sorts and the sketches held in memory share the rest.
+const HELD_PER_DOCUMENT: u64 = 96;
+
+/// The least a sort or store takes of the budget, however little is left.
+const LEAST_BUDGET: u64 = 16 << 20;
 
 /// How documents are grouped.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -242,17 +254,23 @@ impl Dedup {
     pub fn run(&self, source: &dyn Source, progress: &dyn Progress) -> Result<Outcome> {
         let width = self.fingerprinter.width();
         self.check()?;
-        let scanned = self.scan(source, progress)?;
+        let spill = self.spill.clone().unwrap_or_else(std::env::temp_dir);
+        let memory = self.memory.unwrap_or_else(crate::default_memory);
+        let scanned = self.scan(source, progress, &spill)?;
         let Scanned {
             records,
             text_hashes,
             short_docs,
             member_docs,
+            member_sketches,
             element_counts,
             keys,
             skipped,
         } = scanned;
         let n = records.len();
+        let free = memory
+            .saturating_sub(n as u64 * HELD_PER_DOCUMENT)
+            .max(LEAST_BUDGET);
         let bytes: Vec<u32> = records.iter().map(|r| r.bytes).collect();
         let order = self.keep.order(&bytes, &keys);
         drop(bytes);
@@ -274,13 +292,34 @@ impl Dedup {
             }
             of
         };
-        let members = per_unit(member_docs, short_filter.is_some());
+        let members = per_unit(
+            member_docs.iter().map(|&(d, _, _)| d).collect(),
+            short_filter.is_some(),
+        );
         let short_units = per_unit(short_docs, short_filter.is_some());
-        let short = short_filter.as_ref().map(|filter| Short {
-            members: &members,
-            short: &short_units,
-            filter,
-        });
+        // The units' sketches from the first pass: their representatives'.
+        let member_sketches = match member_sketches {
+            Some(file) => Some(file.finish(
+                units,
+                member_docs.into_iter().filter_map(|(d, start, len)| {
+                    let u = copies.unit_of(d);
+                    (copies.representative(u) == d).then_some((u, start, len))
+                }),
+            )?),
+            None => None,
+        };
+        let short =
+            short_filter
+                .as_ref()
+                .zip(member_sketches.as_ref())
+                .map(|(filter, sketches)| Short {
+                    members: &members,
+                    short: &short_units,
+                    filter,
+                    sketches,
+                    spill: &spill,
+                    memory: free,
+                });
 
         // Documents near one kept by an earlier run are dropped for it.
         let indexed = match &self.against {
@@ -298,9 +337,25 @@ impl Dedup {
             Width::W64 => {
                 let bits: Vec<u64> = unit_bits.iter().map(|&b| b as u64).collect();
                 drop(unit_bits);
-                self.group(&bits, short, &excluded, &copies, source, progress, n)?
+                self.group(
+                    &bits,
+                    short,
+                    &excluded,
+                    &copies,
+                    source,
+                    progress,
+                    (n, &spill, free),
+                )?
             }
-            _ => self.group(&unit_bits, short, &excluded, &copies, source, progress, n)?,
+            _ => self.group(
+                &unit_bits,
+                short,
+                &excluded,
+                &copies,
+                source,
+                progress,
+                (n, &spill, free),
+            )?,
         };
         let mut fates = copies.expand(&grouped.fates);
         for (fate, found) in fates.iter_mut().zip(&indexed.nearest) {
@@ -330,10 +385,19 @@ impl Dedup {
     /// The first pass: every document's record, text hash, key, and
     /// whether it is short; with the short-document rule, how often each
     /// element of the short documents' sketches occurs.
-    fn scan(&self, source: &dyn Source, progress: &dyn Progress) -> Result<Scanned> {
+    fn scan<'s>(
+        &self,
+        source: &dyn Source,
+        progress: &dyn Progress,
+        spill: &'s Path,
+    ) -> Result<Scanned<'s>> {
         let mut s = Scanned::default();
         let shorts = self.verification.filter(|_| self.short_rule);
         let counts = shorts.map(|_| ElementCounts::new());
+        let mut sketches = match shorts {
+            Some(_) => Some(SketchFile::new(spill)?),
+            None => None,
+        };
         progress.stage(Stage::Fingerprinting, source.total_bytes());
         s.skipped = source.scan(progress, &mut |batch| {
             if progress.cancelled() {
@@ -342,16 +406,18 @@ impl Dedup {
             if s.records.len() + batch.len() > MAX_DOCUMENTS {
                 return Err(Error::TooManyDocuments { max: MAX_DOCUMENTS });
             }
-            let computed: Vec<(u128, u64, Option<bool>)> = batch
+            let computed: Vec<(u128, u64, Option<Held>)> = batch
                 .par_iter()
                 .map(|doc| {
                     let fingerprint = self.fingerprinter.fingerprint(doc.text).bits();
-                    // Short and near-short documents, with their sketches'
-                    // elements counted for the prefix filter.
+                    // Short and near-short documents, with their sketches
+                    // (kept for the prefix filter and verification) and
+                    // their elements counted for the filter's order.
                     let reach = match (shorts, &counts) {
                         (Some(verification), Some(counts)) if is_near_short(doc.text) => {
-                            counts.add(&verification.sketch(doc.text));
-                            Some(is_short(doc.text))
+                            let sketch = verification.sketch(doc.text);
+                            counts.add(&sketch);
+                            Some((is_short(doc.text), sketch))
                         }
                         _ => None,
                     };
@@ -359,8 +425,9 @@ impl Dedup {
                 })
                 .collect();
             for (doc, (fingerprint, text_hash, reach)) in batch.iter().zip(computed) {
-                if let Some(short) = reach {
-                    s.member_docs.push(s.records.len() as u32);
+                if let (Some((short, sketch)), Some(file)) = (reach, &mut sketches) {
+                    let (start, len) = file.append(&sketch)?;
+                    s.member_docs.push((s.records.len() as u32, start, len));
                     if short {
                         s.short_docs.push(s.records.len() as u32);
                     }
@@ -380,6 +447,7 @@ impl Dedup {
         })?;
         progress.finish();
         s.element_counts = counts;
+        s.member_sketches = sketches;
         Ok(s)
     }
 
@@ -393,14 +461,13 @@ impl Dedup {
         copies: &Copies,
         source: &dyn Source,
         progress: &dyn Progress,
-        documents: usize,
+        (documents, spill, free): (usize, &Path, u64),
     ) -> Result<Grouped> {
         let mut rule = Rule {
             k: self.k,
             short,
             excluded,
             verify: None,
-            sketch: None,
         };
         let Some(verification) = self.verification else {
             return match self.grouping {
@@ -409,13 +476,18 @@ impl Dedup {
             };
         };
         let needed = self.with_candidates(bits, &rule)?;
-        let spill = self.spill.clone().unwrap_or_else(std::env::temp_dir);
+        // The units the prefix filter holds have their sketches from the
+        // first pass.
+        let at_hand = |u: u32| short.and_then(|s| s.sketches.get(u));
         // A document past the first pass's count (the source grew) is not
         // wanted; the count, checked after the pass, says so.
         let wanted = |d: u32| {
             (d as usize) < documents && {
                 let u = copies.unit_of(d);
-                copies.representative(u) == d && needed[u as usize] && !excluded(u)
+                copies.representative(u) == d
+                    && needed[u as usize]
+                    && !excluded(u)
+                    && at_hand(u).is_none()
             }
         };
         let pass = SketchPass {
@@ -426,8 +498,8 @@ impl Dedup {
             units: bits.len(),
             wanted: &wanted,
             unit_of: &|d| copies.unit_of(d),
-            spill: &spill,
-            memory: self.memory.unwrap_or_else(crate::default_memory),
+            spill,
+            memory: free,
         };
         // Units in the source's order are decided as it is read.
         let in_source_order =
@@ -436,13 +508,12 @@ impl Dedup {
             return greedy_as_read(bits, &rule, &pass);
         }
         let sketches = Sketches::build(&pass)?;
-        let verify = |a: u32, b: u32| match (sketches.get(a), sketches.get(b)) {
+        let sketch = |u: u32| sketches.get(u).or_else(|| at_hand(u));
+        let verify = |a: u32, b: u32| match (sketch(a), sketch(b)) {
             (Some(x), Some(y)) => verification.accepts(x, y),
             _ => false,
         };
-        let sketch = |u: u32| sketches.get(u);
         rule.verify = Some(&verify);
-        rule.sketch = Some(&sketch);
         match self.grouping {
             Grouping::Greedy => greedy(bits, &rule, progress),
             Grouping::Components => linked(bits, &rule, progress),
@@ -474,156 +545,21 @@ impl Dedup {
     }
 }
 
+/// A document the prefix filter holds: whether it is short, and its
+/// sketch.
+type Held = (bool, Vec<u64>);
+
 /// What the first pass keeps.
 #[derive(Default)]
-struct Scanned {
+struct Scanned<'s> {
     records: Vec<Record>,
     text_hashes: Vec<u64>,
     short_docs: Vec<u32>,
-    /// Documents the prefix filter holds: short and near-short ones.
-    member_docs: Vec<u32>,
+    /// Documents the prefix filter holds, short and near-short ones, with
+    /// where their sketches are in `member_sketches`.
+    member_docs: Vec<(u32, u64, u32)>,
+    member_sketches: Option<SketchFile<'s>>,
     element_counts: Option<ElementCounts>,
     keys: Vec<Option<FieldValue>>,
     skipped: Skipped,
-}
-
-/// The line of a record that is a whole file.
-const WHOLE: u64 = u64::MAX;
-
-/// What a run keeps of a document: 32 bytes, whatever its size.
-///
-/// ```
-/// use neardup_dedup::{Dedup, Memory, Silent};
-///
-/// let texts = ["a first text", "and a second one"];
-/// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
-/// let record = outcome.records()[1];
-/// assert_eq!((record.origin().line, record.bytes()), (Some(1), 16));
-/// assert_ne!(record.fingerprint(), outcome.records()[0].fingerprint());
-/// # Ok::<(), neardup_dedup::Error>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Record {
-    fingerprint: u128,
-    line: u64,
-    bytes: u32,
-    file: u32,
-}
-
-impl Record {
-    /// Its fingerprint's bits (the low 64 for 64-bit fingerprints).
-    pub fn fingerprint(&self) -> u128 {
-        self.fingerprint
-    }
-
-    /// Where it came from.
-    pub fn origin(&self) -> Origin {
-        Origin {
-            file: self.file,
-            line: (self.line != WHOLE).then_some(self.line),
-        }
-    }
-
-    /// Its length in bytes (at most 2³² − 1).
-    pub fn bytes(&self) -> u32 {
-        self.bytes
-    }
-}
-
-/// What a run counted.
-///
-/// ```
-/// use neardup_dedup::{Dedup, Memory, Silent};
-///
-/// let texts = ["the same text", "the same text", "another text altogether"];
-/// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
-/// let stats = outcome.stats();
-/// assert_eq!((stats.documents, stats.unique, stats.exact_copies), (3, 2, 1));
-/// assert_eq!((stats.k, stats.short_rule), (6, true));
-/// # Ok::<(), neardup_dedup::Error>(())
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Stats {
-    /// Documents read (skipped records not counted).
-    pub documents: usize,
-    /// Documents kept.
-    pub unique: usize,
-    /// Documents that are exact copies of another (same text).
-    pub exact_copies: usize,
-    /// Documents dropped for an indexed one.
-    pub dropped_against_index: usize,
-    /// Pairs of a document with a kept one within reach that greedy
-    /// grouping met, and, for components, the pairs of different groups
-    /// that joining them compared.
-    pub candidate_pairs: u64,
-    /// Greedy: for each distance, the documents dropped at it (exact copies
-    /// aside); components: the pairs that joined two groups.
-    pub pairs_by_distance: Vec<u64>,
-    /// Documents that had a key to rank by ([`Keep::Max`], [`Keep::Min`]).
-    pub with_key: usize,
-    /// The k of the run.
-    pub k: u32,
-    /// Whether the short-document rule held.
-    pub short_rule: bool,
-}
-
-/// The result of a run: each document's record and fate, in source order.
-///
-/// ```
-/// use neardup_dedup::{Dedup, Fate, Memory, Silent};
-///
-/// let texts = ["the river rose in the night and the town woke to water",
-///              "the river rose in the night and the town woke to water!"];
-/// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
-/// assert_eq!(outcome.unique(), 1);
-/// assert_eq!(outcome.fates()[1], Fate::Duplicate { of: 0, distance: 0 });
-/// assert_eq!(outcome.skipped().total(), 0);
-/// assert_eq!(outcome.into_fates().len(), 2);
-/// # Ok::<(), neardup_dedup::Error>(())
-/// ```
-#[derive(Debug)]
-pub struct Outcome {
-    records: Vec<Record>,
-    fates: Vec<Fate>,
-    skipped: Skipped,
-    stats: Stats,
-    indexed_names: std::collections::HashMap<u32, String>,
-}
-
-impl Outcome {
-    /// Each document's fate, by number.
-    pub fn fates(&self) -> &[Fate] {
-        &self.fates
-    }
-
-    /// Each document's record, by number.
-    pub fn records(&self) -> &[Record] {
-        &self.records
-    }
-
-    /// The number of documents kept.
-    pub fn unique(&self) -> usize {
-        self.stats.unique
-    }
-
-    /// What the run counted.
-    pub fn stats(&self) -> &Stats {
-        &self.stats
-    }
-
-    /// The records the source skipped as invalid.
-    pub fn skipped(&self) -> &Skipped {
-        &self.skipped
-    }
-
-    /// The name of an indexed document that [`Fate::DuplicateOfIndexed`]
-    /// names.
-    pub fn indexed_name(&self, entry: u32) -> Option<&str> {
-        self.indexed_names.get(&entry).map(String::as_str)
-    }
-
-    /// The fates, giving up the rest.
-    pub fn into_fates(self) -> Vec<Fate> {
-        self.fates
-    }
 }

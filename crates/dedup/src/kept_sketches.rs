@@ -91,6 +91,10 @@ impl<'a> KeptSketches<'a> {
         // process can change it; this process only appends to it, past the
         // end of any map of it.
         let map = unsafe { Mmap::map(file.get_ref()) }.map_err(|e| Error::io("map", spill, e))?;
+        // Read at random, a few sketches at a time: no read-ahead.
+        #[cfg(unix)]
+        map.advise(memmap2::Advice::Random)
+            .map_err(|e| Error::io("map", spill, e))?;
         self.map = Some(map);
         self.mapped = self.written;
         Ok(())

@@ -59,9 +59,11 @@ mod keep;
 mod kept_sketches;
 mod linked;
 mod memory;
+mod outcome;
 mod prefix_filter;
 mod progress;
 mod short;
+mod short_join;
 mod sketches;
 mod source;
 mod streamed;
@@ -72,9 +74,10 @@ pub use error::{Error, Result};
 pub use files::Files;
 pub use grouping::{Fate, components, keep_first};
 pub use incremental::save_to_index;
-pub use job::{DEFAULT_K, DEFAULT_VERIFICATION, Dedup, Grouping, Outcome, Record, Stats};
+pub use job::{DEFAULT_K, DEFAULT_VERIFICATION, Dedup, Grouping};
 pub use keep::Keep;
 pub use memory::default_memory;
+pub use outcome::{Outcome, Record, Stats};
 pub use progress::{Progress, Silent, Skipped, Stage};
 pub use short::{
     SHORT_WORDS, is_near_short, is_short, is_short_pair, is_within_reach, length_in_words,

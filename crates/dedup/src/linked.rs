@@ -65,12 +65,12 @@ pub(crate) fn linked<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
             &within,
         );
     })?;
-    if let (Some(short), Some(sketch)) = (rule.short, rule.sketch) {
+    if let Some(short) = rule.short {
         // Pairs of units the prefix filter holds, by its lists; those the
         // search by fingerprint met are not compared again.
         let prefixes: Vec<Option<(Vec<u64>, usize)>> = (0..n as u32)
             .into_par_iter()
-            .map(|u| short.prefix(u, sketch))
+            .map(|u| short.prefix(u))
             .collect();
         let mut index = PrefixIndex::default();
         for (u, prefix) in prefixes.iter().enumerate() {
@@ -251,13 +251,20 @@ mod tests {
             let verify = |a: u32, b: u32| {
                 verification.accepts(&sketches[a as usize], &sketches[b as usize])
             };
-            let sketch = |u: u32| Some(sketches[u as usize].as_slice());
+            let spill = tempfile::tempdir().unwrap();
             let rule = Rule {
                 k: 2,
-                short: Some(Short { members: &members, short: &short, filter: &filter }),
+                short: Some(Short {
+                    members: &members,
+                    short: &short,
+                    filter: &filter,
+                    sketches: &sketches,
+                    spill: spill.path(),
+                    // The join's sorts spill: a few hundred records each.
+                    memory: 4096,
+                }),
                 excluded: &excluded,
                 verify: Some(&verify),
-                sketch: Some(&sketch),
             };
             let pairs: Vec<Pair> = brute_force_pairs(64, &bits)
                 .into_iter()
@@ -290,7 +297,6 @@ mod tests {
             short: None,
             excluded: &|_| false,
             verify: Some(&|_, _| true),
-            sketch: None,
         };
         let grouped = linked(&bits, &rule, &Silent).unwrap();
         assert_eq!(

@@ -3,6 +3,7 @@
 //! them take page cache, which the system can evict, not memory of the
 //! process, and the file is gone with the process.
 
+use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
@@ -38,7 +39,8 @@ pub(crate) struct SketchPass<'a> {
     pub wanted: &'a (dyn Fn(u32) -> bool + Sync),
     pub unit_of: &'a (dyn Fn(u32) -> u32 + Sync),
     pub spill: &'a Path,
-    /// The run's memory budget, in bytes.
+    /// The bytes the run may hold beyond its per-document state (held
+    /// sketches take up to half).
     pub memory: u64,
 }
 
@@ -46,13 +48,8 @@ impl Sketches {
     /// Reads the source once more and sketches the documents `wanted` asks
     /// for, on all cores of the current rayon pool.
     pub(crate) fn build(pass: &SketchPass) -> Result<Sketches> {
-        let file = tempfile::tempfile_in(pass.spill)
-            .map_err(|e| Error::io("create a temporary file in", pass.spill, e))?;
-        let spill_error = |e| Error::io("write verification sketches to a file in", pass.spill, e);
-        let mut out = BufWriter::new(&file);
-        let mut start = vec![0u64; pass.units];
-        let mut len = vec![NONE; pass.units];
-        let mut written = 0u64;
+        let mut file = SketchFile::new(pass.spill)?;
+        let mut at = Vec::new();
         pass.progress
             .stage(Stage::Verifying, pass.source.total_bytes());
         let now = pass
@@ -62,12 +59,8 @@ impl Sketches {
                     return Err(Error::Cancelled);
                 }
                 for (d, sketch) in sketch_batch(batch, pass.verification) {
-                    out.write_all(bytemuck::cast_slice(&sketch))
-                        .map_err(spill_error)?;
-                    let unit = (pass.unit_of)(d) as usize;
-                    start[unit] = written;
-                    len[unit] = u32::try_from(sketch.len()).unwrap_or(NONE - 1);
-                    written += sketch.len() as u64;
+                    let (start, len) = file.append(&sketch)?;
+                    at.push(((pass.unit_of)(d), start, len));
                 }
                 Ok(())
             })?;
@@ -78,17 +71,7 @@ impl Sketches {
                 now,
             });
         }
-        out.flush().map_err(spill_error)?;
-        drop(out);
-        let map = if written == 0 {
-            None
-        } else {
-            // SAFETY: the file is this process's own and unnamed, so no other
-            // process can change it, and it is not written to again while
-            // mapped.
-            Some(unsafe { Mmap::map(&file) }.map_err(|e| Error::io("map", pass.spill, e))?)
-        };
-        Ok(Sketches { map, start, len })
+        file.finish(pass.units, at)
     }
 
     /// The sketch of `unit`, if it was made (an empty one for a document
@@ -104,6 +87,100 @@ impl Sketches {
         let all: &[u64] = bytemuck::try_cast_slice(&map[..]).ok()?;
         let start = *self.start.get(unit as usize)? as usize;
         all.get(start..start + len as usize)
+    }
+}
+
+/// Sketches looked up by unit: [`Sketches`], or in tests a list.
+pub(crate) trait UnitSketches: Sync {
+    /// The sketch of `unit`, if it has one.
+    fn get(&self, unit: u32) -> Option<&[u64]>;
+}
+
+impl UnitSketches for Sketches {
+    fn get(&self, unit: u32) -> Option<&[u64]> {
+        Sketches::get(self, unit)
+    }
+}
+
+#[cfg(test)]
+impl UnitSketches for Vec<Vec<u64>> {
+    fn get(&self, unit: u32) -> Option<&[u64]> {
+        self.as_slice().get(unit as usize).map(Vec::as_slice)
+    }
+}
+
+/// Sketches written one after another to an unnamed temporary file, then
+/// mapped as [`Sketches`] of the units they belong to.
+pub(crate) struct SketchFile<'a> {
+    out: BufWriter<File>,
+    spill: &'a Path,
+    /// Words written so far.
+    written: u64,
+}
+
+impl<'a> SketchFile<'a> {
+    /// A new file in the directory `spill`.
+    pub(crate) fn new(spill: &'a Path) -> Result<SketchFile<'a>> {
+        let file = tempfile::tempfile_in(spill)
+            .map_err(|e| Error::io("create a temporary file in", spill, e))?;
+        Ok(SketchFile {
+            out: BufWriter::new(file),
+            spill,
+            written: 0,
+        })
+    }
+
+    /// Writes `sketch`; says where it starts, in words, and its length.
+    pub(crate) fn append(&mut self, sketch: &[u64]) -> Result<(u64, u32)> {
+        self.out
+            .write_all(bytemuck::cast_slice(sketch))
+            .map_err(|e| self.write_error(e))?;
+        let start = self.written;
+        self.written += sketch.len() as u64;
+        Ok((start, u32::try_from(sketch.len()).unwrap_or(NONE - 1)))
+    }
+
+    /// The sketches of `units` units, `at` giving the unit, start and
+    /// length of those written (the others have none).
+    pub(crate) fn finish(
+        self,
+        units: usize,
+        at: impl IntoIterator<Item = (u32, u64, u32)>,
+    ) -> Result<Sketches> {
+        let mut start = vec![0u64; units];
+        let mut len = vec![NONE; units];
+        for (unit, at, words) in at {
+            if let (Some(s), Some(l)) = (start.get_mut(unit as usize), len.get_mut(unit as usize)) {
+                (*s, *l) = (at, words);
+            }
+        }
+        let spill = self.spill;
+        let file = self.out.into_inner().map_err(|e| {
+            Error::io(
+                "write verification sketches to a file in",
+                spill,
+                e.into_error(),
+            )
+        })?;
+        let map = if self.written == 0 {
+            None
+        } else {
+            // SAFETY: the file is this process's own and unnamed, so no other
+            // process can change it, and it is not written to again while
+            // mapped.
+            let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io("map", spill, e))?;
+            // Sketches are read a few at a time, at random: read ahead,
+            // a memory cap would spend its pages on neighbours never used.
+            #[cfg(unix)]
+            map.advise(memmap2::Advice::Random)
+                .map_err(|e| Error::io("map", spill, e))?;
+            Some(map)
+        };
+        Ok(Sketches { map, start, len })
+    }
+
+    fn write_error(&self, e: std::io::Error) -> Error {
+        Error::io("write verification sketches to a file in", self.spill, e)
     }
 }
 

@@ -78,12 +78,19 @@ impl<B: Bits> State<'_, '_, B> {
         let verification = pass.verification;
         let fresh = std::mem::take(&mut self.pending);
         let kept = &self.kept;
-        let sketch = |u: u32| fresh.get(&u).map(Vec::as_slice).or_else(|| kept.get(u));
+        let short = self.greedy.rule().short;
+        let sketch = |u: u32| {
+            fresh
+                .get(&u)
+                .map(Vec::as_slice)
+                .or_else(|| short.and_then(|s| s.sketches.get(u)))
+                .or_else(|| kept.get(u))
+        };
         let verify = |a: u32, u: u32| match (sketch(a), sketch(u)) {
             (Some(x), Some(y)) => verification.accepts(x, y),
             _ => false,
         };
-        self.greedy.block(&verify, &sketch)?;
+        self.greedy.block(&verify)?;
         for (u, sketch) in fresh {
             if self.greedy.is_kept(u) {
                 self.kept.insert(u, sketch)?;

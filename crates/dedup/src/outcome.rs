@@ -1,0 +1,147 @@
+//! What a run gives back: each document's [`Record`] and [`Fate`], and
+//! the [`Stats`] of the run.
+
+use crate::grouping::Fate;
+use crate::progress::Skipped;
+use crate::source::Origin;
+
+/// The line of a record that is a whole file.
+pub(crate) const WHOLE: u64 = u64::MAX;
+
+/// What a run keeps of a document: 32 bytes, whatever its size.
+///
+/// ```
+/// use neardup_dedup::{Dedup, Memory, Silent};
+///
+/// let texts = ["a first text", "and a second one"];
+/// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
+/// let record = outcome.records()[1];
+/// assert_eq!((record.origin().line, record.bytes()), (Some(1), 16));
+/// assert_ne!(record.fingerprint(), outcome.records()[0].fingerprint());
+/// # Ok::<(), neardup_dedup::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub(crate) fingerprint: u128,
+    pub(crate) line: u64,
+    pub(crate) bytes: u32,
+    pub(crate) file: u32,
+}
+
+impl Record {
+    /// Its fingerprint's bits (the low 64 for 64-bit fingerprints).
+    pub fn fingerprint(&self) -> u128 {
+        self.fingerprint
+    }
+
+    /// Where it came from.
+    pub fn origin(&self) -> Origin {
+        Origin {
+            file: self.file,
+            line: (self.line != WHOLE).then_some(self.line),
+        }
+    }
+
+    /// Its length in bytes (at most 2³² − 1).
+    pub fn bytes(&self) -> u32 {
+        self.bytes
+    }
+}
+
+/// What a run counted.
+///
+/// ```
+/// use neardup_dedup::{Dedup, Memory, Silent};
+///
+/// let texts = ["the same text", "the same text", "another text altogether"];
+/// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
+/// let stats = outcome.stats();
+/// assert_eq!((stats.documents, stats.unique, stats.exact_copies), (3, 2, 1));
+/// assert_eq!((stats.k, stats.short_rule), (6, true));
+/// # Ok::<(), neardup_dedup::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stats {
+    /// Documents read (skipped records not counted).
+    pub documents: usize,
+    /// Documents kept.
+    pub unique: usize,
+    /// Documents that are exact copies of another (same text).
+    pub exact_copies: usize,
+    /// Documents dropped for an indexed one.
+    pub dropped_against_index: usize,
+    /// Pairs of a document with a kept one within reach that greedy
+    /// grouping met, and, for components, the pairs of different groups
+    /// that joining them compared.
+    pub candidate_pairs: u64,
+    /// Greedy: for each distance, the documents dropped at it (exact copies
+    /// aside); components: the pairs that joined two groups.
+    pub pairs_by_distance: Vec<u64>,
+    /// Documents that had a key to rank by ([`Keep::Max`], [`Keep::Min`]).
+    pub with_key: usize,
+    /// The k of the run.
+    pub k: u32,
+    /// Whether the short-document rule held.
+    pub short_rule: bool,
+}
+
+/// The result of a run: each document's record and fate, in source order.
+///
+/// ```
+/// use neardup_dedup::{Dedup, Fate, Memory, Silent};
+///
+/// let texts = ["the river rose in the night and the town woke to water",
+///              "the river rose in the night and the town woke to water!"];
+/// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
+/// assert_eq!(outcome.unique(), 1);
+/// assert_eq!(outcome.fates()[1], Fate::Duplicate { of: 0, distance: 0 });
+/// assert_eq!(outcome.skipped().total(), 0);
+/// assert_eq!(outcome.into_fates().len(), 2);
+/// # Ok::<(), neardup_dedup::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Outcome {
+    pub(crate) records: Vec<Record>,
+    pub(crate) fates: Vec<Fate>,
+    pub(crate) skipped: Skipped,
+    pub(crate) stats: Stats,
+    pub(crate) indexed_names: std::collections::HashMap<u32, String>,
+}
+
+impl Outcome {
+    /// Each document's fate, by number.
+    pub fn fates(&self) -> &[Fate] {
+        &self.fates
+    }
+
+    /// Each document's record, by number.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// The number of documents kept.
+    pub fn unique(&self) -> usize {
+        self.stats.unique
+    }
+
+    /// What the run counted.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// The records the source skipped as invalid.
+    pub fn skipped(&self) -> &Skipped {
+        &self.skipped
+    }
+
+    /// The name of an indexed document that [`Fate::DuplicateOfIndexed`]
+    /// names.
+    pub fn indexed_name(&self, entry: u32) -> Option<&str> {
+        self.indexed_names.get(&entry).map(String::as_str)
+    }
+
+    /// The fates, giving up the rest.
+    pub fn into_fates(self) -> Vec<Fate> {
+        self.fates
+    }
+}

@@ -1,0 +1,324 @@
+//! The short-document rule's candidate pairs by a sort, not an index.
+//!
+//! Every unit the prefix filter holds writes `(key, unit, length)` for each
+//! key of its prefix ([`PrefixFilter::prefix`]); the records are sorted
+//! (on disk past a budget, [`SpillSort`]), and each run of one key gives
+//! the pairs of its units that the rule holds and whose lengths may pass.
+//! The pairs are sorted again by their later unit, and greedy grouping
+//! reads them a block of units at a time, keeping only those with a unit
+//! it kept. So the filter holds nothing per kept unit in memory, whatever
+//! their number: the sorts take their budget and the disk the rest.
+//!
+//! A key that many units share (templated pages one word apart) would give
+//! pairs that grow with the square of its run; such a run is not expanded.
+//! Its key is *dense*: its units are read back with it, and greedy grouping
+//! keeps, per dense key, the list of its kept units, which among
+//! near-duplicates stays short. Either way a unit meets every earlier kept
+//! unit it shares a key with, as the search of an index of kept units
+//! would.
+
+use std::iter::Peekable;
+use std::ops::Range;
+use std::path::Path;
+
+use neardup_index::{Sorted, SpillSort};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use crate::error::{Error, Result};
+use crate::greedy::Short;
+
+/// Runs of one key longer than this are dense: their pairs are not
+/// written out.
+const DENSE: usize = 64;
+
+/// Units whose prefixes are made at once, on all cores.
+const CHUNK: usize = 1 << 16;
+
+/// A key's record: its top 32 bits, the unit, the unit's sketch length.
+type Keyed = [u32; 3];
+
+/// The filter's pairs of units, later unit first: `[later, earlier]`.
+type Later = [u32; 2];
+
+/// The filter's candidates, sorted for greedy grouping.
+pub(crate) struct ShortJoin {
+    /// Pairs from runs that are not dense, by their later unit.
+    pairs: Peekable<Sorted<Later>>,
+    /// Units under dense keys: `[unit, key, length]`, by unit.
+    dense: Peekable<Sorted<Keyed>>,
+    /// The dense keys of the block last taken, by unit.
+    block: Vec<Keyed>,
+    /// Kept units under each dense key, with their lengths.
+    kept: FxHashMap<u32, Vec<(u32, u32)>>,
+}
+
+impl ShortJoin {
+    /// Sorts the prefix keys of the `units` units the filter holds (but
+    /// not the `excluded` ones), and writes their pairs.
+    ///
+    /// # Errors
+    ///
+    /// A temporary file in the spill directory that cannot be written or
+    /// read back.
+    pub(crate) fn build(
+        short: &Short,
+        units: usize,
+        excluded: &(dyn Fn(u32) -> bool + Sync),
+    ) -> Result<ShortJoin> {
+        // The keys' sort, then the pairs' and the dense units' together
+        // while the first is read back: two thirds of the budget at most.
+        let budget = short.memory / 3;
+        let mut keyed = SpillSort::<Keyed>::new(budget, short.spill);
+        for start in (0..units).step_by(CHUNK) {
+            let end = (start + CHUNK).min(units) as u32;
+            let records: Vec<Keyed> = (start as u32..end)
+                .into_par_iter()
+                .filter(|&u| !excluded(u))
+                .filter_map(|u| short.prefix(u).map(|prefix| (u, prefix)))
+                .flat_map_iter(|(u, (prefix, len))| {
+                    let len = u32::try_from(len).unwrap_or(u32::MAX);
+                    prefix
+                        .into_iter()
+                        .map(move |key| [(key >> 32) as u32, u, len])
+                })
+                .collect();
+            keyed
+                .push(&records)
+                .map_err(|e| spill_error(short.spill, e))?;
+        }
+        let mut pairs = SpillSort::<Later>::new(budget / 2, short.spill);
+        let mut dense = SpillSort::<Keyed>::new(budget / 2, short.spill);
+        let mut run: Vec<Keyed> = Vec::new();
+        let mut out: Vec<Later> = Vec::new();
+        let mut flush = |run: &mut Vec<Keyed>, out: &mut Vec<Later>| -> Result<()> {
+            run.dedup_by_key(|r| r[1]);
+            if run.len() > DENSE {
+                let by_unit: Vec<Keyed> = run.iter().map(|&[key, u, len]| [u, key, len]).collect();
+                dense
+                    .push(&by_unit)
+                    .map_err(|e| spill_error(short.spill, e))?;
+            } else {
+                for (j, &[_, b, len_b]) in run.iter().enumerate() {
+                    let lengths = short.filter.lengths(len_b as usize);
+                    out.extend(
+                        run[..j]
+                            .iter()
+                            .filter(|&&[_, a, len_a]| {
+                                lengths.contains(&(len_a as usize)) && short.pairs(a, b)
+                            })
+                            .map(|&[_, a, _]| [b, a]),
+                    );
+                }
+                if out.len() >= CHUNK {
+                    pairs.push(out).map_err(|e| spill_error(short.spill, e))?;
+                    out.clear();
+                }
+            }
+            run.clear();
+            Ok(())
+        };
+        for record in keyed.finish().map_err(|e| spill_error(short.spill, e))? {
+            let record = record.map_err(|e| spill_error(short.spill, e))?;
+            if run.last().is_some_and(|last| last[0] != record[0]) {
+                flush(&mut run, &mut out)?;
+            }
+            run.push(record);
+        }
+        flush(&mut run, &mut out)?;
+        pairs.push(&out).map_err(|e| spill_error(short.spill, e))?;
+        Ok(ShortJoin {
+            pairs: pairs
+                .finish()
+                .map_err(|e| spill_error(short.spill, e))?
+                .peekable(),
+            dense: dense
+                .finish()
+                .map_err(|e| spill_error(short.spill, e))?
+                .peekable(),
+            block: Vec::new(),
+            kept: FxHashMap::default(),
+        })
+    }
+
+    /// The candidates of each unit of `block`, in order: the earlier units
+    /// it pairs with. Units before the block are all those of its pairs
+    /// and the kept ones under its dense keys (the caller keeps the kept
+    /// ones); units in the block are all those it pairs with.
+    ///
+    /// # Errors
+    ///
+    /// A temporary file that cannot be read back.
+    pub(crate) fn take(
+        &mut self,
+        block: Range<u32>,
+        short: &Short,
+        spill: &Path,
+    ) -> Result<Vec<Vec<u32>>> {
+        let mut found = vec![Vec::new(); block.len()];
+        while let Some([b, a]) = peek(&mut self.pairs).map_err(|e| spill_error(spill, e))? {
+            if b >= block.end {
+                break;
+            }
+            self.pairs.next();
+            if let Some(list) = b
+                .checked_sub(block.start)
+                .and_then(|i| found.get_mut(i as usize))
+            {
+                list.push(a);
+            }
+        }
+        self.block.clear();
+        while let Some(record) = peek(&mut self.dense).map_err(|e| spill_error(spill, e))? {
+            if record[0] >= block.end {
+                break;
+            }
+            self.dense.next();
+            if record[0] >= block.start {
+                self.block.push(record);
+            }
+        }
+        // Under each dense key: the kept units before the block, and the
+        // units earlier in the block.
+        let mut here: FxHashMap<u32, Vec<(u32, u32)>> = FxHashMap::default();
+        for &[u, key, len] in &self.block {
+            let lengths = short.filter.lengths(len as usize);
+            let meets = |&&(a, len_a): &&(u32, u32)| {
+                lengths.contains(&(len_a as usize)) && short.pairs(a, u)
+            };
+            let earlier = self.kept.get(&key).into_iter().flatten();
+            let list = &mut found[(u - block.start) as usize];
+            list.extend(earlier.filter(meets).map(|&(a, _)| a));
+            let in_block = here.entry(key).or_default();
+            list.extend(in_block.iter().filter(meets).map(|&(a, _)| a));
+            in_block.push((u, len));
+        }
+        for list in &mut found {
+            list.sort_unstable();
+            list.dedup();
+        }
+        Ok(found)
+    }
+
+    /// Unit `u` of the block last taken is kept: the later blocks meet it
+    /// under its dense keys.
+    pub(crate) fn keep(&mut self, u: u32) {
+        let at = self.block.partition_point(|r| r[0] < u);
+        for &[_, key, len] in self.block[at..].iter().take_while(|r| r[0] == u) {
+            self.kept.entry(key).or_default().push((u, len));
+        }
+    }
+}
+
+/// The next record of a sorted stream, left in it, or the error that
+/// stopped it.
+fn peek<T: bytemuck::Pod + Ord>(
+    sorted: &mut Peekable<Sorted<T>>,
+) -> std::result::Result<Option<T>, neardup_index::Error> {
+    match sorted.peek() {
+        Some(Ok(record)) => Ok(Some(*record)),
+        Some(Err(_)) => match sorted.next() {
+            Some(Err(e)) => Err(e),
+            _ => Ok(None),
+        },
+        None => Ok(None),
+    }
+}
+
+fn spill_error(dir: &Path, e: neardup_index::Error) -> Error {
+    Error::io(
+        "sort the short-document rule's pairs in",
+        dir,
+        std::io::Error::other(e.to_string()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::prefix_filter::{ElementCounts, PrefixFilter};
+    use crate::verify::Verification;
+
+    /// Sketches over a small alphabet: keys that a few units share, and
+    /// keys that more than [`DENSE`] share.
+    fn sketches() -> impl Strategy<Value = Vec<Vec<u64>>> {
+        let sketch = prop_oneof![
+            prop::collection::vec(0u64..40, 1..12),
+            prop::collection::vec(0u64..3, 1..3),
+        ];
+        prop::collection::vec(sketch, 2..500).prop_map(|all| {
+            all.into_iter()
+                .map(|mut s| {
+                    for x in &mut s {
+                        *x = x.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5555_0000_1234;
+                    }
+                    s.sort_unstable();
+                    s.dedup();
+                    s
+                })
+                .collect()
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(16))]
+
+        /// Taken a block at a time with every unit kept, the join gives each
+        /// unit the earlier units it shares a key with that the rule holds
+        /// and whose lengths may pass: what an index of kept units gives.
+        #[test]
+        fn the_join_meets_what_an_index_of_kept_units_meets(
+            all in sketches(),
+            seed in any::<u32>(),
+            block in 1u32..50,
+            memory in prop_oneof![Just(1024u64), Just(1 << 30)],
+        ) {
+            let n = all.len();
+            let short: Vec<bool> = (0..n).map(|u| (u as u32 ^ seed) % 3 != 1).collect();
+            let members: Vec<bool> = (0..n).map(|u| short[u] || (u as u32 ^ seed) % 4 == 2).collect();
+            let excluded = |u: u32| (u ^ seed) % 41 == 3;
+            let verification = Verification::Jaccard(0.6);
+            let counts = ElementCounts::new();
+            for (s, _) in all.iter().zip(&members).filter(|(_, m)| **m) {
+                counts.add(s);
+            }
+            let filter = PrefixFilter::new(verification, counts);
+            let spill = tempfile::tempdir().unwrap();
+            let rule = Short {
+                members: &members,
+                short: &short,
+                filter: &filter,
+                sketches: &all,
+                spill: spill.path(),
+                memory,
+            };
+            let keys: Vec<Option<Vec<u32>>> = (0..n as u32)
+                .map(|u| {
+                    let (prefix, _) = rule.prefix(u).filter(|_| !excluded(u))?;
+                    Some(prefix.iter().map(|k| (k >> 32) as u32).collect())
+                })
+                .collect();
+            let mut join = ShortJoin::build(&rule, n, &excluded).unwrap();
+            for start in (0..n as u32).step_by(block as usize) {
+                let end = (start + block).min(n as u32);
+                let found = join.take(start..end, &rule, spill.path()).unwrap();
+                for u in start..end {
+                    let expected: Vec<u32> = (0..u)
+                        .filter(|&a| match (&keys[a as usize], &keys[u as usize]) {
+                            (Some(ka), Some(ku)) => {
+                                ka.iter().any(|k| ku.contains(k))
+                                    && rule.pairs(a, u)
+                                    && filter.lengths(all[u as usize].len()).contains(&all[a as usize].len())
+                            }
+                            _ => false,
+                        })
+                        .collect();
+                    prop_assert_eq!(&found[(u - start) as usize], &expected, "unit {}", u);
+                    join.keep(u);
+                }
+            }
+        }
+    }
+}

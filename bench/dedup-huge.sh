@@ -86,14 +86,37 @@ if [[ -n "${CAP_MB:-}" ]]; then
     # The wrapper moves itself into the group, then runs the command.
     wrap=(sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$group")
 fi
+# Peak RSS counts the pages of mapped temporary files, which the system
+# may evict; a sampler records the largest anonymous (the process's own)
+# and file-backed resident memory apart, every half second.
+sample() {
+    local pid="" anon=0 file=0 a f
+    while [[ -z "$pid" ]] && [[ ! -e "$scratch/done" ]]; do
+        pid="$(pgrep -f -- "^$neardup dedup .*--out $scratch/out" | head -1 || true)"
+        sleep 0.1
+    done
+    while [[ -n "$pid" ]] && [[ -r "/proc/$pid/status" ]] && [[ ! -e "$scratch/done" ]]; do
+        a="$(awk '/^RssAnon:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
+        f="$(awk '/^RssFile:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
+        (( ${a:-0} > anon )) && anon=$a
+        (( ${f:-0} > file )) && file=$f
+        echo "$anon $file" > "$scratch/sampled"
+        sleep 0.5
+    done
+}
+sample &
+sampler=$!
 # shellcheck disable=SC2086 # flags are words
 /usr/bin/time -f "%M %e %U %S" -o "$scratch/time" "${wrap[@]}" \
     "$neardup" dedup "$input" --out "$scratch/out" --force -q $flags
+touch "$scratch/done"
+wait "$sampler" || true
+read -r anon_kb file_kb < "$scratch/sampled" || { anon_kb=0; file_kb=0; }
 peak=""
 [[ -z "$peak_file" ]] || peak="$(cat "$peak_file" 2>/dev/null || true)"
-python3 - "$n" "$flags" "$(tail -1 "$scratch/time")" "$scratch/out" "$(git rev-parse --short HEAD)" "$peak" <<'PY' | tee -a bench/results/dedup-huge.jsonl
+python3 - "$n" "$flags" "$(tail -1 "$scratch/time")" "$scratch/out" "$(git rev-parse --short HEAD)" "$peak" "$anon_kb" "$file_kb" <<'PY' | tee -a bench/results/dedup-huge.jsonl
 import hashlib, json, os, sys
-n, flags, timed, out, commit, peak = sys.argv[1:]
+n, flags, timed, out, commit, peak, anon_kb, file_kb = sys.argv[1:]
 rss, wall, user, system = timed.split()
 s = json.load(open(os.path.join(out, "summary.json")))
 missed = 0
@@ -110,6 +133,8 @@ print(json.dumps({
     "peak_rss_mb": round(int(rss) / 1024, 1),
     "bytes_per_document": round(int(rss) * 1024 / max(s["documents"], 1), 1),
     "cgroup_peak_mb": round(int(peak) / 2**20, 1) if peak else None,
+    "sampled_anon_mb": round(int(anon_kb) / 1024, 1),
+    "sampled_file_mb": round(int(file_kb) / 1024, 1),
     "kept_sha256": kept.hexdigest()[:16],
 }))
 PY

@@ -24,6 +24,7 @@ use neardup_index::{Bits, TablePlan, with_neighbours};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::column::{Column, Frozen};
 use crate::copies::Copies;
 use crate::error::{Error, Result};
 use crate::greedy::{Grouped, Rule, Short, greedy, join_plan, kept_plan};
@@ -256,7 +257,7 @@ impl Dedup {
         self.check()?;
         let spill = self.spill.clone().unwrap_or_else(std::env::temp_dir);
         let memory = self.memory.unwrap_or_else(crate::default_memory);
-        let scanned = self.scan(source, progress, &spill)?;
+        let scanned = self.scan(source, progress, &spill, memory)?;
         let Scanned {
             records,
             text_hashes,
@@ -283,7 +284,7 @@ impl Dedup {
             .verification
             .zip(element_counts)
             .map(|(verification, counts)| PrefixFilter::new(verification, counts));
-        let per_unit = |docs: Vec<u32>, on: bool| {
+        let per_unit = |docs: &mut dyn Iterator<Item = u32>, on: bool| {
             let mut of = vec![false; if on { units } else { 0 }];
             for d in docs {
                 if let Some(slot) = of.get_mut(copies.unit_of(d) as usize) {
@@ -293,21 +294,33 @@ impl Dedup {
             of
         };
         let members = per_unit(
-            member_docs.iter().map(|&(d, _, _)| d).collect(),
+            &mut member_docs.iter().map(|&[d, _]| d),
             short_filter.is_some(),
         );
-        let short_units = per_unit(short_docs, short_filter.is_some());
+        let short_units = per_unit(&mut short_docs.iter().copied(), short_filter.is_some());
+        drop(short_docs);
         // The units' sketches from the first pass: their representatives'.
+        // They were written in document order, one after another.
         let member_sketches = match member_sketches {
-            Some(file) => Some(file.finish(
-                units,
-                member_docs.into_iter().filter_map(|(d, start, len)| {
-                    let u = copies.unit_of(d);
-                    (copies.representative(u) == d).then_some((u, start, len))
-                }),
-            )?),
+            Some(file) => Some(
+                file.finish(
+                    units,
+                    member_docs
+                        .iter()
+                        .scan(0u64, |start, &[d, len]| {
+                            let at = *start;
+                            *start += u64::from(len);
+                            Some((d, at, len))
+                        })
+                        .filter_map(|(d, start, len)| {
+                            let u = copies.unit_of(d);
+                            (copies.representative(u) == d).then_some((u, start, len))
+                        }),
+                )?,
+            ),
             None => None,
         };
+        drop(member_docs);
         let short =
             short_filter
                 .as_ref()
@@ -330,34 +343,33 @@ impl Dedup {
             None => Indexed::default(),
         };
         let excluded = |u: u32| indexed.has(copies.representative(u));
-        let unit_bits: Vec<u128> = (0..units as u32)
-            .map(|u| records[copies.representative(u) as usize].fingerprint)
-            .collect();
+        let settings = (n, spill.as_path(), free);
         let grouped = match width {
-            Width::W64 => {
-                let bits: Vec<u64> = unit_bits.iter().map(|&b| b as u64).collect();
-                drop(unit_bits);
-                self.group(
-                    &bits,
-                    short,
-                    &excluded,
-                    &copies,
-                    source,
-                    progress,
-                    (n, &spill, free),
-                )?
-            }
-            _ => self.group(
-                &unit_bits,
+            Width::W64 => self.group(
+                &unit_bits::<u64>(&records, &copies),
                 short,
                 &excluded,
                 &copies,
                 source,
                 progress,
-                (n, &spill, free),
+                settings,
+            )?,
+            _ => self.group(
+                &unit_bits::<u128>(&records, &copies),
+                short,
+                &excluded,
+                &copies,
+                source,
+                progress,
+                settings,
             )?,
         };
+        // What grouping used is let go before the fates per document are
+        // made.
+        let short_rule = short.is_some();
+        drop((member_sketches, members, short_units));
         let mut fates = copies.expand(&grouped.fates);
+        drop((copies, grouped.fates));
         for (fate, found) in fates.iter_mut().zip(&indexed.nearest) {
             if let Some((entry, distance)) = *found {
                 *fate = Fate::DuplicateOfIndexed { entry, distance };
@@ -373,7 +385,7 @@ impl Dedup {
                 pairs_by_distance: grouped.pairs_by_distance,
                 with_key,
                 k: self.k,
-                short_rule: short.is_some(),
+                short_rule,
             },
             records,
             fates,
@@ -390,8 +402,14 @@ impl Dedup {
         source: &dyn Source,
         progress: &dyn Progress,
         spill: &'s Path,
+        memory: u64,
     ) -> Result<Scanned<'s>> {
-        let mut s = Scanned::default();
+        // Each column takes up to an eighth of the budget in memory.
+        let mut records = Column::<Record>::new(memory / 8, spill);
+        let mut text_hashes = Column::<u64>::new(memory / 8, spill);
+        let mut short_docs = Column::<u32>::new(memory / 8, spill);
+        let mut member_docs = Column::<[u32; 2]>::new(memory / 8, spill);
+        let mut keys = Vec::new();
         let shorts = self.verification.filter(|_| self.short_rule);
         let counts = shorts.map(|_| ElementCounts::new());
         let mut sketches = match shorts {
@@ -399,11 +417,11 @@ impl Dedup {
             None => None,
         };
         progress.stage(Stage::Fingerprinting, source.total_bytes());
-        s.skipped = source.scan(progress, &mut |batch| {
+        let skipped = source.scan(progress, &mut |batch| {
             if progress.cancelled() {
                 return Err(Error::Cancelled);
             }
-            if s.records.len() + batch.len() > MAX_DOCUMENTS {
+            if records.len() + batch.len() > MAX_DOCUMENTS {
                 return Err(Error::TooManyDocuments { max: MAX_DOCUMENTS });
             }
             let computed: Vec<(u128, u64, Option<Held>)> = batch
@@ -425,30 +443,38 @@ impl Dedup {
                 })
                 .collect();
             for (doc, (fingerprint, text_hash, reach)) in batch.iter().zip(computed) {
+                let d = records.len() as u32;
                 if let (Some((short, sketch)), Some(file)) = (reach, &mut sketches) {
-                    let (start, len) = file.append(&sketch)?;
-                    s.member_docs.push((s.records.len() as u32, start, len));
+                    let (_, len) = file.append(&sketch)?;
+                    member_docs.push([d, len])?;
                     if short {
-                        s.short_docs.push(s.records.len() as u32);
+                        short_docs.push(d)?;
                     }
                 }
-                s.records.push(Record {
+                records.push(Record {
                     fingerprint,
                     line: doc.origin.line.unwrap_or(WHOLE),
                     bytes: u32::try_from(doc.text.len()).unwrap_or(u32::MAX),
                     file: doc.origin.file,
-                });
-                s.text_hashes.push(text_hash);
+                })?;
+                text_hashes.push(text_hash)?;
                 if self.keep == Keep::Max || self.keep == Keep::Min {
-                    s.keys.push(doc.key.cloned());
+                    keys.push(doc.key.cloned());
                 }
             }
             Ok(())
         })?;
         progress.finish();
-        s.element_counts = counts;
-        s.member_sketches = sketches;
-        Ok(s)
+        Ok(Scanned {
+            records: records.freeze()?,
+            text_hashes: text_hashes.freeze()?,
+            short_docs: short_docs.freeze()?,
+            member_docs: member_docs.freeze()?,
+            member_sketches: sketches,
+            element_counts: counts,
+            keys,
+            skipped,
+        })
     }
 
     /// The units' fates, their fingerprints `bits` numbered in keep order.
@@ -545,19 +571,26 @@ impl Dedup {
     }
 }
 
+/// Each unit's fingerprint (its representative's), at the run's width.
+fn unit_bits<B: Bits>(records: &[Record], copies: &Copies) -> Vec<B> {
+    (0..copies.units() as u32)
+        .map(|u| B::from_u128(records[copies.representative(u) as usize].fingerprint))
+        .collect()
+}
+
 /// A document the prefix filter holds: whether it is short, and its
 /// sketch.
 type Held = (bool, Vec<u64>);
 
 /// What the first pass keeps.
-#[derive(Default)]
 struct Scanned<'s> {
-    records: Vec<Record>,
-    text_hashes: Vec<u64>,
-    short_docs: Vec<u32>,
+    records: Frozen<Record>,
+    text_hashes: Frozen<u64>,
+    short_docs: Frozen<u32>,
     /// Documents the prefix filter holds, short and near-short ones, with
-    /// where their sketches are in `member_sketches`.
-    member_docs: Vec<(u32, u64, u32)>,
+    /// the lengths of their sketches, written one after another in
+    /// `member_sketches`.
+    member_docs: Frozen<[u32; 2]>,
     member_sketches: Option<SketchFile<'s>>,
     element_counts: Option<ElementCounts>,
     keys: Vec<Option<FieldValue>>,

@@ -48,6 +48,7 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+mod column;
 mod copies;
 mod error;
 mod files;

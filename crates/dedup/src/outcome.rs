@@ -1,6 +1,7 @@
 //! What a run gives back: each document's [`Record`] and [`Fate`], and
 //! the [`Stats`] of the run.
 
+use crate::column::Frozen;
 use crate::grouping::Fate;
 use crate::progress::Skipped;
 use crate::source::Origin;
@@ -21,12 +22,19 @@ pub(crate) const WHOLE: u64 = u64::MAX;
 /// # Ok::<(), neardup_dedup::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct Record {
     pub(crate) fingerprint: u128,
     pub(crate) line: u64,
     pub(crate) bytes: u32,
     pub(crate) file: u32,
 }
+
+// SAFETY: under repr(C), a u128, a u64 and two u32s (32 bytes, aligned to
+// 16): no padding, and any bits are a record.
+unsafe impl bytemuck::Zeroable for Record {}
+// SAFETY: as above; Record is Copy and 'static.
+unsafe impl bytemuck::Pod for Record {}
 
 impl Record {
     /// Its fingerprint's bits (the low 64 for 64-bit fingerprints).
@@ -101,7 +109,7 @@ pub struct Stats {
 /// ```
 #[derive(Debug)]
 pub struct Outcome {
-    pub(crate) records: Vec<Record>,
+    pub(crate) records: Frozen<Record>,
     pub(crate) fates: Vec<Fate>,
     pub(crate) skipped: Skipped,
     pub(crate) stats: Stats,

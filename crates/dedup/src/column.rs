@@ -8,8 +8,10 @@
 //! in the spill directory and the rest appended there. [`Column::freeze`]
 //! then gives a [`Frozen`] slice: the vector, or the file mapped, whose
 //! pages are page cache that the system may evict and read back, not the
-//! process's own memory. The job reads its columns in document order, so
-//! a mapped column is read ahead, not thrashed.
+//! process's own memory. The job reads its columns mostly in document
+//! order; the one exception, the sort that finds exact copies, reads the
+//! records' fingerprints at random (under a tight memory cap, a next step
+//! is to sort packed copies of them instead).
 //!
 //! [`Record`]: crate::Record
 
@@ -101,9 +103,6 @@ impl<'a, T: Pod> Column<'a, T> {
         // SAFETY: the file is this process's own and unnamed, so no other
         // process can change it, and it is not written to again.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io("map", spill, e))?;
-        #[cfg(unix)]
-        map.advise(memmap2::Advice::Sequential)
-            .map_err(|e| Error::io("map", spill, e))?;
         Ok(Frozen::Mapped {
             map,
             len: self.len,

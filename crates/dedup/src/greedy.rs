@@ -223,7 +223,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
         // The prefix filter's pairs of the block's units, with units before
         // it and in it.
         let short_pairs = match (&mut self.join, &rule.short) {
-            (Some(join), Some(short)) => join.take(first..block.end as u32, short, short.spill)?,
+            (Some(join), Some(short)) => join.take(first..block.end as u32, short)?,
             _ => Vec::new(),
         };
         // On all cores: the nearest verified unit kept before the block, the

@@ -149,12 +149,8 @@ impl ShortJoin {
     /// # Errors
     ///
     /// A temporary file that cannot be read back.
-    pub(crate) fn take(
-        &mut self,
-        block: Range<u32>,
-        short: &Short,
-        spill: &Path,
-    ) -> Result<Vec<Vec<u32>>> {
+    pub(crate) fn take(&mut self, block: Range<u32>, short: &Short) -> Result<Vec<Vec<u32>>> {
+        let spill = short.spill;
         let mut found = vec![Vec::new(); block.len()];
         while let Some([b, a]) = peek(&mut self.pairs).map_err(|e| spill_error(spill, e))? {
             if b >= block.end {
@@ -303,7 +299,7 @@ mod tests {
             let mut join = ShortJoin::build(&rule, n, &excluded).unwrap();
             for start in (0..n as u32).step_by(block as usize) {
                 let end = (start + block).min(n as u32);
-                let found = join.take(start..end, &rule, spill.path()).unwrap();
+                let found = join.take(start..end, &rule).unwrap();
                 for u in start..end {
                     let expected: Vec<u32> = (0..u)
                         .filter(|&a| match (&keys[a as usize], &keys[u as usize]) {

@@ -4,10 +4,13 @@
 #
 #   N=1000000 bench/dedup-huge.sh                 # the defaults
 #   N=10000000 FLAGS="--verify none" bench/dedup-huge.sh
+#   N=100000000 WORDS=20-25 MAX_LETTERS=6 bench/dedup-huge.sh   # 16 GB
 #
-# Input, written once to bench/results/huge-N.jsonl by a seeded generator:
-# documents of 20 to 40 words drawn from the vocabulary of the KJV
-# (samples/bible/kjv.jsonl, public domain); one in ten is a planted
+# Input, written once to bench/results/huge-N[-wWORDS-lMAX_LETTERS].jsonl by
+# a seeded generator (bench/short_documents.py): documents of 20 to 40 words
+# (WORDS) drawn from the vocabulary of the KJV (samples/bible/kjv.jsonl,
+# public domain; words of at most MAX_LETTERS letters if set, for a smaller
+# file); one in ten is a planted
 # near-duplicate: an earlier document with one word replaced (its id says
 # which: "dup-of-<id>"). After the run, every planted document must be
 # dropped (or be an exact copy of a dropped one), and the script prints how
@@ -29,37 +32,11 @@ flags="${FLAGS:-}"
 neardup="${NEARDUP:-target/release/neardup}"
 [[ -x "$neardup" ]] || { echo "no neardup binary at $neardup (set NEARDUP)" >&2; exit 1; }
 mkdir -p bench/results
+words="${WORDS:-20-40}"
+letters="${MAX_LETTERS:-}"
 input="bench/results/huge-$n.jsonl"
-if [[ ! -f "$input" ]]; then
-    python3 - "$n" "$input" <<'PY'
-import json, os, random, re, sys
-n, path = int(sys.argv[1]), sys.argv[2]
-words = set()
-with open("samples/bible/kjv.jsonl") as f:
-    for line in f:
-        words.update(w.lower() for w in re.findall(r"[A-Za-z]+", json.loads(line)["text"]))
-vocab = sorted(words)
-rng = random.Random(12)
-tmp = path + ".tmp"
-kept = []
-with open(tmp, "w") as out:
-    for i in range(n):
-        if kept and rng.random() < 0.1:
-            j, text = kept[rng.randrange(len(kept))]
-            w = text.split()
-            w[rng.randrange(len(w))] = rng.choice(vocab)
-            doc = {"id": f"dup-of-{j}/{i}", "text": " ".join(w)}
-        else:
-            text = " ".join(rng.choice(vocab) for _ in range(rng.randint(20, 40)))
-            doc = {"id": str(i), "text": text}
-            if len(kept) < 100000:
-                kept.append((i, text))
-            else:
-                kept[rng.randrange(len(kept))] = (i, text)
-        out.write(json.dumps(doc) + "\n")
-os.replace(tmp, path)
-PY
-fi
+[[ "$words" == 20-40 && -z "$letters" ]] || input="bench/results/huge-$n-w$words${letters:+-l$letters}.jsonl"
+[[ -f "$input" ]] || python3 bench/short_documents.py "$n" "$input" --words "$words" ${letters:+--max-letters "$letters"}
 scratch="$(mktemp -d)"
 group=""
 cleanup() {

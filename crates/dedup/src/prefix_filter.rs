@@ -18,11 +18,17 @@
 //! few others have: "of the" or "the" would otherwise meet every document.
 //!
 //! Shingles are rare enough that one shared is worth a comparison. Words
-//! are not: in a vocabulary of ten thousand, a word of a document's prefix
-//! is in the prefix of one document in a thousand. So word bags are looked
-//! up by *pairs* of elements: two bags that share `c ≥ 2` elements share
-//! two among their first `len - c + 2` (the two first shared ones), and
-//! two random documents rarely share a pair.
+//! are not: in a vocabulary of a few thousand, a word of a document's
+//! prefix is in the prefixes of one document in a thousand, and a pair of
+//! words in those of one in ten million, which at 10⁸ documents is still
+//! tens of meetings each, almost all of them false. So word bags, at the
+//! small differences that make prefixes short, are looked up by *triples*
+//! of elements: two bags that share `c ≥ 3` elements share three among
+//! their first `len - c + 3` (the three first shared ones, each at most
+//! `len - c` places after its rank among the shared). A 25-word document
+//! at a difference of 0.1 is looked up by the 10 triples of its 5 rarest
+//! words; at larger differences, where triples of a long prefix would be
+//! many, by pairs.
 
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -97,12 +103,35 @@ fn keys(sketch: &[u64]) -> impl Iterator<Item = u64> + '_ {
     })
 }
 
-/// The key of two elements, `x` before `y` in the filter's order.
-fn pair_key(x: u64, y: u64) -> u64 {
-    let h = x.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-        ^ y.rotate_left(31).wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
-    h ^ (h >> 29)
+/// The key of a few elements, given in the filter's order.
+fn subset_key(elements: &[u64]) -> u64 {
+    elements.iter().fold(0x243f_6a88_85a3_08d3, |h: u64, &x| {
+        let h = (h ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        h ^ (h >> 29)
+    })
 }
+
+/// Every `size`-element subset of `elements`, in order, to `out`.
+fn subsets(elements: &[u64], size: usize, out: &mut Vec<u64>) {
+    fn extend(elements: &[u64], size: usize, chosen: &mut Vec<u64>, out: &mut Vec<u64>) {
+        if chosen.len() == size {
+            out.push(subset_key(chosen));
+            return;
+        }
+        let wanted = size - chosen.len();
+        for i in 0..(elements.len() + 1).saturating_sub(wanted) {
+            chosen.push(elements[i]);
+            extend(&elements[i + 1..], size, chosen, out);
+            chosen.pop();
+        }
+    }
+    extend(elements, size, &mut Vec::with_capacity(size), out);
+}
+
+/// The largest word difference at which word bags are looked up by
+/// triples: a 30-word document has 20 triples (of its 6 rarest words) at
+/// the default 0.1, and 35 (of 7) at 0.15.
+const TRIPLES_UP_TO: f64 = 0.15;
 
 /// The key every sketch too small to need a common element is indexed
 /// by (an empty one), so that such sketches still meet each other.
@@ -122,36 +151,40 @@ impl PrefixFilter {
         }
     }
 
-    /// The keys a sketch is indexed and looked up by. Shingles: its first
-    /// `len - min_common(len) + 1` elements, rarest first. Word bags: the
-    /// pairs of its first `len - min_common(len) + 2`. A sketch that needs
-    /// fewer than that in common has all its elements and pairs as keys,
-    /// and [`ANY`] if it needs none.
+    /// How many elements make one key ([`PrefixFilter::prefix`]): one for
+    /// shingles; three for word bags at a difference up to
+    /// [`TRIPLES_UP_TO`], two past it.
+    fn arity(&self) -> usize {
+        match self.verification {
+            Verification::Jaccard(_) => 1,
+            Verification::Words(d) if d <= TRIPLES_UP_TO => 3,
+            Verification::Words(_) => 2,
+        }
+    }
+
+    /// The keys a sketch is indexed and looked up by: the subsets of
+    /// [`PrefixFilter::arity`] elements among its first
+    /// `len - min_common(len) + arity`, rarest first. A sketch that needs
+    /// fewer than `arity` elements in common has all its elements as keys
+    /// too (and all its subsets), and [`ANY`] if it needs none.
     pub(crate) fn prefix(&self, sketch: &[u64]) -> Vec<u64> {
         let len = sketch.len();
         let least = self.verification.min_common(len);
-        let by_pairs = matches!(self.verification, Verification::Words(_));
-        let needed = if by_pairs { 2 } else { 1 };
+        let arity = self.arity();
         let mut ranked: Vec<(u32, u64)> = keys(sketch).map(|k| (self.counts.count(k), k)).collect();
-        let take = (len + needed).saturating_sub(least).min(len);
+        let take = (len + arity).saturating_sub(least).min(len);
         if take < len {
             ranked.select_nth_unstable(take);
         }
         ranked.truncate(take);
         ranked.sort_unstable();
         let first: Vec<u64> = ranked.into_iter().map(|(_, k)| k).collect();
-        let pairs = || {
-            first
-                .iter()
-                .enumerate()
-                .flat_map(|(i, &x)| first[i + 1..].iter().map(move |&y| pair_key(x, y)))
-        };
         let mut out = Vec::new();
-        if !by_pairs || least < 2 {
+        if arity == 1 || least < arity {
             out.extend(&first);
         }
-        if by_pairs {
-            out.extend(pairs());
+        if arity > 1 {
+            subsets(&first, arity, &mut out);
         }
         if least == 0 {
             out.push(ANY);

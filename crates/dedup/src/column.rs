@@ -6,23 +6,25 @@
 //! gigabytes of them. A [`Column`] holds its values in memory up to its
 //! budget; past it, what it holds is written to an unnamed temporary file
 //! in the spill directory and the rest appended there. [`Column::freeze`]
-//! then gives a [`Frozen`] slice: the vector, or the file mapped, whose
-//! pages are page cache that the system may evict and read back, not the
-//! process's own memory. The job reads its columns mostly in document
-//! order; the one exception, the sort that finds exact copies, reads the
-//! records' fingerprints at random (under a tight memory cap, a next step
-//! is to sort packed copies of them instead).
+//! then gives an [`Array`]: the vector, or the file mapped, whose pages are
+//! page cache that the system may evict and read back, not the process's
+//! own memory. Arrays filled by number rather than in order (the unit of
+//! each document, each unit's fingerprint) are made with
+//! [`Array::zeroed`], in memory or mapped the same way. The job reads most
+//! of them in order; the sort that finds exact copies and the grouping
+//! read some at random, which under a tight memory cap costs reads from
+//! disk, not memory.
 //!
 //! [`Record`]: crate::Record
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::marker::PhantomData;
-use std::ops::Deref;
+use std::ops::{Deref, DerefMut};
 use std::path::Path;
 
 use bytemuck::Pod;
-use memmap2::Mmap;
+use memmap2::MmapMut;
 
 use crate::error::{Error, Result};
 
@@ -87,27 +89,20 @@ impl<'a, T: Pod> Column<'a, T> {
         self.file.is_some()
     }
 
-    /// The values, as a slice from now on.
+    /// The values, as an array from now on.
     ///
     /// # Errors
     ///
     /// The temporary file cannot be written or mapped.
-    pub(crate) fn freeze(self) -> Result<Frozen<T>> {
+    pub(crate) fn freeze(self) -> Result<Array<T>> {
         let Some(out) = self.file else {
-            return Ok(Frozen::Held(self.held));
+            return Ok(Array::Held(self.held));
         };
         let spill = self.spill;
         let file = out
             .into_inner()
             .map_err(|e| write_error(spill, e.into_error()))?;
-        // SAFETY: the file is this process's own and unnamed, so no other
-        // process can change it, and it is not written to again.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io("map", spill, e))?;
-        Ok(Frozen::Mapped {
-            map,
-            len: self.len,
-            of: PhantomData,
-        })
+        Array::map(&file, self.len, spill)
     }
 }
 
@@ -115,42 +110,90 @@ fn write_error(spill: &Path, e: std::io::Error) -> Error {
     Error::io("write a temporary file in", spill, e)
 }
 
-/// A [`Column`]'s values once written: a vector or a mapped file, read as
-/// a slice.
-pub(crate) enum Frozen<T> {
+/// A fixed number of values, in memory or in a mapped temporary file,
+/// read and written as a slice: a [`Column`] once frozen, or
+/// [`Array::zeroed`].
+pub(crate) enum Array<T> {
     Held(Vec<T>),
     Mapped {
-        map: Mmap,
+        map: MmapMut,
         len: usize,
         of: PhantomData<T>,
     },
 }
 
-impl<T> std::fmt::Debug for Frozen<T> {
+impl<T: Pod> Array<T> {
+    /// `len` zeroed values, in memory if they take at most `budget` bytes,
+    /// else in a temporary file in `spill`.
+    ///
+    /// # Errors
+    ///
+    /// The temporary file cannot be made or mapped.
+    pub(crate) fn zeroed(len: usize, budget: u64, spill: &Path) -> Result<Array<T>> {
+        let bytes = len as u64 * std::mem::size_of::<T>() as u64;
+        if bytes <= budget {
+            return Ok(Array::Held(vec![T::zeroed(); len]));
+        }
+        let file = tempfile::tempfile_in(spill)
+            .map_err(|e| Error::io("create a temporary file in", spill, e))?;
+        // A sparse file: its pages are zeros until written.
+        file.set_len(bytes).map_err(|e| write_error(spill, e))?;
+        Array::map(&file, len, spill)
+    }
+
+    /// The `len` values of `file`, mapped.
+    fn map(file: &File, len: usize, spill: &Path) -> Result<Array<T>> {
+        // SAFETY: the file is this process's own and unnamed, so no other
+        // process can change it, and only this map reads and writes it.
+        let map = unsafe { MmapMut::map_mut(file) }.map_err(|e| Error::io("map", spill, e))?;
+        Ok(Array::Mapped {
+            map,
+            len,
+            of: PhantomData,
+        })
+    }
+}
+
+impl<T> From<Vec<T>> for Array<T> {
+    fn from(held: Vec<T>) -> Array<T> {
+        Array::Held(held)
+    }
+}
+
+impl<T> std::fmt::Debug for Array<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Frozen::Held(held) => write!(f, "Frozen::Held({} values)", held.len()),
-            Frozen::Mapped { len, .. } => write!(f, "Frozen::Mapped({len} values)"),
+            Array::Held(held) => write!(f, "Array::Held({} values)", held.len()),
+            Array::Mapped { len, .. } => write!(f, "Array::Mapped({len} values)"),
         }
     }
 }
 
-impl<T: Pod> Deref for Frozen<T> {
+impl<T: Pod> Deref for Array<T> {
     type Target = [T];
 
     fn deref(&self) -> &[T] {
         match self {
-            Frozen::Held(held) => held,
+            Array::Held(held) => held,
             // A map is page-aligned, which is more than any value needs,
             // and holds exactly `len` values.
-            Frozen::Mapped { map, len, .. } => &bytemuck::cast_slice(&map[..])[..*len],
+            Array::Mapped { map, len, .. } => &bytemuck::cast_slice(&map[..])[..*len],
         }
     }
 }
 
-impl<T: Pod> Default for Frozen<T> {
-    fn default() -> Frozen<T> {
-        Frozen::Held(Vec::new())
+impl<T: Pod> DerefMut for Array<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        match self {
+            Array::Held(held) => held,
+            Array::Mapped { map, len, .. } => &mut bytemuck::cast_slice_mut(&mut map[..])[..*len],
+        }
+    }
+}
+
+impl<T: Pod> Default for Array<T> {
+    fn default() -> Array<T> {
+        Array::Held(Vec::new())
     }
 }
 
@@ -184,6 +227,23 @@ mod tests {
             let frozen = column.freeze().unwrap();
             prop_assert_eq!(&frozen[..], &packed[..]);
         }
+    }
+
+    #[test]
+    fn a_zeroed_array_is_written_and_read_back_in_memory_or_mapped() {
+        let dir = tempfile::tempdir().unwrap();
+        for budget in [0, 7, 1 << 20] {
+            let mut array = Array::<u64>::zeroed(1000, budget, dir.path()).unwrap();
+            assert_eq!(matches!(array, Array::Mapped { .. }), budget < 8000);
+            assert!(array.iter().all(|&x| x == 0));
+            for (i, x) in array.iter_mut().enumerate() {
+                *x = i as u64 * 3;
+            }
+            array.sort_unstable_by_key(|&x| std::cmp::Reverse(x));
+            assert_eq!((array[0], array[999], array.len()), (2997, 0, 1000));
+        }
+        let empty = Array::<u32>::zeroed(0, 0, dir.path()).unwrap();
+        assert!(empty.is_empty());
     }
 
     #[test]

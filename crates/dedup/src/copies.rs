@@ -7,7 +7,12 @@
 //! fingerprint and the same hash of their text; the fingerprint takes part
 //! so that two different texts must collide in both to be taken for copies.
 
+use std::convert::Infallible;
+use std::path::Path;
+
 use crate::Fate;
+use crate::column::Array;
+use crate::error::Result;
 
 /// The documents of a run gathered into units of exact copies.
 ///
@@ -27,10 +32,10 @@ use crate::Fate;
 #[derive(Debug)]
 pub struct Copies {
     /// The unit of each document.
-    unit_of: Vec<u32>,
+    unit_of: Array<u32>,
     /// The representative of each unit: its member first in the order
     /// given, the one a unit's fate is decided for.
-    representative: Vec<u32>,
+    representative: Array<u32>,
 }
 
 impl Copies {
@@ -40,52 +45,91 @@ impl Copies {
     /// first in `order` (a permutation of the documents: input order,
     /// longest first, …).
     pub fn new(fingerprint: impl Fn(u32) -> u128, text_hashes: &[u64], order: &[u32]) -> Copies {
+        let in_memory = &mut |n| Ok::<_, Infallible>(Array::from(vec![0u32; n]));
+        let Ok(copies) = Copies::build(&fingerprint, text_hashes, order, in_memory);
+        copies
+    }
+
+    /// [`Copies::new`] with each of its arrays of a number per document
+    /// in memory up to `budget` bytes, else in a temporary file in `spill`.
+    pub(crate) fn spilling(
+        fingerprint: impl Fn(u32) -> u128,
+        text_hashes: &[u64],
+        order: &[u32],
+        budget: u64,
+        spill: &Path,
+    ) -> Result<Copies> {
+        Copies::build(&fingerprint, text_hashes, order, &mut |n| {
+            Array::zeroed(n, budget, spill)
+        })
+    }
+
+    /// [`Copies::new`], its arrays made by `zeroed`.
+    fn build<E>(
+        fingerprint: &dyn Fn(u32) -> u128,
+        text_hashes: &[u64],
+        order: &[u32],
+        zeroed: &mut dyn FnMut(usize) -> std::result::Result<Array<u32>, E>,
+    ) -> std::result::Result<Copies, E> {
         let n = text_hashes.len();
         // Sorting by (fingerprint, hash, rank) puts each unit's members
         // together, its representative first.
-        let mut rank = vec![u32::MAX; n];
+        let mut rank = zeroed(n)?;
+        rank.fill(u32::MAX);
         for (r, &d) in order.iter().enumerate() {
             if let Some(slot) = rank.get_mut(d as usize) {
                 *slot = r as u32;
             }
         }
-        let mut sorted: Vec<u32> = (0..n as u32).collect();
+        let mut sorted = zeroed(n)?;
+        for (d, slot) in sorted.iter_mut().enumerate() {
+            *slot = d as u32;
+        }
         sorted.sort_unstable_by_key(|&d| {
             let i = d as usize;
             (fingerprint(d), text_hashes[i], rank[i], d)
         });
-        let mut unit_of = vec![0u32; n];
-        let mut representatives: Vec<u32> = Vec::new();
+        let mut unit_of = zeroed(n)?;
+        // Each unit's first member, at the unit's number: `units` of them.
+        let mut representatives = zeroed(n)?;
+        let mut units = 0;
         let mut previous: Option<(u128, u64)> = None;
-        for &d in &sorted {
+        for &d in sorted.iter() {
             let key = (fingerprint(d), text_hashes[d as usize]);
             if previous != Some(key) {
-                representatives.push(d);
+                representatives[units] = d;
+                units += 1;
                 previous = Some(key);
             }
-            unit_of[d as usize] = representatives.len() as u32 - 1;
+            unit_of[d as usize] = units as u32 - 1;
         }
+        drop(sorted);
         // Number the units in the order of their representatives.
-        let mut by_rank: Vec<u32> = (0..representatives.len() as u32).collect();
+        let mut by_rank = zeroed(units)?;
+        for (u, slot) in by_rank.iter_mut().enumerate() {
+            *slot = u as u32;
+        }
         by_rank.sort_unstable_by_key(|&u| {
             let d = representatives[u as usize];
             (rank[d as usize], d)
         });
-        let mut renumber = vec![0u32; by_rank.len()];
+        drop(rank);
+        let mut renumber = zeroed(units)?;
         for (new, &old) in by_rank.iter().enumerate() {
             renumber[old as usize] = new as u32;
         }
-        for u in &mut unit_of {
+        for u in unit_of.iter_mut() {
             *u = renumber[*u as usize];
         }
-        let representative = by_rank
-            .iter()
-            .map(|&old| representatives[old as usize])
-            .collect();
-        Copies {
+        drop(renumber);
+        let mut representative = zeroed(units)?;
+        for (slot, &old) in representative.iter_mut().zip(by_rank.iter()) {
+            *slot = representatives[old as usize];
+        }
+        Ok(Copies {
             unit_of,
             representative,
-        }
+        })
     }
 
     /// The number of units.
@@ -109,29 +153,30 @@ impl Copies {
     /// duplicates of its representative at distance 0, and those of a dropped
     /// unit duplicates of the same document as their representative.
     pub fn expand(&self, unit_fates: &[Fate]) -> Vec<Fate> {
-        let for_representative = |fate: Fate| match fate {
+        (0..self.unit_of.len() as u32)
+            .map(|d| self.fate_of(d, unit_fates))
+            .collect()
+    }
+
+    /// The fate of document `doc` as [`Copies::expand`] gives it.
+    pub(crate) fn fate_of(&self, doc: u32, unit_fates: &[Fate]) -> Fate {
+        let u = self.unit_of(doc);
+        let representative = self.representative(u);
+        let fate = match unit_fates[u as usize] {
             Fate::Duplicate { of, distance } => Fate::Duplicate {
                 of: self.representative(of),
                 distance,
             },
             other => other,
         };
-        self.unit_of
-            .iter()
-            .enumerate()
-            .map(|(d, &u)| {
-                let fate = for_representative(unit_fates[u as usize]);
-                let representative = self.representative(u);
-                match fate {
-                    _ if representative == d as u32 => fate,
-                    Fate::Kept => Fate::Duplicate {
-                        of: representative,
-                        distance: 0,
-                    },
-                    duplicate => duplicate,
-                }
-            })
-            .collect()
+        match fate {
+            _ if representative == doc => fate,
+            Fate::Kept => Fate::Duplicate {
+                of: representative,
+                distance: 0,
+            },
+            duplicate => duplicate,
+        }
     }
 }
 

@@ -34,16 +34,16 @@ impl Fate {
     /// assert_eq!(Fate::Duplicate { of: 3, distance: 1 }.duplicate_of(), Some(3));
     /// assert_eq!(Fate::Kept.duplicate_of(), None);
     /// ```
-    pub fn duplicate_of(&self) -> Option<u32> {
-        match *self {
+    pub fn duplicate_of(self) -> Option<u32> {
+        match self {
             Fate::Duplicate { of, .. } => Some(of),
             _ => None,
         }
     }
 
     /// Its distance from the document it duplicates, if it is dropped.
-    pub fn distance(&self) -> Option<u32> {
-        match *self {
+    pub fn distance(self) -> Option<u32> {
+        match self {
             Fate::Kept => None,
             Fate::Duplicate { distance, .. } | Fate::DuplicateOfIndexed { distance, .. } => {
                 Some(distance)
@@ -51,6 +51,50 @@ impl Fate {
         }
     }
 }
+
+/// A [`Fate`] in 8 bytes, for arrays of one per document that may live in
+/// a file: the kind in the top two bits (0, all zeros, is kept), the
+/// distance in the next 30, the document or entry in the low 32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub(crate) struct PackedFate(u64);
+
+// SAFETY: a transparent u64: no padding, and any bits are a fate (kinds 2
+// and 3 both read as an indexed duplicate).
+unsafe impl bytemuck::Zeroable for PackedFate {}
+// SAFETY: as above; PackedFate is Copy and 'static.
+unsafe impl bytemuck::Pod for PackedFate {}
+
+impl From<Fate> for PackedFate {
+    fn from(fate: Fate) -> PackedFate {
+        // Distances are at most the width, 128: 30 bits hold them.
+        let pack = |kind: u64, distance: u32, at: u32| {
+            PackedFate(kind << 62 | u64::from(distance.min(DISTANCE_MASK)) << 32 | u64::from(at))
+        };
+        match fate {
+            Fate::Kept => PackedFate(0),
+            Fate::Duplicate { of, distance } => pack(1, distance, of),
+            Fate::DuplicateOfIndexed { entry, distance } => pack(2, distance, entry),
+        }
+    }
+}
+
+impl From<PackedFate> for Fate {
+    fn from(PackedFate(bits): PackedFate) -> Fate {
+        let (at, distance) = (bits as u32, (bits >> 32) as u32 & DISTANCE_MASK);
+        match bits >> 62 {
+            0 => Fate::Kept,
+            1 => Fate::Duplicate { of: at, distance },
+            _ => Fate::DuplicateOfIndexed {
+                entry: at,
+                distance,
+            },
+        }
+    }
+}
+
+/// The bits of a distance in a [`PackedFate`].
+const DISTANCE_MASK: u32 = (1 << 30) - 1;
 
 /// The fate of each of `n` documents: in `order` (a permutation of
 /// `0..n`), each is kept unless one of its `pairs` is with an already kept
@@ -149,6 +193,17 @@ mod tests {
     }
 
     proptest! {
+        /// A fate packed in 8 bytes unpacks to itself.
+        #[test]
+        fn a_packed_fate_unpacks_to_itself(at in any::<u32>(), distance in 0u32..=128, kind in 0..3) {
+            let fate = match kind {
+                0 => Fate::Kept,
+                1 => Fate::Duplicate { of: at, distance },
+                _ => Fate::DuplicateOfIndexed { entry: at, distance },
+            };
+            prop_assert_eq!(Fate::from(PackedFate::from(fate)), fate);
+        }
+
         /// Every kept document is far from every other kept one; every
         /// duplicate is near its kept document, which comes earlier.
         #[test]

@@ -24,11 +24,11 @@ use neardup_index::{Bits, TablePlan, with_neighbours};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::column::{Column, Frozen};
+use crate::column::{Array, Column};
 use crate::copies::Copies;
 use crate::error::{Error, Result};
 use crate::greedy::{Grouped, Rule, Short, greedy, join_plan, kept_plan};
-use crate::grouping::Fate;
+use crate::grouping::{Fate, PackedFate};
 use crate::incremental::{Indexed, against};
 use crate::keep::Keep;
 use crate::linked::linked;
@@ -86,7 +86,7 @@ pub enum Grouping {
 /// ];
 /// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
 /// assert_eq!(outcome.unique(), 2);
-/// assert_eq!(outcome.fates()[1].duplicate_of(), Some(0));
+/// assert_eq!(outcome.fates().get(1).and_then(|f| f.duplicate_of()), Some(0));
 /// # Ok::<(), neardup_dedup::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -277,7 +277,16 @@ impl Dedup {
         drop(bytes);
         let with_key = keys.iter().filter(|k| k.is_some()).count();
         drop(keys);
-        let copies = Copies::new(|d| records[d as usize].fingerprint, &text_hashes, &order);
+        // Each array of a number per document or unit takes up to an
+        // eighth of the budget in memory, as the first pass's columns do.
+        let share = memory / 8;
+        let copies = Copies::spilling(
+            |d| records[d as usize].fingerprint,
+            &text_hashes,
+            &order,
+            share,
+            &spill,
+        )?;
         drop((text_hashes, order));
         let units = copies.units();
         let short_filter = self
@@ -316,6 +325,7 @@ impl Dedup {
                             let u = copies.unit_of(d);
                             (copies.representative(u) == d).then_some((u, start, len))
                         }),
+                    share,
                 )?,
             ),
             None => None,
@@ -346,7 +356,7 @@ impl Dedup {
         let settings = (n, spill.as_path(), free);
         let grouped = match width {
             Width::W64 => self.group(
-                &unit_bits::<u64>(&records, &copies),
+                &unit_bits::<u64>(&records, &copies, share, &spill)?,
                 short,
                 &excluded,
                 &copies,
@@ -355,7 +365,7 @@ impl Dedup {
                 settings,
             )?,
             _ => self.group(
-                &unit_bits::<u128>(&records, &copies),
+                &unit_bits::<u128>(&records, &copies, share, &spill)?,
                 short,
                 &excluded,
                 &copies,
@@ -368,17 +378,20 @@ impl Dedup {
         // made.
         let short_rule = short.is_some();
         drop((member_sketches, members, short_units));
-        let mut fates = copies.expand(&grouped.fates);
-        drop((copies, grouped.fates));
-        for (fate, found) in fates.iter_mut().zip(&indexed.nearest) {
-            if let Some((entry, distance)) = *found {
-                *fate = Fate::DuplicateOfIndexed { entry, distance };
+        let mut fates = Array::<PackedFate>::zeroed(n, share, &spill)?;
+        for (d, slot) in fates.iter_mut().enumerate() {
+            *slot = match indexed.nearest.get(d).copied().flatten() {
+                Some((entry, distance)) => Fate::DuplicateOfIndexed { entry, distance },
+                None => copies.fate_of(d as u32, &grouped.fates),
             }
+            .into();
         }
+        drop((copies, grouped.fates));
+        let kept = PackedFate::from(Fate::Kept);
         Ok(Outcome {
             stats: Stats {
                 documents: n,
-                unique: fates.iter().filter(|f| **f == Fate::Kept).count(),
+                unique: fates.iter().filter(|&&f| f == kept).count(),
                 exact_copies: n - units,
                 dropped_against_index: indexed.nearest.iter().flatten().count(),
                 candidate_pairs: grouped.candidates,
@@ -571,11 +584,19 @@ impl Dedup {
     }
 }
 
-/// Each unit's fingerprint (its representative's), at the run's width.
-fn unit_bits<B: Bits>(records: &[Record], copies: &Copies) -> Vec<B> {
-    (0..copies.units() as u32)
-        .map(|u| B::from_u128(records[copies.representative(u) as usize].fingerprint))
-        .collect()
+/// Each unit's fingerprint (its representative's), at the run's width, in
+/// memory up to `budget` bytes, else in a temporary file in `spill`.
+fn unit_bits<B: Bits>(
+    records: &[Record],
+    copies: &Copies,
+    budget: u64,
+    spill: &Path,
+) -> Result<Array<B>> {
+    let mut bits = Array::<B>::zeroed(copies.units(), budget, spill)?;
+    for (u, slot) in bits.iter_mut().enumerate() {
+        *slot = B::from_u128(records[copies.representative(u as u32) as usize].fingerprint);
+    }
+    Ok(bits)
 }
 
 /// A document the prefix filter holds: whether it is short, and its
@@ -584,13 +605,13 @@ type Held = (bool, Vec<u64>);
 
 /// What the first pass keeps.
 struct Scanned<'s> {
-    records: Frozen<Record>,
-    text_hashes: Frozen<u64>,
-    short_docs: Frozen<u32>,
+    records: Array<Record>,
+    text_hashes: Array<u64>,
+    short_docs: Array<u32>,
     /// Documents the prefix filter holds, short and near-short ones, with
     /// the lengths of their sketches, written one after another in
     /// `member_sketches`.
-    member_docs: Frozen<[u32; 2]>,
+    member_docs: Array<[u32; 2]>,
     member_sketches: Option<SketchFile<'s>>,
     element_counts: Option<ElementCounts>,
     keys: Vec<Option<FieldValue>>,

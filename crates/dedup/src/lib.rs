@@ -40,8 +40,8 @@
 //!     ("c", "the river rose in the night and the town woke to water in every lane"),
 //! ];
 //! let outcome = Dedup::new()?.run(&Memory::new(&docs[..]), &Silent)?;
-//! assert_eq!(outcome.fates()[0], Fate::Kept);
-//! assert_eq!(outcome.fates()[2].duplicate_of(), Some(0));
+//! assert_eq!(outcome.fates().get(0), Some(Fate::Kept));
+//! assert_eq!(outcome.fates().get(2).and_then(|f| f.duplicate_of()), Some(0));
 //! # Ok::<(), neardup_dedup::Error>(())
 //! ```
 
@@ -78,7 +78,7 @@ pub use incremental::save_to_index;
 pub use job::{DEFAULT_K, DEFAULT_VERIFICATION, Dedup, Grouping};
 pub use keep::Keep;
 pub use memory::default_memory;
-pub use outcome::{Outcome, Record, Stats};
+pub use outcome::{FateIter, Fates, Outcome, Record, Stats};
 pub use progress::{Progress, Silent, Skipped, Stage};
 pub use short::{
     SHORT_WORDS, is_near_short, is_short, is_short_pair, is_within_reach, length_in_words,

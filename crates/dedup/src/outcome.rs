@@ -1,8 +1,8 @@
 //! What a run gives back: each document's [`Record`] and [`Fate`], and
 //! the [`Stats`] of the run.
 
-use crate::column::Frozen;
-use crate::grouping::Fate;
+use crate::column::Array;
+use crate::grouping::{Fate, PackedFate};
 use crate::progress::Skipped;
 use crate::source::Origin;
 
@@ -102,15 +102,15 @@ pub struct Stats {
 ///              "the river rose in the night and the town woke to water!"];
 /// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
 /// assert_eq!(outcome.unique(), 1);
-/// assert_eq!(outcome.fates()[1], Fate::Duplicate { of: 0, distance: 0 });
+/// assert_eq!(outcome.fates().get(1), Some(Fate::Duplicate { of: 0, distance: 0 }));
 /// assert_eq!(outcome.skipped().total(), 0);
 /// assert_eq!(outcome.into_fates().len(), 2);
 /// # Ok::<(), neardup_dedup::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Outcome {
-    pub(crate) records: Frozen<Record>,
-    pub(crate) fates: Vec<Fate>,
+    pub(crate) records: Array<Record>,
+    pub(crate) fates: Array<PackedFate>,
     pub(crate) skipped: Skipped,
     pub(crate) stats: Stats,
     pub(crate) indexed_names: std::collections::HashMap<u32, String>,
@@ -118,8 +118,10 @@ pub struct Outcome {
 
 impl Outcome {
     /// Each document's fate, by number.
-    pub fn fates(&self) -> &[Fate] {
-        &self.fates
+    pub fn fates(&self) -> Fates<'_> {
+        Fates {
+            packed: &self.fates[..],
+        }
     }
 
     /// Each document's record, by number.
@@ -150,6 +152,94 @@ impl Outcome {
 
     /// The fates, giving up the rest.
     pub fn into_fates(self) -> Vec<Fate> {
-        self.fates
+        self.fates().to_vec()
+    }
+}
+
+/// Each document's [`Fate`], by number: [`Outcome::fates`]. They are held
+/// in 8 bytes each, in memory or, past the run's budget, in a temporary
+/// file, and read as values.
+///
+/// ```
+/// use neardup_dedup::{Dedup, Fate, Memory, Silent};
+///
+/// let texts = ["a page about rivers and the towns along them, long enough",
+///              "a page about rivers and the towns along them, long enough!",
+///              "something else entirely, about bread and the baking of it"];
+/// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
+/// let fates = outcome.fates();
+/// assert_eq!(fates.len(), 3);
+/// assert_eq!(fates.get(1).and_then(|f| f.duplicate_of()), Some(0));
+/// assert_eq!(fates.get(3), None);
+/// assert_eq!(fates.iter().filter(|f| *f == Fate::Kept).count(), 2);
+/// assert_eq!(fates.to_vec()[2], Fate::Kept);
+/// # Ok::<(), neardup_dedup::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Fates<'a> {
+    packed: &'a [PackedFate],
+}
+
+impl<'a> Fates<'a> {
+    /// The number of documents.
+    pub fn len(&self) -> usize {
+        self.packed.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.packed.is_empty()
+    }
+
+    /// The fate of document `doc`, if there is one.
+    pub fn get(&self, doc: usize) -> Option<Fate> {
+        self.packed.get(doc).map(|&p| Fate::from(p))
+    }
+
+    /// The fates in document order.
+    pub fn iter(&self) -> FateIter<'a> {
+        FateIter {
+            packed: self.packed.iter(),
+        }
+    }
+
+    /// The fates in a vector.
+    pub fn to_vec(&self) -> Vec<Fate> {
+        self.iter().collect()
+    }
+}
+
+impl<'a> IntoIterator for Fates<'a> {
+    type Item = Fate;
+    type IntoIter = FateIter<'a>;
+
+    fn into_iter(self) -> FateIter<'a> {
+        self.iter()
+    }
+}
+
+/// The fates of [`Fates::iter`], in document order.
+#[derive(Clone, Debug)]
+pub struct FateIter<'a> {
+    packed: std::slice::Iter<'a, PackedFate>,
+}
+
+impl Iterator for FateIter<'_> {
+    type Item = Fate;
+
+    fn next(&mut self) -> Option<Fate> {
+        self.packed.next().map(|&p| Fate::from(p))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.packed.size_hint()
+    }
+}
+
+impl ExactSizeIterator for FateIter<'_> {}
+
+impl PartialEq for Fates<'_> {
+    fn eq(&self, other: &Fates<'_>) -> bool {
+        self.packed == other.packed
     }
 }

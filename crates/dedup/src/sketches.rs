@@ -10,6 +10,7 @@ use std::path::Path;
 use memmap2::Mmap;
 use rayon::prelude::*;
 
+use crate::column::Array;
 use crate::error::{Error, Result};
 use crate::progress::{Progress, Stage};
 use crate::source::{Revisited, Source};
@@ -23,8 +24,8 @@ pub(crate) struct Sketches {
     map: Option<Mmap>,
     /// Where each unit's sketch starts in the file, in `u64`s, and its
     /// length ([`NONE`]: not sketched).
-    start: Vec<u64>,
-    len: Vec<u32>,
+    start: Array<u64>,
+    len: Array<u32>,
 }
 
 /// What [`Sketches::build`] reads, and where it writes.
@@ -71,7 +72,7 @@ impl Sketches {
                 now,
             });
         }
-        file.finish(pass.units, at)
+        file.finish(pass.units, at, pass.memory / 8)
     }
 
     /// The sketch of `unit`, if it was made (an empty one for a document
@@ -141,14 +142,18 @@ impl<'a> SketchFile<'a> {
     }
 
     /// The sketches of `units` units, `at` giving the unit, start and
-    /// length of those written (the others have none).
+    /// length of those written (the others have none). Where each starts
+    /// and its length are held in memory up to `budget` bytes each, else in
+    /// temporary files.
     pub(crate) fn finish(
         self,
         units: usize,
         at: impl IntoIterator<Item = (u32, u64, u32)>,
+        budget: u64,
     ) -> Result<Sketches> {
-        let mut start = vec![0u64; units];
-        let mut len = vec![NONE; units];
+        let mut start = Array::<u64>::zeroed(units, budget, self.spill)?;
+        let mut len = Array::<u32>::zeroed(units, budget, self.spill)?;
+        len.fill(NONE);
         for (unit, at, words) in at {
             if let (Some(s), Some(l)) = (start.get_mut(unit as usize), len.get_mut(unit as usize)) {
                 (*s, *l) = (at, words);

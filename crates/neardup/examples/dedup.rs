@@ -55,7 +55,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let outcome = Dedup::new()?.run(&Memory::new(&docs[..]), &Silent)?;
     let mut out = std::io::stdout().lock();
     for (doc, fate) in docs.iter().zip(outcome.fates()) {
-        if let Fate::Duplicate { of, .. } = *fate {
+        if let Fate::Duplicate { of, .. } = fate {
             let id = serde_json::to_string(&doc.0)?;
             let kept = serde_json::to_string(&docs[of as usize].0)?;
             writeln!(out, "{{\"id\":{id},\"duplicate_of\":{kept}}}")?;

@@ -35,7 +35,7 @@
 //!     "The river rose in the night, and the town woke to water in every lane.",
 //! ];
 //! let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
-//! assert_eq!(outcome.fates()[2].duplicate_of(), Some(0));
+//! assert_eq!(outcome.fates().get(2).and_then(|f| f.duplicate_of()), Some(0));
 //! # Ok::<(), neardup::dedup::Error>(())
 //! ```
 

@@ -97,8 +97,10 @@ pub(super) fn save<'a>(
     (width, k): (Width, u32),
     settings: &Value,
 ) -> Result<()> {
-    let kept: Vec<u32> = (0..outcome.fates().len() as u32)
-        .filter(|&d| outcome.fates()[d as usize] == Fate::Kept)
+    let kept: Vec<u32> = (0u32..)
+        .zip(outcome.fates())
+        .filter(|&(_, fate)| fate == Fate::Kept)
+        .map(|(d, _)| d)
         .collect();
     let names: Vec<&str> = kept.iter().map(|&d| id(d)).collect();
     let fingerprints: Vec<u128> = kept

@@ -93,7 +93,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     // The ids the outputs name, and the texts of the report's samples.
     let mut named = vec![args.save_index.is_some(); n];
     for (d, fate) in fates.iter().enumerate() {
-        if *fate != Fate::Kept {
+        if fate != Fate::Kept {
             named[d] = true;
         }
         if let Some(slot) = fate

@@ -10,7 +10,7 @@ use crate::config;
 use crate::output::write_atomically;
 use anyhow::{Context, Result};
 use neardup_corpus::{Format, ParquetRowWriter, copy_lines};
-use neardup_dedup::{Fate, Outcome, Record};
+use neardup_dedup::{Fate, Fates, Outcome, Record};
 
 /// The files a run writes, `summary.json` (written last) last.
 pub(super) const OUTPUTS: [&str; 7] = [
@@ -45,13 +45,13 @@ pub(super) fn write_unique(
     format: FormatArg,
     files: &[PathBuf],
     records: &[Record],
-    fates: &[Fate],
+    fates: Fates,
 ) -> Result<()> {
     // Per file, the kept lines (or whether the whole file is kept).
     let mut kept_lines: Vec<Vec<u64>> = vec![Vec::new(); files.len()];
     let mut kept_whole: Vec<bool> = vec![false; files.len()];
     for (r, fate) in records.iter().zip(fates) {
-        if *fate != Fate::Kept {
+        if fate != Fate::Kept {
             continue;
         }
         let origin = r.origin();
@@ -132,7 +132,7 @@ pub(super) fn write_duplicates<'a>(
 ) -> Result<()> {
     write_atomically(&out.join("duplicates.jsonl"), |w| {
         for (d, fate) in outcome.fates().iter().enumerate() {
-            let (of, distance, against) = match *fate {
+            let (of, distance, against) = match fate {
                 Fate::DuplicateOfIndexed { entry, distance } => {
                     (outcome.indexed_name(entry).unwrap_or(""), distance, true)
                 }
@@ -156,7 +156,7 @@ pub(super) fn write_duplicates<'a>(
 /// `(kept, dropped)` for each document dropped for one of this batch (a
 /// duplicate of an indexed document has no group here), sorted: each
 /// group's members together, 8 bytes a dropped document.
-pub(super) fn members(fates: &[Fate]) -> Vec<(u32, u32)> {
+pub(super) fn members(fates: Fates) -> Vec<(u32, u32)> {
     let mut members: Vec<(u32, u32)> = fates
         .iter()
         .enumerate()

@@ -48,10 +48,13 @@ pub(super) struct Report<'a> {
 
 /// The dropped documents to show as samples: spread over the distances,
 /// the largest first (they show most), in input order within a distance.
-pub(super) fn choose_samples(fates: &[Fate], k: u32) -> Vec<(u32, u32, u32)> {
+pub(super) fn choose_samples(
+    fates: impl IntoIterator<Item = Fate>,
+    k: u32,
+) -> Vec<(u32, u32, u32)> {
     let mut by_distance: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); k as usize + 1];
-    for (d, fate) in fates.iter().enumerate() {
-        if let Fate::Duplicate { of, distance } = *fate
+    for (d, fate) in fates.into_iter().enumerate() {
+        if let Fate::Duplicate { of, distance } = fate
             && let Some(bucket) = by_distance.get_mut(distance as usize)
             && bucket.len() < SAMPLES
         {
@@ -478,7 +481,7 @@ mod tests {
 
     #[test]
     fn samples_spread_over_distances() {
-        let mut fates = vec![Fate::Kept; 10];
+        let mut fates = [Fate::Kept; 10];
         fates[1] = Fate::Duplicate { of: 0, distance: 0 };
         fates[2] = Fate::Duplicate { of: 0, distance: 0 };
         fates[3] = Fate::Duplicate { of: 0, distance: 3 };
@@ -486,7 +489,7 @@ mod tests {
             entry: 0,
             distance: 1,
         };
-        let chosen = choose_samples(&fates, 3);
+        let chosen = choose_samples(fates, 3);
         assert_eq!(chosen, [(3, 0, 3), (1, 0, 0), (2, 0, 0)]);
     }
 }

@@ -24,14 +24,12 @@ pub(super) const OUTPUTS: [&str; 7] = [
 ];
 
 /// A filter over record numbers (lines or rows) asked about in increasing
-/// order: whether each is one of `kept`, which is sorted.
-fn kept_in_order(kept: &[u64]) -> impl FnMut(u64) -> bool + '_ {
-    let mut next = 0;
+/// order: whether each is one of `kept`, given in increasing order.
+fn kept_in_order(kept: impl Iterator<Item = u64>) -> impl FnMut(u64) -> bool {
+    let mut kept = kept.peekable();
     move |number| {
-        while next < kept.len() && kept[next] < number {
-            next += 1;
-        }
-        kept.get(next) == Some(&number)
+        while kept.next_if(|&line| line < number).is_some() {}
+        kept.peek() == Some(&number)
     }
 }
 
@@ -47,24 +45,31 @@ pub(super) fn write_unique(
     records: &[Record],
     fates: Fates,
 ) -> Result<()> {
-    // Per file, the kept lines (or whether the whole file is kept).
-    let mut kept_lines: Vec<Vec<u64>> = vec![Vec::new(); files.len()];
+    // Per file, the documents it holds (first and last; a file's documents
+    // come one after another) and whether the whole file is kept; its kept
+    // lines are read from the records as it is copied, not gathered.
+    let mut spans: Vec<Option<(usize, usize)>> = vec![None; files.len()];
     let mut kept_whole: Vec<bool> = vec![false; files.len()];
-    for (r, fate) in records.iter().zip(fates) {
-        if fate != Fate::Kept {
-            continue;
-        }
+    for (d, (r, fate)) in records.iter().zip(fates).enumerate() {
         let origin = r.origin();
         let file = origin.file as usize;
-        if file >= files.len() {
+        let Some(span) = spans.get_mut(file) else {
             // Never so for documents of these files; said, not skipped.
-            anyhow::bail!("a kept document names no input file (file {file}); this is a bug");
-        }
-        match origin.line {
-            Some(line) => kept_lines[file].push(line),
-            None => kept_whole[file] = true,
+            anyhow::bail!("a document names no input file (file {file}); this is a bug");
+        };
+        *span = Some(span.map_or((d, d), |(first, _)| (first, d)));
+        if fate == Fate::Kept && origin.line.is_none() {
+            kept_whole[file] = true;
         }
     }
+    let kept_lines = |f: usize| {
+        let (first, last) = spans[f].unwrap_or((1, 0));
+        (first..=last).filter_map(move |d| {
+            let origin = records[d].origin();
+            let kept = origin.file as usize == f && fates.get(d) == Some(Fate::Kept);
+            origin.line.filter(|_| kept)
+        })
+    };
     // Each file's kind of output: JSON lines, Parquet, or text.
     let format = config::format(format);
     let kinds: Vec<Format> = files
@@ -83,7 +88,7 @@ pub(super) fn write_unique(
     );
     let copy = |out: &mut BufWriter<File>, f: usize| -> Result<()> {
         // Lines come in order, and so do the kept ones.
-        copy_lines(&files[f], kept_in_order(&kept_lines[f]), out)
+        copy_lines(&files[f], kept_in_order(kept_lines(f)), out)
             .with_context(|| format!("reading {} again", files[f].display()))?;
         Ok(())
     };
@@ -100,7 +105,7 @@ pub(super) fn write_unique(
         write_atomically(&path, |w| {
             let mut rows = ParquetRowWriter::new(w);
             for &f in &parquet {
-                rows.copy(&files[f], kept_in_order(&kept_lines[f]))
+                rows.copy(&files[f], kept_in_order(kept_lines(f)))
                     .with_context(|| format!("writing {}", path.display()))?;
             }
             rows.finish()
@@ -113,7 +118,7 @@ pub(super) fn write_unique(
             for &f in &text {
                 if kept_whole[f] {
                     writeln!(w, "{}", files[f].display())?;
-                } else if !kept_lines[f].is_empty() {
+                } else if kept_lines(f).next().is_some() {
                     copy(w, f)?;
                 }
             }

@@ -8,24 +8,26 @@ use anyhow::Result;
 use neardup_dedup::{Files, Progress, Source, Stage};
 
 /// The ids of the documents of a run that outputs name, in one string:
-/// 8 bytes per document plus the ids asked for.
+/// 12 bytes and the id for each document asked for, nothing for the others.
 pub(super) struct Ids {
     text: String,
-    /// Where the id of each document ends in `text`; it starts where the
-    /// one before ends. An id not asked for is empty.
+    /// The documents asked for, in increasing order.
+    docs: Vec<u32>,
+    /// Where the id of each of `docs` ends in `text`; it starts where the
+    /// one before ends.
     ends: Vec<u64>,
 }
 
 impl Ids {
     /// The id of document `doc` (empty if it was not asked for).
     pub fn get(&self, doc: u32) -> &str {
-        let d = doc as usize;
-        let end = self.ends.get(d).map_or(0, |&e| e as usize);
-        let start = if d == 0 {
-            0
-        } else {
-            self.ends.get(d - 1).map_or(end, |&e| e as usize)
+        let Ok(i) = self.docs.binary_search(&doc) else {
+            return "";
         };
+        let end = self.ends[i] as usize;
+        let start = i
+            .checked_sub(1)
+            .map_or(0, |before| self.ends[before] as usize);
         self.text.get(start..end).unwrap_or("")
     }
 }
@@ -41,7 +43,8 @@ pub(super) fn look_up(
 ) -> Result<(Ids, HashMap<u32, String>)> {
     let mut ids = Ids {
         text: String::new(),
-        ends: Vec::with_capacity(n),
+        docs: Vec::new(),
+        ends: Vec::new(),
     };
     let mut texts = HashMap::new();
     progress.stage(Stage::Reading, files.total_bytes());
@@ -52,10 +55,9 @@ pub(super) fn look_up(
         &|d| (d as usize) < n && (want_id(d) || want_text.contains(&d)),
         &mut |batch| {
             for doc in batch {
-                // Documents not asked for end where the one before did.
-                let end = ids.text.len() as u64;
-                ids.ends.resize(doc.number as usize, end);
+                // Batches come in document order.
                 ids.text.push_str(doc.id);
+                ids.docs.push(doc.number);
                 ids.ends.push(ids.text.len() as u64);
                 if want_text.contains(&doc.number) {
                     texts.insert(doc.number, doc.text.to_string());
@@ -68,7 +70,5 @@ pub(super) fn look_up(
     if now != n {
         return Err(neardup_dedup::Error::Changed { first: n, now }.into());
     }
-    let end = ids.text.len() as u64;
-    ids.ends.resize(n, end);
     Ok((ids, texts))
 }

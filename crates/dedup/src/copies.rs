@@ -154,15 +154,16 @@ impl Copies {
     /// unit duplicates of the same document as their representative.
     pub fn expand(&self, unit_fates: &[Fate]) -> Vec<Fate> {
         (0..self.unit_of.len() as u32)
-            .map(|d| self.fate_of(d, unit_fates))
+            .map(|d| self.fate_of(d, |u| unit_fates[u as usize]))
             .collect()
     }
 
-    /// The fate of document `doc` as [`Copies::expand`] gives it.
-    pub(crate) fn fate_of(&self, doc: u32, unit_fates: &[Fate]) -> Fate {
+    /// The fate of document `doc` as [`Copies::expand`] gives it, by
+    /// `unit_fate`, the fate of each unit.
+    pub(crate) fn fate_of(&self, doc: u32, unit_fate: impl Fn(u32) -> Fate) -> Fate {
         let u = self.unit_of(doc);
         let representative = self.representative(u);
-        let fate = match unit_fates[u as usize] {
+        let fate = match unit_fate(u) {
             Fate::Duplicate { of, distance } => Fate::Duplicate {
                 of: self.representative(of),
                 distance,

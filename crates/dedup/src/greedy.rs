@@ -27,7 +27,7 @@ use neardup_index::{Bits, OnlineIndex, TablePlan};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::grouping::Fate;
+use crate::grouping::{Fate, PackedFate};
 use crate::prefix_filter::PrefixFilter;
 use crate::progress::Progress;
 use crate::short_join::ShortJoin;
@@ -101,7 +101,7 @@ impl Short<'_> {
 /// What became of the units, and what the summary says of their pairs.
 pub(crate) struct Grouped {
     /// Each unit's fate; `of` names a unit.
-    pub fates: Vec<Fate>,
+    pub fates: Vec<PackedFate>,
     /// Pairs of a unit with a kept one within reach, met by the search.
     pub candidates: u64,
     /// The distance of each unit dropped to the one it was dropped for.
@@ -144,7 +144,7 @@ pub(crate) struct Greedy<'a, 'r, B> {
     kept_units: Vec<u32>,
     /// The prefix filter's pairs, with the short-document rule.
     join: Option<ShortJoin>,
-    fates: Vec<Fate>,
+    fates: Vec<PackedFate>,
     /// The first unit not decided yet.
     next: usize,
     candidates: u64,
@@ -186,7 +186,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
             kept: OnlineIndex::new(plan)?,
             kept_units: Vec::new(),
             join,
-            fates: vec![Fate::Kept; n],
+            fates: vec![PackedFate::from(Fate::Kept); n],
             next: 0,
             candidates: 0,
             pairs_by_distance: vec![0u64; B::WIDTH.bits() as usize + 1],
@@ -210,7 +210,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
 
     /// Whether unit `u`, decided, was kept.
     pub(crate) fn is_kept(&self, u: u32) -> bool {
-        self.fates[u as usize] == Fate::Kept
+        Fate::from(self.fates[u as usize]) == Fate::Kept
     }
 
     /// Decides the units of [`Greedy::next_block`], `verify` judging a pair
@@ -257,7 +257,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
                     let pair = (bits[a as usize].distance(fu), a);
                     if a >= first {
                         here.push(pair);
-                    } else if fates[a as usize] == Fate::Kept {
+                    } else if Fate::from(fates[a as usize]) == Fate::Kept {
                         near.push(pair);
                     }
                 }
@@ -293,7 +293,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
             self.candidates += found.met + met_here;
             match chosen {
                 Some((distance, of)) => {
-                    self.fates[u as usize] = Fate::Duplicate { of, distance };
+                    self.fates[u as usize] = Fate::Duplicate { of, distance }.into();
                     if let Some(count) = self.pairs_by_distance.get_mut(distance as usize) {
                         *count += 1;
                     }
@@ -416,7 +416,8 @@ mod tests {
             let order: Vec<u32> = (0..n as u32).collect();
             let expected = keep_first(n, &order, &pairs);
             let grouped = greedy(&bits, &rule, &Silent).unwrap();
-            prop_assert_eq!(&grouped.fates, &expected);
+            let fates: Vec<Fate> = grouped.fates.iter().map(|&f| f.into()).collect();
+            prop_assert_eq!(&fates, &expected);
             let dropped = expected.iter().filter(|f| **f != Fate::Kept).count() as u64;
             prop_assert_eq!(grouped.pairs_by_distance.iter().sum::<u64>(), dropped);
         }

@@ -382,7 +382,7 @@ impl Dedup {
         for (d, slot) in fates.iter_mut().enumerate() {
             *slot = match indexed.nearest.get(d).copied().flatten() {
                 Some((entry, distance)) => Fate::DuplicateOfIndexed { entry, distance },
-                None => copies.fate_of(d as u32, &grouped.fates),
+                None => copies.fate_of(d as u32, |u| grouped.fates[u as usize].into()),
             }
             .into();
         }

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::greedy::{Grouped, Rule, greedy, join_plan};
-use crate::grouping::Fate;
+use crate::grouping::{Fate, PackedFate};
 use crate::prefix_filter::PrefixIndex;
 use crate::progress::Progress;
 
@@ -31,7 +31,7 @@ pub(crate) fn linked<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
             .fates
             .iter()
             .enumerate()
-            .map(|(u, f)| AtomicU32::new(f.duplicate_of().unwrap_or(u as u32)))
+            .map(|(u, &f)| AtomicU32::new(Fate::from(f).duplicate_of().unwrap_or(u as u32)))
             .collect(),
     };
     let candidates = AtomicU64::new(first.candidates);
@@ -101,10 +101,10 @@ pub(crate) fn linked<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
         .map(|u| {
             let of = groups.root(u);
             if of == u {
-                Fate::Kept
+                PackedFate::from(Fate::Kept)
             } else {
                 let distance = bits[u as usize].distance(bits[of as usize]);
-                Fate::Duplicate { of, distance }
+                Fate::Duplicate { of, distance }.into()
             }
         })
         .collect();
@@ -284,7 +284,8 @@ mod tests {
                 }
             }
             let grouped = linked(&bits, &rule, &Silent).unwrap();
-            prop_assert_eq!(grouped.fates, expected);
+            let fates: Vec<Fate> = grouped.fates.iter().map(|&f| f.into()).collect();
+            prop_assert_eq!(fates, expected);
         }
     }
 
@@ -300,7 +301,11 @@ mod tests {
         };
         let grouped = linked(&bits, &rule, &Silent).unwrap();
         assert_eq!(
-            grouped.fates.iter().filter(|f| **f == Fate::Kept).count(),
+            grouped
+                .fates
+                .iter()
+                .filter(|&&f| Fate::from(f) == Fate::Kept)
+                .count(),
             1
         );
         assert!(

@@ -34,9 +34,12 @@ neardup="${NEARDUP:-target/release/neardup}"
 mkdir -p bench/results
 words="${WORDS:-20-40}"
 letters="${MAX_LETTERS:-}"
+zipf="${ZIPF:-}"
 input="bench/results/huge-$n.jsonl"
-[[ "$words" == 20-40 && -z "$letters" ]] || input="bench/results/huge-$n-w$words${letters:+-l$letters}.jsonl"
-[[ -f "$input" ]] || python3 bench/short_documents.py "$n" "$input" --words "$words" ${letters:+--max-letters "$letters"}
+[[ "$words" == 20-40 && -z "$letters" && -z "$zipf" ]] ||
+    input="bench/results/huge-$n-w$words${letters:+-l$letters}${zipf:+-z$zipf}.jsonl"
+[[ -f "$input" ]] || python3 bench/short_documents.py "$n" "$input" --words "$words" \
+    ${letters:+--max-letters "$letters"} ${zipf:+--zipf "$zipf"} --jobs "${JOBS:-1}"
 scratch="$(mktemp -d)"
 group=""
 cleanup() {

@@ -133,6 +133,11 @@ fn subsets(elements: &[u64], size: usize, out: &mut Vec<u64>) {
 /// the default 0.1, and 35 (of 7) at 0.15.
 const TRIPLES_UP_TO: f64 = 0.15;
 
+/// The longest word bags keyed by triples alone: a 40-word document at 0.1
+/// has 35 triples; a Chinese text of 100 characters, 100 elements, would
+/// have 286 (its 13 rarest) where it has 66 pairs.
+const TRIPLES_TO: usize = 40;
+
 /// The key every sketch too small to need a common element is indexed
 /// by (an empty one), so that such sketches still meet each other.
 const ANY: u64 = 0x6e65_6172_6475_7021;
@@ -141,6 +146,8 @@ const ANY: u64 = 0x6e65_6172_6475_7021;
 pub(crate) struct PrefixFilter {
     verification: Verification,
     counts: ElementCounts,
+    /// The longest word bags keyed by triples alone ([`TRIPLES_TO`]).
+    triples_to: usize,
 }
 
 impl PrefixFilter {
@@ -148,31 +155,45 @@ impl PrefixFilter {
         PrefixFilter {
             verification,
             counts,
+            triples_to: TRIPLES_TO,
         }
     }
 
-    /// How many elements make one key ([`PrefixFilter::prefix`]): one for
-    /// shingles; three for word bags at a difference up to
-    /// [`TRIPLES_UP_TO`], two past it.
-    fn arity(&self) -> usize {
+    /// How many elements make one key of a sketch of `len` elements
+    /// ([`PrefixFilter::prefix`]): one for shingles; for word bags at a
+    /// difference up to [`TRIPLES_UP_TO`], three up to `triples_to`
+    /// elements, two past twice that, and both in between; two at larger
+    /// differences. Two bags that pass are within 1/(1 − 0.15) of each
+    /// other's length, so a pair across `triples_to` has its longer one in
+    /// the band, where it has both kinds of key.
+    fn arities(&self, len: usize) -> &'static [usize] {
         match self.verification {
-            Verification::Jaccard(_) => 1,
-            Verification::Words(d) if d <= TRIPLES_UP_TO => 3,
-            Verification::Words(_) => 2,
+            Verification::Jaccard(_) => &[1],
+            Verification::Words(d) if d <= TRIPLES_UP_TO => {
+                if len <= self.triples_to {
+                    &[3]
+                } else if len <= 2 * self.triples_to {
+                    &[2, 3]
+                } else {
+                    &[2]
+                }
+            }
+            Verification::Words(_) => &[2],
         }
     }
 
-    /// The keys a sketch is indexed and looked up by: the subsets of
-    /// [`PrefixFilter::arity`] elements among its first
-    /// `len - min_common(len) + arity`, rarest first. A sketch that needs
-    /// fewer than `arity` elements in common has all its elements as keys
+    /// The keys a sketch is indexed and looked up by: for each of its
+    /// [`PrefixFilter::arities`] `a`, the subsets of `a` elements among its
+    /// first `len - min_common(len) + a`, rarest first. A sketch that
+    /// needs fewer than `a` elements in common has all its elements as keys
     /// too (and all its subsets), and [`ANY`] if it needs none.
     pub(crate) fn prefix(&self, sketch: &[u64]) -> Vec<u64> {
         let len = sketch.len();
         let least = self.verification.min_common(len);
-        let arity = self.arity();
+        let arities = self.arities(len);
+        let most = arities.iter().copied().max().unwrap_or(1);
         let mut ranked: Vec<(u32, u64)> = keys(sketch).map(|k| (self.counts.count(k), k)).collect();
-        let take = (len + arity).saturating_sub(least).min(len);
+        let take = (len + most).saturating_sub(least).min(len);
         if take < len {
             ranked.select_nth_unstable(take);
         }
@@ -180,11 +201,12 @@ impl PrefixFilter {
         ranked.sort_unstable();
         let first: Vec<u64> = ranked.into_iter().map(|(_, k)| k).collect();
         let mut out = Vec::new();
-        if arity == 1 || least < arity {
+        if arities.contains(&1) || least < most {
             out.extend(&first);
         }
-        if arity > 1 {
-            subsets(&first, arity, &mut out);
+        for &arity in arities.iter().filter(|&&a| a > 1) {
+            let take = (len + arity).saturating_sub(least).min(len);
+            subsets(&first[..take], arity, &mut out);
         }
         if least == 0 {
             out.push(ANY);
@@ -285,6 +307,14 @@ mod tests {
         PrefixFilter::new(verification, counts)
     }
 
+    /// Every pair that passes meets, with bags keyed by triples up to
+    /// `triples_to` elements and by pairs past it.
+    fn check_band(all: &[Vec<u64>], d: f64, triples_to: usize) -> Result<(), TestCaseError> {
+        let mut banded = filter(Verification::Words(d), all);
+        banded.triples_to = triples_to;
+        check_with(&banded, Verification::Words(d), all)
+    }
+
     /// Sketches over a small alphabet, so that many pairs pass.
     fn sketches(bag: bool) -> impl Strategy<Value = Vec<Vec<u64>>> {
         prop::collection::vec(prop::collection::vec(0u64..24, 0..30), 2..60).prop_map(move |all| {
@@ -307,7 +337,14 @@ mod tests {
     /// Every pair that passes shares a key (its top 32 bits, as the join
     /// sorts them), and their lengths are within each other's reach.
     fn check(verification: Verification, all: &[Vec<u64>]) -> Result<(), TestCaseError> {
-        let filter = filter(verification, all);
+        check_with(&filter(verification, all), verification, all)
+    }
+
+    fn check_with(
+        filter: &PrefixFilter,
+        verification: Verification,
+        all: &[Vec<u64>],
+    ) -> Result<(), TestCaseError> {
         let keys: Vec<Vec<u32>> = all
             .iter()
             .map(|s| filter.prefix(s).iter().map(|k| (k >> 32) as u32).collect())
@@ -337,6 +374,34 @@ mod tests {
         fn every_pair_that_passes_word_difference_meets(all in sketches(true), d in 0.0f64..=1.2) {
             check(Verification::Words(d.min(1.0)), &all)?;
             check(Verification::Words(0.1), &all)?;
+        }
+
+        #[test]
+        fn pairs_across_the_triples_bound_meet(
+            all in sketches(true), d in 0.0f64..=0.15, triples_to in 3usize..20,
+        ) {
+            check_band(&all, d, triples_to)?;
+        }
+    }
+
+    #[test]
+    fn bags_on_both_sides_of_the_triples_bound_meet() {
+        // Bags of 10 to 12 words around a bound of 10, each passing with
+        // the others at 0.15: keyed by triples, by both, by pairs.
+        let mut all: Vec<Vec<u64>> = (10..=12u64)
+            .map(|n| {
+                (0..n)
+                    .map(|x| x.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                    .collect()
+            })
+            .collect();
+        for s in &mut all {
+            s.sort_unstable();
+        }
+        let d = 0.15;
+        assert!(Verification::Words(d).accepts(&all[0], &all[1]));
+        for triples_to in [9, 10, 11] {
+            check_band(&all, d, triples_to).unwrap();
         }
     }
 

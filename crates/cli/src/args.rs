@@ -97,12 +97,8 @@ pub struct EvalArgs {
     /// The k whose scores are broken down by edit, language and length.
     #[arg(short, long, default_value_t = crate::config::DEFAULT_K)]
     pub k: u32,
-    /// Turn off the short-document rule: by default, with verification,
-    /// two short documents (under 50 words or 100 Chinese characters) are
-    /// compared whatever their distance, when their words overlap enough
-    /// to pass.
-    #[arg(long)]
-    pub no_short_rule: bool,
+    #[command(flatten)]
+    pub nearness: NearnessArgs,
     /// The curve goes from k = 0 to this.
     #[arg(long, default_value_t = 8)]
     pub k_max: u32,
@@ -113,11 +109,6 @@ pub struct EvalArgs {
     /// language and length, recall by edit rate).
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
-    /// Verification of the pairs within k: reported only if at most a share
-    /// D of the words differ (words:D), or the Jaccard similarity of the
-    /// word 3-shingles reaches T (jaccard:T); none scores SimHash alone.
-    #[arg(long, value_name = "words:D|jaccard:T|none", default_value_t = crate::config::default_verify())]
-    pub verify: String,
     /// Write the benchmark to DIR (documents.jsonl, pairs.jsonl), for other
     /// tools to answer (bench/peers/eval_peers.py).
     #[arg(long, value_name = "DIR")]
@@ -242,19 +233,8 @@ pub struct DedupArgs {
     /// How documents are grouped.
     #[arg(long, value_enum, default_value_t = ClusterArg::Greedy)]
     pub cluster: ClusterArg,
-    /// Keep a candidate pair only if at most a share D of the two
-    /// documents' words differ (words:D, in any order), or the Jaccard
-    /// similarity of their word 3-shingles reaches T (jaccard:T); re-reads
-    /// only the documents in candidate pairs. none trusts the fingerprints
-    /// alone (and holds no pairs: the least memory).
-    #[arg(long, value_name = "words:D|jaccard:T|none", default_value_t = crate::config::default_verify())]
-    pub verify: String,
-    /// Turn off the short-document rule: by default, with verification,
-    /// two short documents (under 50 words or 100 Chinese characters) are
-    /// compared whatever their distance, when their words overlap enough
-    /// to pass.
-    #[arg(long)]
-    pub no_short_rule: bool,
+    #[command(flatten)]
+    pub nearness: NearnessArgs,
     /// Keep the fingerprints of what was kept in this index directory
     /// (created, or added to), for later runs' --against.
     #[arg(long, value_name = "INDEX")]
@@ -517,15 +497,8 @@ pub struct CompareArgs {
     /// Near-duplicates are at most K bits apart.
     #[arg(short, long, default_value_t = crate::config::DEFAULT_K)]
     pub k: u32,
-    /// The verification of `neardup dedup`: words:D, jaccard:T or none.
-    #[arg(long, value_name = "words:D|jaccard:T|none", default_value_t = crate::config::default_verify())]
-    pub verify: String,
-    /// Turn off the short-document rule: by default, with verification,
-    /// two short documents (under 50 words or 100 Chinese characters) are
-    /// compared whatever their distance, when their words overlap enough
-    /// to pass.
-    #[arg(long)]
-    pub no_short_rule: bool,
+    #[command(flatten)]
+    pub nearness: NearnessArgs,
     /// Show the features that pushed the differing bits.
     #[arg(long)]
     pub explain: bool,
@@ -653,4 +626,27 @@ mod tests {
             assert!(parse_size(bad).is_err(), "{bad}");
         }
     }
+}
+
+/// What near means once SimHash has found the candidates: `dedup`,
+/// `compare` and `eval` share it.
+#[derive(Debug, Args)]
+pub struct NearnessArgs {
+    /// Two documents are near-duplicates when the exact Jaccard similarity
+    /// of their shingles (word 3-shingles; character 4-grams for Chinese
+    /// and Japanese) is at least T: the same as --verify jaccard:T.
+    #[arg(long, value_name = "T", conflicts_with = "verify")]
+    pub threshold: Option<f64>,
+    /// Another check of the candidate pairs: jaccard:T (as --threshold),
+    /// words:D (at most a share D of the two documents' words differ, in
+    /// any order), or none (trust the fingerprints alone, hold no pairs:
+    /// the fastest and the least memory).
+    #[arg(long, value_name = "jaccard:T|words:D|none", default_value_t = crate::config::default_verify())]
+    pub verify: String,
+    /// Turn off the short-document rule: by default, with verification,
+    /// two short documents (under 50 words or 100 Chinese characters) are
+    /// compared whatever their distance, when their shingles overlap enough
+    /// to pass.
+    #[arg(long)]
+    pub no_short_rule: bool,
 }

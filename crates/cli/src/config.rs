@@ -8,7 +8,9 @@ use neardup_core::{
 use neardup_corpus::{Format, ReadOptions};
 use neardup_dedup::{Dedup, Grouping, Keep, Verification};
 
-use crate::args::{ClusterArg, DedupArgs, FingerprintSettings, FormatArg, InputArgs, KeepArg};
+use crate::args::{
+    ClusterArg, DedupArgs, FingerprintSettings, FormatArg, InputArgs, KeepArg, NearnessArgs,
+};
 
 /// The fingerprinter the settings describe. Reads the stop-word and IDF
 /// files they name.
@@ -76,12 +78,22 @@ pub fn read_options(input: &InputArgs) -> ReadOptions {
     options
 }
 
-/// The verification of `--verify`: `words:D`, `jaccard:T`, or `none`.
-pub fn verification(text: &str) -> Result<Option<Verification>> {
-    if text == "none" {
+/// The verification of `--threshold T` (`jaccard:T`) or `--verify`
+/// (`jaccard:T`, `words:D` or `none`).
+pub fn verification(args: &NearnessArgs) -> Result<Option<Verification>> {
+    if let Some(t) = args.threshold {
+        return match (0.0..=1.0).contains(&t) {
+            true => Ok(Some(Verification::Jaccard(t))),
+            false => {
+                anyhow::bail!("--threshold {t}: give a Jaccard similarity from 0 to 1, as in 0.8")
+            }
+        };
+    }
+    if args.verify == "none" {
         return Ok(None);
     }
-    text.parse::<Verification>()
+    args.verify
+        .parse::<Verification>()
         .map(Some)
         .map_err(|e| anyhow::anyhow!("--verify {e}, or none"))
 }
@@ -99,8 +111,8 @@ pub fn default_verify() -> String {
 pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
     let mut job = Dedup::with_fingerprinter(fingerprinter(&args.settings)?);
     job.k(args.k)
-        .short_rule(!args.no_short_rule)
-        .verification(verification(&args.verify)?)
+        .short_rule(!args.nearness.no_short_rule)
+        .verification(verification(&args.nearness)?)
         .keep(match args.keep {
             KeepArg::First => Keep::First,
             KeepArg::Longest => Keep::Longest,

@@ -228,13 +228,13 @@ fn compare_exit_codes_and_json() {
     assert_eq!(far.code(), 1);
     assert!(
         far.stdout()
-            .contains("verdict:    different (k = 6, any distance for a short text)"),
+            .contains("verdict:    different (k = 8, any distance for a short text)"),
         "{}",
         far.stdout()
     );
     assert!(
         far.stdout()
-            .contains("verified:   1.000 of the words differ (at most 0.1): fails")
+            .contains("verified:   0.000 shingle Jaccard similarity (at least 0.8): fails")
     );
     let missing = d.run(&["compare", "nope.txt", "-"], b"x");
     assert_eq!(missing.code(), 2);
@@ -428,7 +428,7 @@ fn eval_scores_a_benchmark_built_from_a_corpus() {
         "In the beginning God created the heaven and the earth, and the earth was without form";
     let versions = [
         ("kjv/Genesis 1", verse.to_string()),
-        ("ebible/Genesis 1", verse.replace("heaven", "heavens")),
+        ("ebible/Genesis 1", verse.to_uppercase()),
         ("web/Genesis 1", "In the beginning, God created the heavens and the earth. The earth was formless and empty".to_string()),
         ("kjv/Genesis 2", "Thus the heavens and the earth were finished, and all the host of them".to_string()),
     ];

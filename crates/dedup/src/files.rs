@@ -21,7 +21,7 @@ use crate::source::{Origin, Revisited, Source, SourceDoc};
 /// let dir = tempfile::tempdir()?;
 /// let text = "the river rose in the night and the town woke to water in every street";
 /// std::fs::write(dir.path().join("a.txt"), text)?;
-/// std::fs::write(dir.path().join("b.txt"), text.replace("night", "dark"))?;
+/// std::fs::write(dir.path().join("b.txt"), text.replace("street", "lane"))?;
 /// let files = Files::new(Corpus::open(&[dir.path()], &ReadOptions::default())?, false);
 /// let outcome = Dedup::new()?.run(&files, &Silent)?;
 /// assert_eq!(outcome.unique(), 1);

@@ -1,8 +1,8 @@
 //! The dedup job as a library: documents from any source in, each one's
 //! fate out, with the same defaults and results as `neardup dedup`.
 //!
-//! [`Dedup`] holds a job's settings (defaults: k = 6, verification by the
-//! words that differ, the short-document rule, the first of each group
+//! [`Dedup`] holds a job's settings (defaults: k = 8, verification by the
+//! exact Jaccard similarity of shingles at 0.8, the short-document rule, the first of each group
 //! kept) and [`Dedup::run`] runs it over a [`Source`]: [`Files`] (files,
 //! directories, JSON lines, Parquet, compressed, as `neardup_corpus` reads
 //! them) or [`Memory`] (texts, `(id, text)` pairs or Arrow string arrays in
@@ -16,8 +16,9 @@
 //! - [`is_short`]: the documents whose pairs are found by their
 //!   verification sketches, not their fingerprints (the short-document
 //!   rule: a prefix filter that meets every pair verification can pass);
-//! - [`Verification`]: the exact measure that checks candidate pairs, words
-//!   that differ ([`word_difference`]) or shingle [`jaccard`]; each
+//! - [`Verification`]: the exact measure that checks candidate pairs,
+//!   the [`jaccard`] similarity of their [`shingles`] or the words that
+//!   differ ([`word_difference`]); each
 //!   document that can be compared is sketched once, in one more pass over
 //!   the source (with the default keep order, grouping runs during that
 //!   pass and only kept documents' sketches are held; otherwise they go to
@@ -63,6 +64,7 @@ mod memory;
 mod outcome;
 mod prefix_filter;
 mod progress;
+mod shingles;
 mod short;
 mod short_join;
 mod sketches;
@@ -80,8 +82,9 @@ pub use keep::Keep;
 pub use memory::default_memory;
 pub use outcome::{FateIter, Fates, Outcome, Record, Stats};
 pub use progress::{Progress, Silent, Skipped, Stage};
+pub use shingles::{CHAR_SHINGLE, Shingling, WORD_SHINGLE, char_shingles, shingles, word_shingles};
 pub use short::{
     SHORT_WORDS, is_near_short, is_short, is_short_pair, is_within_reach, length_in_words,
 };
 pub use source::{DocumentsAt, Memory, Origin, Revisited, Source, SourceDoc};
-pub use verify::{Verification, common, jaccard, shingles, word_bag, word_difference, word_hashes};
+pub use verify::{Verification, common, jaccard, word_bag, word_difference, word_hashes};

@@ -65,7 +65,7 @@ impl Record {
 /// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
 /// let stats = outcome.stats();
 /// assert_eq!((stats.documents, stats.unique, stats.exact_copies), (3, 2, 1));
-/// assert_eq!((stats.k, stats.short_rule), (6, true));
+/// assert_eq!((stats.k, stats.short_rule), (8, true));
 /// # Ok::<(), neardup_dedup::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]

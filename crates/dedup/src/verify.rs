@@ -1,18 +1,18 @@
 //! Verification: an exact measure of two documents' overlap, to remove
 //! the false positives of the fingerprint filter.
 //!
-//! A document's tokens are the words of its normalised text (NFKC,
-//! lowercase) split on Unicode word boundaries, keeping those with a letter
-//! or a digit; Han and kana characters are tokens of one character each
-//! there. Two measures are offered ([`Verification`]):
+//! Two measures are offered ([`Verification`]):
 //!
-//! - `words:D`, the default of `neardup dedup`: at most a share `D` of the
-//!   words differ ([`word_difference`] of the two [`word_bag`]s), whatever
-//!   their order. It reads as the definition of a near-duplicate that the
-//!   quality benchmark uses ("at most 10% of the content changed"), and
-//!   scores best there (docs/QUALITY.md).
-//! - `jaccard:T`: the Jaccard similarity of the word 3-shingles
-//!   ([`shingles`], [`jaccard`]) is at least `T`; order matters.
+//! - `jaccard:T`, the default of `neardup dedup` at T = 0.8: the exact
+//!   Jaccard similarity of the two documents' shingles ([`shingles`]: word
+//!   3-shingles, or character 4-grams for Chinese and Japanese) is at least
+//!   `T`. It is the meaning of a near-duplicate that MinHash users already
+//!   set their thresholds in (datasketch, text-dedup, datatrove), computed
+//!   exactly rather than estimated.
+//! - `words:D`: at most a share `D` of the words differ ([`word_difference`]
+//!   of the two [`word_bag`]s), whatever their order. The words are those
+//!   of [`neardup_core::for_each_word`]: Han and kana characters are words
+//!   of one character each.
 //!
 //! Words and shingles are compared by their XXH3-64 hashes.
 
@@ -21,6 +21,8 @@ use std::str::FromStr;
 
 use neardup_core::for_each_word;
 use xxhash_rust::xxh3::xxh3_64;
+
+use crate::shingles::shingles;
 
 /// How a candidate pair is checked.
 ///
@@ -39,7 +41,8 @@ use xxhash_rust::xxh3::xxh3_64;
 pub enum Verification {
     /// At most this share of the words differ ([`word_difference`]).
     Words(f64),
-    /// The Jaccard similarity of word 3-shingles is at least this.
+    /// The Jaccard similarity of the documents' [`shingles`] is at least
+    /// this.
     Jaccard(f64),
 }
 
@@ -48,7 +51,7 @@ impl Verification {
     pub fn sketch(&self, text: &str) -> Vec<u64> {
         match self {
             Verification::Words(_) => word_bag(text),
-            Verification::Jaccard(_) => shingles(text, 3),
+            Verification::Jaccard(_) => shingles(text),
         }
     }
 
@@ -138,7 +141,9 @@ impl Verification {
     pub fn describe(&self) -> String {
         match self {
             Verification::Words(most) => format!("of the words differ (at most {most})"),
-            Verification::Jaccard(least) => format!("word 3-shingle Jaccard (at least {least})"),
+            Verification::Jaccard(least) => {
+                format!("shingle Jaccard similarity (at least {least})")
+            }
         }
     }
 }
@@ -155,9 +160,9 @@ impl FromStr for Verification {
         };
         parsed.ok_or_else(|| {
             format!(
-                "{s:?}: give words:D (at most a share D of the words differ, as in words:0.1) \
-                 or jaccard:T (word 3-shingle Jaccard at least T, as in jaccard:0.8), \
-                 with D or T from 0 to 1"
+                "{s:?}: give jaccard:T (shingle Jaccard similarity at least T, as in \
+                 jaccard:0.8) or words:D (at most a share D of the words differ, as in \
+                 words:0.1), with T or D from 0 to 1"
             )
         })
     }
@@ -251,46 +256,6 @@ pub fn common(a: &[u64], b: &[u64]) -> usize {
     common
 }
 
-/// The distinct shingles of `n` tokens of `text`, as sorted hashes.
-///
-/// ```
-/// use neardup_dedup::shingles;
-///
-/// assert_eq!(shingles("a b c d", 3).len(), 2);
-/// assert_eq!(shingles("A, b; c.", 3), shingles("a b c", 3));
-/// assert_eq!(shingles("one", 3).len(), 1);
-/// assert!(shingles("...", 3).is_empty());
-/// ```
-pub fn shingles(text: &str, n: usize) -> Vec<u64> {
-    // The words back to back in one string, and where each ends.
-    let (mut all, mut ends) = (String::new(), Vec::new());
-    for_each_word(text, |w| {
-        all.push_str(w);
-        ends.push(all.len());
-    });
-    let starts = std::iter::once(0).chain(ends.iter().copied());
-    let words: Vec<&str> = starts.zip(&ends).map(|(s, &e)| &all[s..e]).collect();
-    let n = n.max(1);
-    let mut out: Vec<u64> = if words.len() <= n {
-        if words.is_empty() {
-            Vec::new()
-        } else {
-            vec![shingle_hash(&words)]
-        }
-    } else {
-        words.windows(n).map(shingle_hash).collect()
-    };
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
-fn shingle_hash(words: &[&str]) -> u64 {
-    // Words joined by a separator no word holds.
-    let joined = words.join("\u{1f}");
-    xxh3_64(joined.as_bytes())
-}
-
 /// `|a ∩ b| / |a ∪ b|` of two sorted sets of shingles; 1 for two empty ones.
 ///
 /// ```
@@ -373,7 +338,7 @@ mod tests {
         ];
         for a in texts {
             for b in texts {
-                let (x, y) = (shingles(a, 3), shingles(b, 3));
+                let (x, y) = (shingles(a), shingles(b));
                 let (sx, sy): (HashSet<u64>, HashSet<u64>) =
                     (x.iter().copied().collect(), y.iter().copied().collect());
                 let union = sx.union(&sy).count();

@@ -8,8 +8,9 @@ use arrow_array::StringArray;
 use neardup_core::{Fingerprinter, Profile};
 use neardup_corpus::{Corpus, ReadOptions};
 use neardup_dedup::{
-    Dedup, Error, Fate, Files, Grouping, Keep, Memory, Progress, Revisited, Silent, Skipped,
-    Source, SourceDoc, Verification, is_short_pair, is_within_reach, keep_first,
+    DEFAULT_K, DEFAULT_VERIFICATION, Dedup, Error, Fate, Files, Grouping, Keep, Memory, Progress,
+    Revisited, Silent, Skipped, Source, SourceDoc, Verification, is_short_pair, is_within_reach,
+    keep_first,
 };
 use neardup_index::{Pair, brute_force_pairs};
 
@@ -199,14 +200,14 @@ fn runs_equal_keep_first_over_every_verified_pair_of_documents() {
         .iter()
         .map(|t| fingerprinter.fingerprint(t).bits() as u64)
         .collect();
-    let verification = Verification::Words(0.1);
+    let verification = DEFAULT_VERIFICATION;
     let sketches: Vec<Vec<u64>> = texts.iter().map(|t| verification.sketch(t)).collect();
     for keep in [Keep::First, Keep::Longest] {
         let mut job = Dedup::new().unwrap();
         job.keep(keep);
         let reach = |p: &Pair| {
             let short = is_short_pair(&texts[p.a as usize], &texts[p.b as usize]);
-            is_within_reach(p.distance, 6, true, short)
+            is_within_reach(p.distance, DEFAULT_K, true, short)
         };
         let pairs: Vec<Pair> = brute_force_pairs(64, &prints)
             .into_iter()

@@ -105,28 +105,57 @@ fn count(rate: f64, n: usize) -> usize {
     ((rate * n as f64).round() as usize).clamp(1, n.max(1))
 }
 
-const HEADERS_EN: [&str; 4] = [
-    "Published 12 March 2024, updated 13:45 GMT\n\n",
-    "By Staff Reporter | Monday 4 November\n\n",
-    "BREAKING NEWS\n\n",
-    "Share this article: Facebook Twitter Email\n\n",
+const HEADERS_EN: [&str; 8] = [
+    "Published 12 March 2024, updated 13:45 GMT",
+    "By Staff Reporter | Monday 4 November",
+    "BREAKING NEWS",
+    "Share this article: Facebook Twitter Email",
+    "Home | World | Business | Politics | Technology | Science | Health | Sport",
+    "We use cookies to give you the best experience on our website. By continuing you agree to our use of cookies.",
+    "Listen to this article, 5 minutes",
+    "Advertisement",
 ];
-const FOOTERS_EN: [&str; 4] = [
-    "\n\nRead more: the latest stories from our newsroom.",
-    "\n\nCopyright (c) 2024 Example News Ltd. All rights reserved.",
-    "\n\nSign up for our newsletter to get the top stories every morning.",
-    "\n\nThis article was amended on 5 March to correct a name.",
+const FOOTERS_EN: [&str; 8] = [
+    "Read more: the latest stories from our newsroom.",
+    "Copyright (c) 2024 Example News Ltd. All rights reserved.",
+    "Sign up for our newsletter to get the top stories every morning.",
+    "This article was amended on 5 March to correct a name.",
+    "Related stories: Markets close higher as rates hold steady; Ten things to know before the weekend",
+    "Follow us on social media and share your views in the comments below.",
+    "About us | Contact | Terms of use | Privacy policy | Accessibility | Careers",
+    "More from this section",
 ];
-const HEADERS_ZH: [&str; 3] = [
-    "本报讯 2024年3月12日\n\n",
-    "来源：新华网 编辑：王明\n\n",
-    "【最新消息】\n\n",
+const HEADERS_ZH: [&str; 6] = [
+    "本报讯（2024年3月12日）",
+    "来源：新华网｜编辑：王明",
+    "【最新消息】",
+    "首页｜新闻｜国际｜财经｜体育｜娱乐｜科技｜健康",
+    "分享到：微信｜微博｜QQ空间",
+    "本文约需阅读五分钟",
 ];
-const FOOTERS_ZH: [&str; 3] = [
-    "\n\n（责任编辑：李华）",
-    "\n\n版权所有，未经授权不得转载。",
-    "\n\n阅读更多精彩内容，请关注我们的公众号。",
+const FOOTERS_ZH: [&str; 6] = [
+    "（责任编辑：李华）",
+    "版权所有，未经授权不得转载。",
+    "阅读更多精彩内容，请关注我们的公众号。",
+    "相关阅读：股市收盘小幅上涨；周末出行前必知的十件事",
+    "关于我们｜联系我们｜用户协议｜隐私政策｜网站地图",
+    "欢迎在下方留言发表您的看法。",
 ];
+
+/// Lines of boilerplate drawn from `pool` until they hold `units` units (the
+/// last line cut to fit), each followed by a blank line.
+fn boilerplate(pool: &[&str], units_wanted: usize, rng: &mut Rng) -> String {
+    let mut out = String::new();
+    let mut left = units_wanted;
+    while left > 0 {
+        let line = units(pool[rng.below(pool.len())]);
+        let taken = line.len().min(left);
+        out.push_str(line[..taken].concat().trim_end());
+        out.push_str("\n\n");
+        left -= taken;
+    }
+    out
+}
 
 /// `text` edited by `kind` at `rate` (0 to 1), from `seed`.
 ///
@@ -214,11 +243,11 @@ pub fn edit(text: &str, kind: EditKind, rate: f64, seed: u64) -> String {
             } else {
                 (&HEADERS_ZH, &FOOTERS_ZH)
             };
-            format!(
-                "{}{text}{}",
-                headers[rng.below(headers.len())],
-                footers[rng.below(footers.len())]
-            )
+            // At least a line: a header of its own, or a footer at half.
+            let added = count(rate, n).max(1);
+            let header = boilerplate(headers, added.div_ceil(2), &mut rng);
+            let footer = boilerplate(footers, added / 2, &mut rng);
+            format!("{header}{text}\n\n{}", footer.trim_end())
         }
         EditKind::Noise => {
             let mut out: Vec<String> = units.iter().map(|u| u.to_string()).collect();
@@ -248,7 +277,7 @@ pub fn edit(text: &str, kind: EditKind, rate: f64, seed: u64) -> String {
 
 /// OpenCC's simplified-to-traditional character table (Apache-2.0,
 /// `data/opencc/`): a character and its traditional forms, the usual first.
-const ST_CHARACTERS: &str = include_str!("../data/opencc/STCharacters.txt");
+pub(crate) const ST_CHARACTERS: &str = include_str!("../data/opencc/STCharacters.txt");
 
 /// The traditional form of `c` (its first in OpenCC's table), or `c`.
 ///
@@ -281,15 +310,13 @@ pub fn traditional(c: char) -> char {
 /// change no content.
 ///
 /// ```
-/// use neardup_eval::{EditKind, content_change, edit};
+/// use neardup_eval::{EditKind, content_change};
 ///
 /// let text = "one two three four five six seven eight nine ten";
-/// let cut = edit(text, EditKind::Truncate, 0.3, 1);
-/// assert_eq!(content_change(text, &cut, EditKind::Truncate, 0.3), 0.3);
-/// let noisy = edit(text, EditKind::Noise, 0.3, 1);
-/// assert_eq!(content_change(text, &noisy, EditKind::Noise, 0.3), 0.0);
+/// assert_eq!(content_change(text, EditKind::Truncate, 0.3), 0.3);
+/// assert_eq!(content_change(text, EditKind::Noise, 0.3), 0.0);
 /// ```
-pub fn content_change(original: &str, edited: &str, kind: EditKind, rate: f64) -> f64 {
+pub fn content_change(original: &str, kind: EditKind, rate: f64) -> f64 {
     let n = units(original).len();
     if n == 0 {
         return 0.0;
@@ -297,7 +324,8 @@ pub fn content_change(original: &str, edited: &str, kind: EditKind, rate: f64) -
     let changed = match kind {
         EditKind::Substitute | EditKind::Insert | EditKind::Delete => count(rate, n),
         EditKind::Truncate => ((rate * n as f64).round() as usize).min(n - 1),
-        EditKind::Boilerplate => units(edited).len().saturating_sub(n),
+        // The lines added hold this many units, the last cut to fit.
+        EditKind::Boilerplate => count(rate, n).max(1),
         EditKind::Noise | EditKind::Reorder | EditKind::Traditional => 0,
     };
     changed as f64 / n as f64
@@ -378,6 +406,17 @@ mod tests {
             assert_eq!(a, b, "{reordered}");
             let framed = edit(text, EditKind::Boilerplate, 0.0, seed);
             assert!(framed.contains(text) && framed.len() > text.len());
+            let framed = edit(text, EditKind::Boilerplate, 0.2, seed);
+            // The lines added hold a fifth of the units (words; characters
+            // other than spaces for Chinese), as content_change counts.
+            let size = |t: &str| match spaced(text) {
+                true => t.split_whitespace().count(),
+                false => t.chars().filter(|c| !c.is_whitespace()).count(),
+            };
+            let added = content_change(text, EditKind::Boilerplate, 0.2);
+            assert!(framed.contains(text), "{framed}");
+            assert_eq!(size(&framed) - size(text), count(0.2, n), "{framed}");
+            assert_eq!(added, count(0.2, n) as f64 / n as f64);
             assert_ne!(edit(text, EditKind::Noise, 0.3, seed), text);
             let cut = edit(text, EditKind::Truncate, 0.5, seed);
             assert!(text.starts_with(&cut) && cut.len() < text.len());

@@ -4,9 +4,10 @@
 //!
 //! - [`edit`]: an [`EditKind`] applied to a text at a rate, from a seed;
 //! - [`build`]: a [`Benchmark`] of labelled pairs from [`Source`]s, with the
-//!   truth computed exactly (for an edited copy, at most [`MAX_CHANGE`] of
-//!   its content changed; for other pairs, word 3-shingle Jaccard ≥
-//!   [`THRESHOLD`]);
+//!   truth computed exactly: the Jaccard similarity of their shingles
+//!   ([`truth_shingles`]: word 3-shingles, character 4-grams for Chinese) at
+//!   least [`THRESHOLD`]; and beside it the editor's view (at most
+//!   [`MAX_CHANGE`] of the content changed);
 //! - [`score`]: precision, recall and F1 of a detector, overall and by edit,
 //!   language and length.
 //!
@@ -40,12 +41,12 @@ mod edits;
 mod natural;
 mod rng;
 mod score;
+mod truth;
 
-pub use benchmark::{
-    Benchmark, Document, MAX_CHANGE, Origin, Pair, RATES, Size, Source, THRESHOLD, build,
-};
+pub use benchmark::{Benchmark, Document, MAX_CHANGE, Origin, Pair, RATES, Size, Source, build};
 pub use edit_rate::edit_rate;
 pub use edits::{EditKind, content_change, edit, traditional};
 pub use natural::{BBC_JUDGED, Judged, judged_pairs};
 pub use rng::Rng;
-pub use score::{Counts, SMALL_EDIT, Scores, length_bucket, score};
+pub use score::{Counts, SMALL_EDIT, Scores, View, length_bucket, score, score_under};
+pub use truth::{THRESHOLD, similarity, truth_shingles};

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::benchmark::{Benchmark, Origin};
+use crate::benchmark::{Benchmark, MAX_CHANGE, Origin};
 use crate::edits::EditKind;
 use neardup_dedup::SHORT_WORDS;
 
@@ -123,6 +123,23 @@ pub struct Scores {
     /// By language, over the edited copies of [`SMALL_EDIT`] or less
     /// (boilerplate aside) whose shorter document has 50 words or more.
     pub small_edits: BTreeMap<String, Counts>,
+    /// By language, over the copies with boilerplate of at most
+    /// [`crate::MAX_CHANGE`] of the text added whose shorter document has 50
+    /// words or more.
+    pub boilerplate: BTreeMap<String, Counts>,
+    /// By language, over the pairs whose shorter document has 50 words or
+    /// more.
+    pub long_by_language: BTreeMap<String, Counts>,
+}
+
+/// Which truth a score is under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// [`crate::Pair::duplicate`]: shingle Jaccard at least
+    /// [`crate::THRESHOLD`].
+    Jaccard,
+    /// [`crate::Pair::edited_duplicate`]: the editor's view.
+    Edits,
 }
 
 /// The largest edit rate counted in [`Scores::small_edits`].
@@ -138,20 +155,40 @@ pub const SMALL_EDIT: f64 = 0.03;
 /// assert_eq!(scores.all.f1(), 1.0);
 /// ```
 pub fn score(bench: &Benchmark, reported: impl Fn(usize) -> bool) -> Scores {
+    score_under(View::Jaccard, bench, reported)
+}
+
+/// [`score`] under the truth of `view`.
+///
+/// ```
+/// use neardup_eval::{Benchmark, View, score_under};
+///
+/// let scores = score_under(View::Edits, &Benchmark::default(), |_| false);
+/// assert_eq!(scores.all.recall(), 1.0);
+/// ```
+pub fn score_under(view: View, bench: &Benchmark, reported: impl Fn(usize) -> bool) -> Scores {
     let mut scores = Scores::default();
     for (i, pair) in bench.pairs.iter().enumerate() {
         let said = reported(i);
-        let truth = pair.duplicate;
+        let truth = match view {
+            View::Jaccard => pair.duplicate,
+            View::Edits => pair.edited_duplicate,
+        };
         scores.all.add(truth, said);
         let (da, db) = (&bench.documents[pair.a], &bench.documents[pair.b]);
         let words = da.words.min(db.words);
-        if words >= SHORT_WORDS {
-            scores.long.add(truth, said);
-        }
         let language = bench
             .sources
             .get(da.source)
             .map_or_else(String::new, |s| s.1.clone());
+        if words >= SHORT_WORDS {
+            scores.long.add(truth, said);
+            scores
+                .long_by_language
+                .entry(language.clone())
+                .or_default()
+                .add(truth, said);
+        }
         scores
             .by_language
             .entry(language.clone())
@@ -169,6 +206,13 @@ pub fn score(bench: &Benchmark, reported: impl Fn(usize) -> bool) -> Scores {
                     .entry((kind.name().to_string(), (rate * 1000.0).round() as u32))
                     .or_default()
                     .add(truth, said);
+                if words >= SHORT_WORDS && kind == EditKind::Boilerplate && rate <= MAX_CHANGE {
+                    scores
+                        .boilerplate
+                        .entry(language.clone())
+                        .or_default()
+                        .add(truth, said);
+                }
                 if words >= SHORT_WORDS
                     && !matches!(kind, EditKind::Boilerplate | EditKind::Traditional)
                     && rate <= SMALL_EDIT

@@ -29,8 +29,8 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     // The rule of `neardup dedup`: within k (any distance for a short text
     // and a near-short one, with verification), and accepted by the
     // verification.
-    let verify = config::verification(&args.verify)?;
-    let short = is_short_pair(&a, &b) && !args.no_short_rule;
+    let verify = config::verification(&args.nearness)?;
+    let short = is_short_pair(&a, &b) && !args.nearness.no_short_rule;
     let k = args.k;
     let measure = verify.map(|v| {
         let value = v.measure(&v.sketch(&a), &v.sketch(&b));

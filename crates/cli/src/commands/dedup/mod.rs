@@ -140,7 +140,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             "width": width.bits(),
             "keep": args.keep.describe(),
             "cluster": format!("{:?}", args.cluster).to_lowercase(),
-            "verify": args.verify,
+            "verify": config::verification(&args.nearness)?.map_or_else(|| "none".to_string(), |v| v.to_string()),
             "against": args.against.as_ref().map(|p| p.display().to_string()),
             "save_index": args.save_index.as_ref().map(|p| p.display().to_string()),
         },

@@ -117,6 +117,11 @@ pub struct EvalArgs {
     /// pairs.jsonl, `true`/`false`, or a distance (then scored over k).
     #[arg(long = "predictions", value_name = "NAME=FILE")]
     pub predictions: Vec<String>,
+    /// Score another tool's dedup: NAME=FILE, one JSON line per document of
+    /// documents.jsonl, `null` if it was kept, else the number of the
+    /// document it was dropped for.
+    #[arg(long = "dedup-predictions", value_name = "NAME=FILE")]
+    pub dedup_predictions: Vec<String>,
     #[command(flatten)]
     pub settings: FingerprintSettings,
 }

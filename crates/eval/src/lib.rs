@@ -8,8 +8,12 @@
 //!   ([`truth_shingles`]: word 3-shingles, character 4-grams for Chinese) at
 //!   least [`THRESHOLD`]; and beside it the editor's view (at most
 //!   [`MAX_CHANGE`] of the content changed);
-//! - [`score`]: precision, recall and F1 of a detector, overall and by edit,
-//!   language and length.
+//! - [`score`]: precision, recall and F1 of a detector on the labelled
+//!   pairs, overall and by edit, language and length;
+//! - [`score_dedup`]: what a dedup does, from its output: of the documents
+//!   it dropped, the share that truly duplicate their kept one; of the
+//!   near-duplicate pairs, the share not left both kept ([`perfect_dedup`]
+//!   scores 1).
 //!
 //! No I/O: the `neardup eval` command reads the corpora and fingerprints.
 //!
@@ -36,6 +40,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod benchmark;
+mod dedup_score;
 mod edit_rate;
 mod edits;
 mod natural;
@@ -44,6 +49,7 @@ mod score;
 mod truth;
 
 pub use benchmark::{Benchmark, Document, MAX_CHANGE, Origin, Pair, RATES, Size, Source, build};
+pub use dedup_score::{DedupCounts, DedupScores, perfect_dedup, score_dedup};
 pub use edit_rate::edit_rate;
 pub use edits::{EditKind, content_change, edit, traditional};
 pub use natural::{BBC_JUDGED, Judged, judged_pairs};

@@ -2,6 +2,7 @@
 //! corpora, fingerprints its documents with the settings given, and prints
 //! the scores as Markdown tables (and all of them as JSON with `--json`).
 
+mod as_dedup;
 mod plots;
 
 use std::collections::{BTreeMap, HashMap};
@@ -12,7 +13,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use neardup_corpus::{Corpus, ReadOptions};
-use neardup_dedup::SHORT_WORDS;
+use neardup_dedup::{Dedup, SHORT_WORDS};
 use neardup_eval::{
     BBC_JUDGED, Benchmark, Counts, EditKind, Origin, RATES, Scores, Size, Source, View, build,
     judged_pairs, score, score_under,
@@ -115,6 +116,20 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     print!("{}", report(&bench, &curve, &at_k, args.k));
     let edits_view = score_under(View::Edits, &bench, |i| reported(i, args.k));
     print!("{}", editor_view(&bench, &edits_view, args.k));
+    let mut job = Dedup::with_fingerprinter(config::fingerprinter(&args.settings)?);
+    job.k(args.k)
+        .short_rule(!args.nearness.no_short_rule)
+        .verification(verify);
+    let described = verify.map_or_else(|| "--verify none".to_string(), |v| v.to_string());
+    let mut dedups = vec![(
+        format!("**neardup** (k = {}, {described})", args.k),
+        as_dedup::score(&bench, &as_dedup::run_job(&bench, &job)?),
+    )];
+    for spec in &args.dedup_predictions {
+        let (name, fates) = as_dedup::read_peer(&bench, spec)?;
+        dedups.push((name, as_dedup::score(&bench, &fates)));
+    }
+    print!("{}", as_dedup::report(&bench, &dedups));
     let peers: Vec<(String, Answers)> = args
         .predictions
         .iter()

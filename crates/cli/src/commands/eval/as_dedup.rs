@@ -91,38 +91,17 @@ pub fn report(bench: &Benchmark, rows: &[(String, DedupScores)]) -> String {
         ruler.all.precision(),
         ruler.all.recall()
     );
-    let columns: Vec<(String, &dyn Fn(&DedupScores) -> Option<DedupCounts>)> = vec![
-        ("all".into(), &|s: &DedupScores| Some(s.all)),
-        ("en".into(), &|s: &DedupScores| {
-            s.by_language.get("en").copied()
-        }),
-        ("zh".into(), &|s: &DedupScores| {
-            s.by_language.get("zh").copied()
-        }),
-        ("en ≥ 50 words".into(), &|s: &DedupScores| {
-            s.long_by_language.get("en").copied()
-        }),
-        ("zh ≥ 100 characters".into(), &|s: &DedupScores| {
-            s.long_by_language.get("zh").copied()
-        }),
-        ("< 50 words".into(), &|s: &DedupScores| {
-            s.by_length.get("<50").copied()
-        }),
-        ("> 500 words".into(), &|s: &DedupScores| {
-            s.by_length.get(">500").copied()
-        }),
-    ];
     out.push_str("| dedup |");
-    for (name, _) in &columns {
+    for name in COLUMNS {
         let _ = write!(out, " {name}: P / R / F1 |");
     }
     out.push_str("\n|---|");
-    out.push_str(&"--:|".repeat(columns.len()));
+    out.push_str(&"--:|".repeat(COLUMNS.len()));
     out.push('\n');
     for (name, scores) in rows {
         let _ = write!(out, "| {name} |");
-        for (_, column) in &columns {
-            match column(scores) {
+        for column in 0..COLUMNS.len() {
+            match part(scores, column) {
                 Some(c) => {
                     let _ = write!(
                         out,
@@ -138,4 +117,29 @@ pub fn report(bench: &Benchmark, rows: &[(String, DedupScores)]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The parts of the table: everything, by language, by language at 50
+/// words or more, short and long documents.
+const COLUMNS: [&str; 7] = [
+    "all",
+    "en",
+    "zh",
+    "en ≥ 50 words",
+    "zh ≥ 100 characters",
+    "< 50 words",
+    "> 500 words",
+];
+
+/// The counts of column `i` of [`COLUMNS`].
+fn part(s: &DedupScores, i: usize) -> Option<DedupCounts> {
+    match i {
+        0 => Some(s.all),
+        1 => s.by_language.get("en").copied(),
+        2 => s.by_language.get("zh").copied(),
+        3 => s.long_by_language.get("en").copied(),
+        4 => s.long_by_language.get("zh").copied(),
+        5 => s.by_length.get("<50").copied(),
+        _ => s.by_length.get(">500").copied(),
+    }
 }

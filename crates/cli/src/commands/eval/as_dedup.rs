@@ -11,7 +11,7 @@ use neardup_eval::{
     truth_shingles,
 };
 use rayon::prelude::*;
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 /// Each document's fate under `job` (keep first, in benchmark order): the
 /// document it was dropped for, or `None`.
@@ -142,4 +142,24 @@ fn part(s: &DedupScores, i: usize) -> Option<DedupCounts> {
         5 => s.by_length.get("<50").copied(),
         _ => s.by_length.get(">500").copied(),
     }
+}
+
+/// The scores as JSON: each part's counts, precision, recall and F1.
+pub fn scores_json(s: &DedupScores) -> Value {
+    let counts = |c: &DedupCounts| {
+        json!({
+            "dropped": c.dropped, "rightly_dropped": c.rightly_dropped,
+            "near_pairs": c.near_pairs, "near_pairs_caught": c.near_pairs_caught,
+            "precision": c.precision(), "recall": c.recall(), "f1": c.f1(),
+        })
+    };
+    let by = |m: &mut dyn Iterator<Item = (String, &DedupCounts)>| -> Map<String, Value> {
+        m.map(|(k, c)| (k, counts(c))).collect()
+    };
+    json!({
+        "all": counts(&s.all),
+        "by_language": by(&mut s.by_language.iter().map(|(k, c)| (k.clone(), c))),
+        "by_length": by(&mut s.by_length.iter().map(|(k, c)| (k.to_string(), c))),
+        "long_by_language": by(&mut s.long_by_language.iter().map(|(k, c)| (k.clone(), c))),
+    })
 }

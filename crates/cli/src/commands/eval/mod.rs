@@ -25,12 +25,15 @@ use crate::args::EvalArgs;
 use crate::config;
 use crate::output::write_atomically;
 
-/// The sources of `neardup eval` with no source given: news, reviews and
-/// verses to draw from, two Bibles and two editions of Tang poems whose
-/// versions are paired, and licence texts whose every pair is labelled.
-const DEFAULT_SOURCES: [(Pairing, &str, &str); 8] = [
+/// The sources of `neardup eval` with no source given: news, technical
+/// pages, fiction, reviews and verses to draw from, two Bibles and two
+/// editions of Tang poems whose versions are paired, and licence texts
+/// whose every pair is labelled.
+const DEFAULT_SOURCES: [(Pairing, &str, &str); 10] = [
     (Pairing::Drawn, "en", "data/corpora/bbc.jsonl"),
     (Pairing::Drawn, "zh", "data/corpora/peoples_daily.jsonl"),
+    (Pairing::Drawn, "en", "data/corpora/tech_docs.jsonl"),
+    (Pairing::Drawn, "zh", "data/corpora/fiction_zh.jsonl"),
     (Pairing::Drawn, "en", "data/corpora/kjv_verses.jsonl"),
     (Pairing::Drawn, "zh", "data/corpora/reviews_zh.jsonl"),
     (Pairing::Aligned, "en", "samples/bible"),
@@ -175,6 +178,7 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
             "pairs": bench.pairs.len(),
             "near_duplicates": bench.pairs.iter().filter(|p| p.duplicate).count(),
             "curve": curve.iter().map(|(k, s)| json!({"k": k, "scores": scores_json(s)})).collect::<Vec<_>>(),
+            "dedup": dedups.iter().map(|(name, s)| json!({"name": name, "scores": as_dedup::scores_json(s)})).collect::<Vec<_>>(),
         });
         write_atomically(path, |out| {
             serde_json::to_writer_pretty(&mut *out, &value)?;

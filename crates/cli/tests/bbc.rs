@@ -76,7 +76,7 @@ fn known_duplicates_found_and_no_different_story_dropped() {
     let Some(input) = bbc() else { return };
     let truth = truth();
     let d = Dir::new();
-    // The defaults: k = 6, --verify words:0.1.
+    // The defaults: k = 8, --threshold 0.8.
     let defaults = dropped(&d, &input, &[]);
     let jaccard = dropped(&d, &input, &["--verify", "jaccard:0.8"]);
     let wide = dropped(&d, &input, &["-k", "12"]);
@@ -122,11 +122,11 @@ fn known_duplicates_found_and_no_different_story_dropped() {
         "{found} of {} found",
         close.len()
     );
-    // SimHash alone at k = 6 merges a few different stories that share
-    // quoted paragraphs: verification is what keeps them out.
+    // SimHash alone at the default k merges a few different stories that
+    // share quoted paragraphs: verification is what keeps them out.
     let wrong = truth
         .iter()
         .filter(|t| t.judgement == "different_story" && reported(&alone, t))
         .count();
-    eprintln!("k=6 without verification: {wrong} different stories merged");
+    eprintln!("k=8 without verification: {wrong} different stories merged");
 }

@@ -234,7 +234,7 @@ fn compare_exit_codes_and_json() {
     );
     assert!(
         far.stdout()
-            .contains("verified:   0.000 shingle Jaccard similarity (at least 0.8): fails")
+            .contains("verified:   0.000 Jaccard similarity of the shingles (at least 0.8): fails")
     );
     let missing = d.run(&["compare", "nope.txt", "-"], b"x");
     assert_eq!(missing.code(), 2);

@@ -72,6 +72,10 @@ impl Shingling {
                 }
                 rest = chars.as_str();
             }
+            // Decided: even if every byte left were an unspaced letter.
+            if letters - unspaced > unspaced + rest.len() {
+                return Shingling::Words;
+            }
         }
         if letters > 0 && 2 * unspaced >= letters {
             Shingling::Chars
@@ -221,6 +225,24 @@ mod tests {
             let text = words.join(" ");
             let expected = by_definition(&words, n).len();
             prop_assert_eq!(word_shingles(&text, n).len(), expected);
+        }
+
+        #[test]
+        fn the_cut_is_decided_by_the_main_script(
+            parts in prop::collection::vec("[a-z]{1,5}|[我们他]{1,4}|é|[ ,.1]", 0..60)
+        ) {
+            let text: String = parts.concat();
+            let (mut letters, mut unspaced) = (0, 0);
+            for c in text.chars().filter(|c| c.is_alphanumeric()) {
+                letters += 1;
+                unspaced += usize::from(is_unspaced(c));
+            }
+            let expected = if letters > 0 && 2 * unspaced >= letters {
+                Shingling::Chars
+            } else {
+                Shingling::Words
+            };
+            prop_assert_eq!(Shingling::of(&text), expected, "{:?}", text);
         }
 
         #[test]

@@ -142,7 +142,7 @@ impl Verification {
         match self {
             Verification::Words(most) => format!("of the words differ (at most {most})"),
             Verification::Jaccard(least) => {
-                format!("shingle Jaccard similarity (at least {least})")
+                format!("Jaccard similarity of the shingles (at least {least})")
             }
         }
     }

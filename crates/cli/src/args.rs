@@ -113,7 +113,7 @@ pub struct EvalArgs {
     /// tools to answer (bench/peers/eval_peers.py).
     #[arg(long, value_name = "DIR")]
     pub export: Option<PathBuf>,
-    /// Score another tool's answers: NAME=FILE, one JSON line per pair of
+    /// Score another tool's answers: NAME=FILE (FILE after the last =), one JSON line per pair of
     /// pairs.jsonl, `true`/`false`, or a distance (then scored over k).
     #[arg(long = "predictions", value_name = "NAME=FILE")]
     pub predictions: Vec<String>,

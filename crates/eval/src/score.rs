@@ -130,6 +130,8 @@ pub struct Scores {
     /// By language, over the pairs whose shorter document has 50 words or
     /// more.
     pub long_by_language: BTreeMap<String, Counts>,
+    /// By language and length bucket.
+    pub by_language_and_length: BTreeMap<(String, &'static str), Counts>,
 }
 
 /// Which truth a score is under.
@@ -197,6 +199,11 @@ pub fn score_under(view: View, bench: &Benchmark, reported: impl Fn(usize) -> bo
         scores
             .by_length
             .entry(length_bucket(words))
+            .or_default()
+            .add(truth, said);
+        scores
+            .by_language_and_length
+            .entry((language.clone(), length_bucket(words)))
             .or_default()
             .add(truth, said);
         match pair.origin {

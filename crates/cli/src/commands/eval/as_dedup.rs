@@ -51,7 +51,7 @@ pub fn score(bench: &Benchmark, duplicate_of: &[Option<usize>]) -> DedupScores {
 
 /// Another tool's dedup: `NAME=FILE`, one JSON line per document.
 pub fn read_peer(bench: &Benchmark, spec: &str) -> Result<(String, Vec<Option<usize>>)> {
-    let Some((name, path)) = spec.split_once('=') else {
+    let Some((name, path)) = spec.rsplit_once('=') else {
         bail!("--dedup-predictions {spec:?}: give NAME=FILE");
     };
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;

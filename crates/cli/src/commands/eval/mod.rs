@@ -141,6 +141,9 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     for (name, answers) in &peers {
         print!("{}", peer_report(name, answers));
     }
+    if !peers.is_empty() {
+        print!("{}", side_by_side(&at_k, args.k, &peers));
+    }
     if let Some(dir) = &args.plots {
         // neardup, SimHash alone (no verification), and each peer.
         let alone: Vec<Scores> = (0..=args.k_max)
@@ -231,7 +234,7 @@ enum Answers {
 /// Another tool's answers, one JSON line per pair (`true`/`false`, or a
 /// distance), scored: `NAME=FILE`.
 fn peer_scores(bench: &Benchmark, spec: &str, k_max: u32) -> Result<(String, Answers)> {
-    let Some((name, path)) = spec.split_once('=') else {
+    let Some((name, path)) = spec.rsplit_once('=') else {
         bail!("--predictions {spec:?}: give NAME=FILE");
     };
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
@@ -278,6 +281,56 @@ fn peer_report(name: &str, answers: &Answers) -> String {
         Answers::Distances(curve) => {
             for (k, s) in curve.iter().enumerate() {
                 curve_row(&mut out, &k.to_string(), s);
+            }
+        }
+    }
+    out
+}
+
+/// F1 of neardup at `k` and of each peer (a SimHash peer at its best k
+/// over documents of 50 words or more) on the same pairs, by language and
+/// length.
+fn side_by_side(at_k: &Scores, k: u32, peers: &[(String, Answers)]) -> String {
+    let parts: Vec<(String, &'static str)> = at_k
+        .by_language_and_length
+        .keys()
+        .filter(|(_, length)| *length != "<50")
+        .cloned()
+        .collect();
+    let mut out = String::from(
+        "\nF1 on the same pairs, documents of 50 words or more (100 Chinese characters), by \
+         language and length:\n\n| detector |",
+    );
+    for (language, length) in &parts {
+        let _ = write!(out, " {language}, {length} words |");
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"--:|".repeat(parts.len()));
+    out.push('\n');
+    let mut row = |name: &str, s: &Scores| {
+        let _ = write!(out, "| {name} |");
+        for part in &parts {
+            match s.by_language_and_length.get(part) {
+                Some(c) => {
+                    let _ = write!(out, " {:.4} |", c.f1());
+                }
+                None => out.push_str(" – |"),
+            }
+        }
+        out.push('\n');
+    };
+    row(&format!("**neardup**, k = {k}"), at_k);
+    for (name, answers) in peers {
+        match answers {
+            Answers::Verdicts(s) => row(name, s),
+            Answers::Distances(curve) => {
+                let best = curve
+                    .iter()
+                    .enumerate()
+                    .max_by(|a, b| a.1.long.f1().total_cmp(&b.1.long.f1()));
+                if let Some((best_k, s)) = best {
+                    row(&format!("{name}, k = {best_k} (its best)"), s);
+                }
             }
         }
     }

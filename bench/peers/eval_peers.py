@@ -14,16 +14,16 @@ writes them. The benchmark's truth: two documents are near-duplicates when
 the exact Jaccard similarity of their shingles is >= 0.8. `shingles` below
 makes them the way the truth does, from the units of the NFKC-normalised,
 lowercased text: "en" units are the words of UAX #29 that hold a letter or
-a digit (WORD: runs of \\w joined across . : ' ‘ ’ · between letters and
-. , ; ' ‘ ’ between digits, so "don't", "u.s" and "146,000" are one word
-each), shingled in 3s joined by a space; "zh" units are the letters and
-digits (str.isalnum()), punctuation and whitespace dropped, shingled in 4s
-joined by nothing. A text of fewer units than that is one shingle, all its
-units; a text without units has none. These give the truth's Jaccard on
-every English pair of the benchmark; the truth also writes traditional
-Chinese characters as simplified ones, the peers do not. The MinHash peers
-get these shingles as UTF-8 bytes, so they answer the question the truth
-asks.
+a digit (WORD: each Han or hiragana character alone, other runs of \\w
+joined across . : ' ‘ ’ · between letters and . , ; ' ‘ ’ between digits,
+so "don't", "u.s" and "146,000" are one word each), shingled in 3s joined
+by a space; "zh" units are the letters and digits (str.isalnum()),
+punctuation and whitespace dropped, shingled in 4s joined by nothing. A
+text of fewer units than that is one shingle, all its units; a text
+without units has none. These give the truth's Jaccard on every English
+pair of the benchmark; the truth also writes traditional Chinese
+characters as simplified ones, the peers do not. The MinHash peers get
+these shingles as UTF-8 bytes, so they answer the question the truth asks.
 
 Peers, and what DIR/PEER.jsonl holds, one JSON line per pair, in order,
 which `neardup eval --predictions PEER=FILE` scores with the same code as
@@ -81,9 +81,13 @@ import sys
 import time
 import unicodedata
 
-# The words of UAX #29 (the truth's unicode_words()) on NFKC text: runs of
-# \w joined across . : ' ‘ ’ · between letters and . , ; ' ‘ ’ between digits.
-WORD = re.compile(r"\w+(?:(?:(?<=[^\W\d_])[.:'‘’·](?=[^\W\d_])|(?<=\d)[.,;'‘’](?=\d))\w+)*")
+# The words of UAX #29 (the truth's unicode_words()) on NFKC text: each Han
+# or hiragana character alone; other runs of \w joined across . : ' ‘ ’ ·
+# between letters and across . , ; ' ‘ ’ between digits.
+IDEOGRAPHIC = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003ffff"
+_W, _L = rf"[^\W{IDEOGRAPHIC}]", rf"[^\W\d_{IDEOGRAPHIC}]"
+WORD = re.compile(
+    rf"[{IDEOGRAPHIC}]|{_W}+(?:(?:(?<={_L})[.:'‘’·](?={_L})|(?<=\d)[.,;'‘’](?=\d)){_W}+)*")
 NUM_PERM = 128
 THRESHOLD = 0.8
 RENSA_BANDS = 16  # rensa's README: RMinHashLSH(threshold=0.8, num_perm=128, num_bands=16)

@@ -19,7 +19,8 @@
 # wall clock from date +%s%N; CPU seconds, user + system, and peak RSS from
 # /usr/bin/time's %U %S %M):
 #   neardup          $NEARDUP dedup FILE --out DIR --force -q (its defaults:
-#                    k = 6, verified by words, both cores); also with
+#                    k = 8, verified by exact shingle Jaccard >= 0.8, both
+#                    cores); also with
 #                    --verify none (SimHash alone), with -j 1, and with
 #                    -k 3 --verify none (the defaults of format 1: the
 #                    fastest, but it misses about a tenth of the edited

@@ -3,7 +3,7 @@
 #
 #   bench/quality.sh                 # neardup's defaults
 #   bench/quality.sh --plots docs/quality --k-max 12     # docs/QUALITY.md's tables and plots
-#   bench/quality.sh --verify jaccard:0.8 --profile en   # any `neardup eval` options
+#   bench/quality.sh --threshold 0.9 -k 6                # any `neardup eval` options
 #
 # Builds the benchmark of `neardup eval` (same seed and size every time),
 # exports it, lets the Python peers (bench/peers/eval_peers.py: PyPI

@@ -129,21 +129,19 @@ pub fn shingles(text: &str) -> Vec<u64> {
 /// assert_eq!(word_shingles("a b a b a", 2).len(), 2);
 /// ```
 pub fn word_shingles(text: &str, n: usize) -> Vec<u64> {
-    // Each word hashed once; a shingle is the hash of its words' hashes.
-    let mut words = Vec::new();
-    for_each_word(text, |w| words.push(xxh3_64(w.as_bytes())));
+    // Each word hashed once; a shingle is the hash of its words' hashes,
+    // written over the first of them (a window reads only words after it).
+    let mut hashes = Vec::with_capacity(text.len() / 4);
+    for_each_word(text, |w| hashes.push(xxh3_64(w.as_bytes())));
     let n = n.max(1);
-    let mut out: Vec<u64> = if words.len() <= n {
-        match words.is_empty() {
-            true => Vec::new(),
-            false => vec![of_hashes(&words)],
-        }
-    } else {
-        words.windows(n).map(of_hashes).collect()
-    };
-    out.sort_unstable();
-    out.dedup();
-    out
+    let shingles = hashes.len().saturating_sub(n - 1).max(hashes.len().min(1));
+    for i in 0..shingles {
+        hashes[i] = of_hashes(&hashes[i..(i + n).min(hashes.len())]);
+    }
+    hashes.truncate(shingles);
+    hashes.sort_unstable();
+    hashes.dedup();
+    hashes
 }
 
 /// The hash of a run of hashes, in order. Each step is a bijection of the

@@ -93,7 +93,7 @@ pub(super) fn write_plots(
     let rates: Vec<String> = RATES.iter().map(|r| format!("{}%", r * 100.0)).collect();
     let edits: Vec<Series> = EditKind::ALL
         .iter()
-        .filter(|kind| !matches!(kind, EditKind::Boilerplate | EditKind::Traditional))
+        .filter(|kind| **kind != EditKind::Traditional)
         .map(|kind| {
             let values = RATES
                 .iter()

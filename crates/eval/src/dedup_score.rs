@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use neardup_dedup::SHORT_WORDS;
 
 use crate::benchmark::Benchmark;
-use crate::score::length_bucket;
+use crate::score::{harmonic_mean, length_bucket, ratio};
 
 /// Counts of a dedup's output against the truth.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -50,17 +50,8 @@ impl DedupCounts {
 
     /// The harmonic mean of precision and recall.
     pub fn f1(&self) -> f64 {
-        let (p, r) = (self.precision(), self.recall());
-        if p + r == 0.0 {
-            0.0
-        } else {
-            2.0 * p * r / (p + r)
-        }
+        harmonic_mean(self.precision(), self.recall())
     }
-}
-
-fn ratio(a: u64, b: u64) -> f64 {
-    if b == 0 { 1.0 } else { a as f64 / b as f64 }
 }
 
 /// A dedup's scores: overall, by language, by length, and by language over

@@ -73,17 +73,22 @@ impl Counts {
 
     /// The harmonic mean of precision and recall.
     pub fn f1(&self) -> f64 {
-        let (p, r) = (self.precision(), self.recall());
-        if p + r == 0.0 {
-            0.0
-        } else {
-            2.0 * p * r / (p + r)
-        }
+        harmonic_mean(self.precision(), self.recall())
     }
 }
 
-fn ratio(a: u64, b: u64) -> f64 {
+/// `a / b`, 1 when `b` is 0 (nothing to be right about).
+pub(crate) fn ratio(a: u64, b: u64) -> f64 {
     if b == 0 { 1.0 } else { a as f64 / b as f64 }
+}
+
+/// The harmonic mean of a precision and a recall: their F1.
+pub(crate) fn harmonic_mean(p: f64, r: f64) -> f64 {
+    if p + r == 0.0 {
+        0.0
+    } else {
+        2.0 * p * r / (p + r)
+    }
 }
 
 /// The length bucket of a pair: by the shorter document's words.

@@ -5,14 +5,17 @@
 #   N=1000000 bench/dedup-huge.sh                 # the defaults
 #   N=10000000 FLAGS="--verify none" bench/dedup-huge.sh
 #   N=100000000 WORDS=20-25 MAX_LETTERS=6 bench/dedup-huge.sh   # 16 GB
+#   N=1000000 WORDS=20-25 MAX_LETTERS=6 ZIPF=1000000 EDIT=end bench/dedup-huge.sh
 #
 # Input, written once to bench/results/huge-N[-wWORDS-lMAX_LETTERS].jsonl by
 # a seeded generator (bench/short_documents.py): documents of 20 to 40 words
 # (WORDS) drawn from the vocabulary of the KJV (samples/bible/kjv.jsonl,
 # public domain; words of at most MAX_LETTERS letters if set, for a smaller
-# file); one in ten is a planted
+# file; ZIPF=V: V words by Zipf's law); one in ten is a planted
 # near-duplicate: an earlier document with one word replaced (its id says
-# which: "dup-of-<id>"). After the run, every planted document must be
+# which: "dup-of-<id>"), any word, or the last with EDIT=end (the file name
+# then ends in -end): at the default --threshold 0.8 only the latter is a
+# near-duplicate of a 20-word text (docs/BENCHMARKS.md). After the run, every planted document must be
 # dropped (or be an exact copy of a dropped one), and the script prints how
 # many were not. Whole process under /usr/bin/time; a JSON line is appended
 # to bench/results/dedup-huge.jsonl, with a hash of the kept ids (the same
@@ -35,11 +38,15 @@ mkdir -p bench/results
 words="${WORDS:-20-40}"
 letters="${MAX_LETTERS:-}"
 zipf="${ZIPF:-}"
+edit="${EDIT:-word}"
+at_end=""
+[[ "$edit" == word ]] || at_end="-$edit"
 input="bench/results/huge-$n.jsonl"
-[[ "$words" == 20-40 && -z "$letters" && -z "$zipf" ]] ||
-    input="bench/results/huge-$n-w$words${letters:+-l$letters}${zipf:+-z$zipf}.jsonl"
+[[ "$words" == 20-40 && -z "$letters" && -z "$zipf" && -z "$at_end" ]] ||
+    input="bench/results/huge-$n-w$words${letters:+-l$letters}${zipf:+-z$zipf}$at_end.jsonl"
 [[ -f "$input" ]] || python3 bench/short_documents.py "$n" "$input" --words "$words" \
-    ${letters:+--max-letters "$letters"} ${zipf:+--zipf "$zipf"} --jobs "${JOBS:-1}"
+    ${letters:+--max-letters "$letters"} ${zipf:+--zipf "$zipf"} --edit "$edit" \
+    --jobs "${JOBS:-1}"
 scratch="$(mktemp -d)"
 group=""
 cleanup() {

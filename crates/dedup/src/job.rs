@@ -42,7 +42,7 @@ use crate::streamed::greedy_as_read;
 use crate::verify::Verification;
 
 /// The default k: with verification by shingle Jaccard at 0.8, SimHash
-/// within 8 bits makes candidates of 99% of the near-duplicates of 50 words
+/// within 8 bits makes candidates of 98% of the near-duplicates of 50 words
 /// or more, in English and in Chinese (at 6 bits, 95%: docs/QUALITY.md).
 pub const DEFAULT_K: u32 = 8;
 

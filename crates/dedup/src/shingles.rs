@@ -2,22 +2,24 @@
 //! near two documents are, cut the way data pipelines cut them.
 //!
 //! Text written with spaces is cut into word 3-shingles: three words in a
-//! row, the words of [`neardup_core::for_each_word`] (NFKC, lowercase,
+//! row, the words of [`crate::word_hashes`] (NFKC, lowercase,
 //! Unicode word boundaries, those with a letter or a digit). Text written
 //! without spaces (Chinese, Japanese, Thai…) is cut into character
 //! 4-grams over its letters and digits, punctuation and spaces dropped,
 //! after the same normalisation (which also writes traditional Chinese
 //! characters as simplified ones). These are the shingles MinHash users set
-//! their thresholds on: a word of English carries about as much as two
-//! Chinese characters, so a 3-word window and a 4-character one change
-//! alike under an edit of the same share of the text. Why 3 and 4, measured:
-//! docs/QUALITY.md.
+//! their thresholds on. The Chinese cut is the stricter: a character
+//! 4-gram spans about two words, and 3% of the characters substituted
+//! leaves a copy under Jaccard 0.8 nine times in ten, where 3% of the words
+//! of English leaves it over (`bench/shingle_sizes.py`, docs/QUALITY.md).
 //!
 //! Which cut a text gets is decided by the text alone ([`Shingling::of`]),
 //! so every document has one set of shingles whatever it is compared with.
 
-use neardup_core::{for_each_word, normalize};
+use neardup_core::normalize;
 use xxhash_rust::xxh3::xxh3_64;
+
+use crate::verify::word_hashes;
 
 /// Words per shingle for text written with spaces.
 pub const WORD_SHINGLE: usize = 3;
@@ -131,8 +133,7 @@ pub fn shingles(text: &str) -> Vec<u64> {
 pub fn word_shingles(text: &str, n: usize) -> Vec<u64> {
     // Each word hashed once; a shingle is the hash of its words' hashes,
     // written over the first of them (a window reads only words after it).
-    let mut hashes = Vec::with_capacity(text.len() / 4);
-    for_each_word(text, |w| hashes.push(xxh3_64(w.as_bytes())));
+    let mut hashes = word_hashes(text);
     let n = n.max(1);
     let shingles = hashes.len().saturating_sub(n - 1).max(hashes.len().min(1));
     for i in 0..shingles {

@@ -4,7 +4,7 @@
 //! A fingerprint is a vote of a document's features; a short document has
 //! few, so one changed word moves many bits (a word of 20 is 5% of the
 //! votes). At the default k, SimHash finds 88% of the near-duplicates
-//! under 50 words, against 99% of the longer ones (docs/QUALITY.md). The
+//! under 50 words, against 98% of the longer ones (docs/QUALITY.md). The
 //! rule: with
 //! verification on, two [`is_short`] documents are a candidate pair
 //! whatever their distance, when a prefix filter over their verification

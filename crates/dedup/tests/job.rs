@@ -200,27 +200,29 @@ fn runs_equal_keep_first_over_every_verified_pair_of_documents() {
         .iter()
         .map(|t| fingerprinter.fingerprint(t).bits() as u64)
         .collect();
-    let verification = DEFAULT_VERIFICATION;
-    let sketches: Vec<Vec<u64>> = texts.iter().map(|t| verification.sketch(t)).collect();
-    for keep in [Keep::First, Keep::Longest] {
-        let mut job = Dedup::new().unwrap();
-        job.keep(keep);
-        let reach = |p: &Pair| {
-            let short = is_short_pair(&texts[p.a as usize], &texts[p.b as usize]);
-            is_within_reach(p.distance, DEFAULT_K, true, short)
-        };
-        let pairs: Vec<Pair> = brute_force_pairs(64, &prints)
-            .into_iter()
-            .filter(reach)
-            .filter(|p| verification.accepts(&sketches[p.a as usize], &sketches[p.b as usize]))
-            .collect();
-        let mut order: Vec<u32> = (0..texts.len() as u32).collect();
-        if keep == Keep::Longest {
-            order.sort_by_key(|&d| std::cmp::Reverse(texts[d as usize].len()));
+    // The default (shingle Jaccard) and the words that differ.
+    for verification in [DEFAULT_VERIFICATION, Verification::Words(0.1)] {
+        let sketches: Vec<Vec<u64>> = texts.iter().map(|t| verification.sketch(t)).collect();
+        for keep in [Keep::First, Keep::Longest] {
+            let mut job = Dedup::new().unwrap();
+            job.keep(keep).verification(Some(verification));
+            let reach = |p: &Pair| {
+                let short = is_short_pair(&texts[p.a as usize], &texts[p.b as usize]);
+                is_within_reach(p.distance, DEFAULT_K, true, short)
+            };
+            let pairs: Vec<Pair> = brute_force_pairs(64, &prints)
+                .into_iter()
+                .filter(reach)
+                .filter(|p| verification.accepts(&sketches[p.a as usize], &sketches[p.b as usize]))
+                .collect();
+            let mut order: Vec<u32> = (0..texts.len() as u32).collect();
+            if keep == Keep::Longest {
+                order.sort_by_key(|&d| std::cmp::Reverse(texts[d as usize].len()));
+            }
+            let expected = keep_first(texts.len(), &order, &pairs);
+            let outcome = job.run(&Memory::new(&texts[..]), &Silent).unwrap();
+            assert_eq!(outcome.fates().to_vec(), expected, "{keep} {verification}");
         }
-        let expected = keep_first(texts.len(), &order, &pairs);
-        let outcome = job.run(&Memory::new(&texts[..]), &Silent).unwrap();
-        assert_eq!(outcome.fates().to_vec(), expected, "{keep}");
     }
 }
 

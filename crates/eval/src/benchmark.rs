@@ -112,6 +112,28 @@ pub struct Benchmark {
     pub pairs: Vec<Pair>,
 }
 
+impl Benchmark {
+    /// The language of document `d`: its source's (`""` for none).
+    ///
+    /// ```
+    /// assert_eq!(neardup_eval::Benchmark::default().language(0), "");
+    /// ```
+    pub fn language(&self, d: usize) -> &str {
+        self.documents
+            .get(d)
+            .and_then(|doc| self.sources.get(doc.source))
+            .map_or("", |s| s.1.as_str())
+    }
+
+    /// The truth's Jaccard similarity of documents `a` and `b`, each cut by
+    /// its language ([`crate::truth_shingles`]): for any pair, labelled or
+    /// not (what a dedup dropped, and for which document).
+    pub fn similarity(&self, a: usize, b: usize) -> f64 {
+        let shingles = |d: usize| truth_shingles(&self.documents[d].text, self.language(d));
+        similarity(&shingles(a), &shingles(b))
+    }
+}
+
 /// How big a benchmark to build.
 #[derive(Clone, Copy, Debug)]
 pub struct Size {
@@ -248,8 +270,7 @@ fn labelled(
     change: Option<f64>,
 ) {
     let (da, db) = (&bench.documents[a], &bench.documents[b]);
-    let language = bench.sources.get(db.source).map_or("", |s| s.1.as_str());
-    let jaccard = similarity(sa, &truth_shingles(&db.text, language));
+    let jaccard = similarity(sa, &truth_shingles(&db.text, bench.language(b)));
     let duplicate = jaccard >= THRESHOLD;
     // A small tolerance: 10% of 30 units is 3 units, whatever the rounding.
     let edited_duplicate = match change {

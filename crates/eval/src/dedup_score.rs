@@ -86,13 +86,7 @@ pub fn score_dedup(
     rightly: impl Fn(usize) -> bool,
 ) -> DedupScores {
     let mut scores = DedupScores::default();
-    let language = |d: usize| {
-        let source = bench.documents[d].source;
-        bench
-            .sources
-            .get(source)
-            .map_or_else(String::new, |s| s.1.clone())
-    };
+    let language = |d: usize| bench.language(d).to_string();
     for (d, of) in duplicate_of.iter().enumerate() {
         if of.is_none() {
             continue;

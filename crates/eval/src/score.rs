@@ -184,10 +184,7 @@ pub fn score_under(view: View, bench: &Benchmark, reported: impl Fn(usize) -> bo
         scores.all.add(truth, said);
         let (da, db) = (&bench.documents[pair.a], &bench.documents[pair.b]);
         let words = da.words.min(db.words);
-        let language = bench
-            .sources
-            .get(da.source)
-            .map_or_else(String::new, |s| s.1.clone());
+        let language = bench.language(pair.a).to_string();
         if words >= SHORT_WORDS {
             scores.long.add(truth, said);
             scores

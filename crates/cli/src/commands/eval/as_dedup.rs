@@ -6,10 +6,7 @@ use std::fmt::Write as _;
 
 use anyhow::{Context, Result, bail};
 use neardup_dedup::{Dedup, Memory, Silent};
-use neardup_eval::{
-    Benchmark, DedupCounts, DedupScores, THRESHOLD, perfect_dedup, score_dedup, similarity,
-    truth_shingles,
-};
+use neardup_eval::{Benchmark, DedupCounts, DedupScores, THRESHOLD, perfect_dedup, score_dedup};
 use rayon::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -27,24 +24,10 @@ pub fn run_job(bench: &Benchmark, job: &Dedup) -> Result<Vec<Option<usize>>> {
 
 /// Scores `duplicate_of`, computing the truth of each drop.
 pub fn score(bench: &Benchmark, duplicate_of: &[Option<usize>]) -> DedupScores {
-    let language = |d: usize| {
-        bench
-            .sources
-            .get(bench.documents[d].source)
-            .map_or("", |s| s.1.as_str())
-    };
     let rightly: Vec<bool> = duplicate_of
         .par_iter()
         .enumerate()
-        .map(|(d, of)| {
-            of.is_some_and(|e| {
-                let (a, b) = (&bench.documents[d].text, &bench.documents[e].text);
-                similarity(
-                    &truth_shingles(a, language(d)),
-                    &truth_shingles(b, language(e)),
-                ) >= THRESHOLD
-            })
-        })
+        .map(|(d, of)| of.is_some_and(|e| bench.similarity(d, e) >= THRESHOLD))
         .collect();
     score_dedup(bench, duplicate_of, |d| rightly[d])
 }

@@ -197,7 +197,7 @@ fn export(bench: &Benchmark, dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     write_atomically(&dir.join("documents.jsonl"), |out| {
         for (i, d) in bench.documents.iter().enumerate() {
-            let language = bench.sources.get(d.source).map_or("", |s| s.1.as_str());
+            let language = bench.language(i);
             serde_json::to_writer(
                 &mut *out,
                 &json!({"id": i, "language": language, "text": d.text}),

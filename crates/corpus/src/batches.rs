@@ -12,13 +12,17 @@ use crate::error::Result;
 const BATCH_DOCS: usize = 1024;
 const BATCH_BYTES: usize = 8 << 20;
 
+/// Documents in the first batch; each batch after holds twice as many, up
+/// to [`BATCH_DOCS`], so that the cores start work soon after the reader.
+const FIRST_BATCH_DOCS: usize = 32;
+
 /// Documents read together, in input order, or the errors met reading them.
 pub type Batch = Vec<Result<Document>>;
 
 impl Corpus {
     /// Reads every document on a thread of its own and hands them to
     /// `visit`, on the calling thread, in batches of about a thousand
-    /// documents or 8 MB, in input order. An error that stops the stream
+    /// documents or 8 MB (the first ones smaller), in input order. An error that stops the stream
     /// (not one of a record) ends the last batch. Returns the first error of
     /// `visit`, after which nothing more is read.
     ///
@@ -51,12 +55,12 @@ impl Corpus {
             let (done_tx, done_rx) = mpsc::channel::<Batch>();
             scope.spawn(move || {
                 let mut batch = Vec::with_capacity(BATCH_DOCS);
-                let mut bytes = 0;
+                let (mut bytes, mut docs) = (0, FIRST_BATCH_DOCS);
                 for item in self.documents() {
                     let fatal = matches!(&item, Err(e) if !e.is_record());
                     bytes += item.as_ref().map_or(0, |d| d.text.len());
                     batch.push(item);
-                    if batch.len() >= BATCH_DOCS || bytes >= BATCH_BYTES || fatal {
+                    if batch.len() >= docs || bytes >= BATCH_BYTES || fatal {
                         let next = done_rx.try_recv().map_or_else(
                             |_| Vec::with_capacity(BATCH_DOCS),
                             |mut done| {
@@ -68,6 +72,7 @@ impl Corpus {
                             return;
                         }
                         bytes = 0;
+                        docs = (docs * 2).min(BATCH_DOCS);
                     }
                     if fatal {
                         return;

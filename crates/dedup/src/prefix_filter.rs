@@ -31,6 +31,7 @@
 //! many, by pairs.
 
 use std::ops::RangeInclusive;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use rustc_hash::FxHashMap;
@@ -47,23 +48,28 @@ const ROW: usize = 1 << 20;
 ///
 /// Any one order keeps the filter exact; counting only makes it fast.
 pub(crate) struct ElementCounts {
-    rows: Vec<AtomicU32>,
+    /// Made at the first count: a run without short documents never
+    /// touches (and pays for) its 8 MB.
+    rows: OnceLock<Box<[AtomicU32]>>,
 }
 
 impl ElementCounts {
     pub(crate) fn new() -> ElementCounts {
         ElementCounts {
-            rows: (0..2 * ROW).map(|_| AtomicU32::new(0)).collect(),
+            rows: OnceLock::new(),
         }
     }
 
     /// Counts the elements of `sketch` (repeats of a word as their own
     /// elements, as [`keys`] makes them); callable from many threads.
     pub(crate) fn add(&self, sketch: &[u64]) {
+        let rows = self
+            .rows
+            .get_or_init(|| (0..2 * ROW).map(|_| AtomicU32::new(0)).collect());
         for key in keys(sketch) {
             for slot in slots(key) {
                 // Saturating: a counter at the top stays there.
-                let _ = self.rows[slot]
+                let _ = rows[slot]
                     .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| c.checked_add(1));
             }
         }
@@ -71,10 +77,13 @@ impl ElementCounts {
 
     /// How often `key` was added, or more.
     pub(crate) fn count(&self, key: u64) -> u32 {
+        let Some(rows) = self.rows.get() else {
+            return 0;
+        };
         let [x, y] = slots(key);
-        self.rows[x]
+        rows[x]
             .load(Ordering::Relaxed)
-            .min(self.rows[y].load(Ordering::Relaxed))
+            .min(rows[y].load(Ordering::Relaxed))
     }
 }
 

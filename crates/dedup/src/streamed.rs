@@ -4,8 +4,9 @@
 //! of the units it keeps are held for the blocks after ([`KeptSketches`]:
 //! in memory up to half the run's budget, then in a file), and the others
 //! are let go. Sketches are made a batch of the source's at a time, on all
-//! cores, from the texts as they were read. So verification holds the sketches of kept documents only, and
-//! reads the source once, overlapped with the grouping.
+//! cores, from the texts as they were read, while the blocks before the batch
+//! are decided. So verification holds the sketches of kept documents only,
+//! and reads the source once, overlapped with the grouping.
 
 use std::collections::HashMap;
 
@@ -35,7 +36,22 @@ pub(crate) fn greedy_as_read<B: Bits>(
         if progress.cancelled() {
             return Err(Error::Cancelled);
         }
-        for (d, sketch) in sketch_batch(batch, pass.verification) {
+        // The blocks before this batch are decided while it is sketched:
+        // deciding them needs nothing of it.
+        let first = batch.first().map(|doc| (pass.unit_of)(doc.number));
+        let (sketched, decided) = rayon::join(
+            || sketch_batch(batch, pass.verification),
+            || -> Result<()> {
+                while let Some(first) = first
+                    && first as usize >= state.greedy.next_block().end
+                {
+                    state.decide(pass)?;
+                }
+                Ok(())
+            },
+        );
+        decided?;
+        for (d, sketch) in sketched {
             let u = (pass.unit_of)(d);
             if (u as usize) < state.greedy.next() {
                 return Err(Error::Source(format!(

@@ -272,15 +272,20 @@ impl TablePlan {
         Ok(PlanChoice { options, chosen })
     }
 
-    /// Every plan from `k + 1` blocks up, while the number of tables allows.
+    /// Every plan from `k + 1` blocks up, while the number of tables allows,
+    /// weighed from the blocks' lengths alone (no plan is built: a plan of
+    /// thousands of tables takes a while, and is built once chosen).
     fn options(width: Width, k: u32, n: f64) -> Result<Vec<PlanOption>> {
         let f = width.bits();
+        if k >= f {
+            return Err(Error::Plan(format!("no plan for k = {k} in {f} bits")));
+        }
         let mut options = Vec::new();
         for r in k + 1..=f {
-            let Ok(plan) = TablePlan::new(width, k, r) else {
+            if binomial(r, k) > MAX_TABLES as u128 {
                 break;
-            };
-            options.push(PlanOption::of(&plan, n));
+            }
+            options.push(PlanOption::weigh(width, k, r, n));
             if k == 0 {
                 // One table on the whole fingerprint: more blocks change nothing.
                 break;
@@ -318,17 +323,29 @@ pub struct PlanOption {
 }
 
 impl PlanOption {
-    fn of(plan: &TablePlan, n: f64) -> PlanOption {
-        let tables = plan.tables();
-        let candidates: f64 = (0..tables)
-            .map(|t| n / 2f64.powi(plan.key_bits(t) as i32))
-            .sum();
+    /// The plan of `r` blocks for distance `k` (with `k < r ≤ width`),
+    /// weighed for `n` fingerprints. Its tables key `m = r − k` blocks; the
+    /// first `f mod r` blocks are one bit longer, so a table with `j` of
+    /// them has a key of `m ⌊f / r⌋ + j` bits (at most 64), and
+    /// `C(long, j) · C(short, m − j)` tables have `j`.
+    fn weigh(width: Width, k: u32, r: u32, n: f64) -> PlanOption {
+        let f = width.bits();
+        let (m, base, long) = (r - k, f / r, f % r);
+        let short = r - long;
+        let (mut min_key_bits, mut candidates) = (u32::MAX, 0.0);
+        for j in m.saturating_sub(short)..=m.min(long) {
+            let count = (binomial(long, j) * binomial(short, m - j)) as f64;
+            let bits = (m * base + j).min(64);
+            min_key_bits = min_key_bits.min(bits);
+            candidates += count * n / 2f64.powi(bits as i32);
+        }
+        let tables = binomial(r, k) as usize;
         PlanOption {
-            blocks: plan.blocks.len() as u32,
+            blocks: r,
             tables,
-            min_key_bits: (0..tables).map(|t| plan.key_bits(t)).min().unwrap_or(0),
+            min_key_bits,
             candidates_per_query: candidates,
-            bytes_per_fingerprint: f64::from(plan.width.bits() / 8) + 4.0 * tables as f64,
+            bytes_per_fingerprint: f64::from(f / 8) + 4.0 * tables as f64,
             work: tables as f64 + candidates,
             join_work: tables as f64 * n * n.max(2.0).log2() + n * candidates / 2.0,
         }
@@ -431,6 +448,24 @@ mod tests {
                     }
                     assert_eq!(next, width.bits());
                     assert_eq!(plan.tables() as u128, binomial(r, k));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn options_weigh_the_plans_they_name() {
+        // The arithmetic of PlanOption::weigh against the tables of each plan.
+        for width in [Width::W64, Width::W128] {
+            for k in 0..12 {
+                for option in TablePlan::options(width, k, 1e6).unwrap() {
+                    let plan = TablePlan::new(width, k, option.blocks).unwrap();
+                    let bits: Vec<u32> = (0..plan.tables()).map(|t| plan.key_bits(t)).collect();
+                    let candidates: f64 = bits.iter().map(|&b| 1e6 / 2f64.powi(b as i32)).sum();
+                    assert_eq!(option.tables, plan.tables());
+                    assert_eq!(Some(&option.min_key_bits), bits.iter().min());
+                    let error = (option.candidates_per_query - candidates).abs();
+                    assert!(error <= 1e-9 * candidates, "k = {k}, r = {}", option.blocks);
                 }
             }
         }

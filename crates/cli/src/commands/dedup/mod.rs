@@ -107,18 +107,30 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let farthest = fates.iter().filter_map(Fate::distance).max().unwrap_or(0);
     let chosen = report::choose_samples(fates, farthest.max(args.k));
     let shown: Vec<u32> = chosen.iter().flat_map(|&(d, of, _)| [d, of]).collect();
-    let (ids, mut texts) = reread::look_up(&files, &bars, n, |d| named[d as usize], &shown)?;
+    // The kept records are copied while the ids are read: two more reads
+    // of the inputs, one on each core.
+    let (unique_written, looked_up) = std::thread::scope(|scope| {
+        let copying = scope.spawn(|| {
+            write_unique(
+                &args.out,
+                args.input.format,
+                files.paths(),
+                outcome.records(),
+                fates,
+            )
+        });
+        let looked_up = reread::look_up(&files, &bars, n, |d| named[d as usize], &shown);
+        let written = copying
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("writing the unique records failed")));
+        (written, looked_up)
+    });
+    let (ids, mut texts) = looked_up?;
+    unique_written?;
     drop(named);
     let id = |d: u32| ids.get(d);
 
     let unique = outcome.unique();
-    write_unique(
-        &args.out,
-        args.input.format,
-        files.paths(),
-        outcome.records(),
-        fates,
-    )?;
     write_duplicates(&args.out, &id, &outcome)?;
     let members = outputs::members(fates);
     let groups = write_clusters(&args.out, &id, &members)?;

@@ -226,6 +226,15 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
             (Some(join), Some(short)) => join.take(first..block.end as u32, short)?,
             _ => Vec::new(),
         };
+        // The block's units that search by fingerprint, with their bits:
+        // each unit is compared with those before it, so the rule is asked
+        // once per unit, not once per pair.
+        let searching: Vec<(u32, B)> = block
+            .clone()
+            .map(|u| u as u32)
+            .filter(|&u| included(u) && rule.searched(u))
+            .map(|u| (u, bits[u as usize]))
+            .collect();
         // On all cores: the nearest verified unit kept before the block, the
         // pairs met there, and the units earlier in the block within reach.
         let fates = &self.fates;
@@ -246,12 +255,11 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
                             .iter()
                             .map(|m| (m.distance, self.kept_units[m.id as usize])),
                     );
-                    here.extend(
-                        (first..u)
-                            .filter(|&a| included(a) && rule.searched(a))
-                            .map(|a| (bits[a as usize].distance(fu), a))
-                            .filter(|&(distance, _)| distance <= rule.k),
-                    );
+                    let before = searching.partition_point(|&(a, _)| a < u);
+                    here.extend(searching[..before].iter().filter_map(|&(a, fa)| {
+                        let distance = fa.distance(fu);
+                        (distance <= rule.k).then_some((distance, a))
+                    }));
                 }
                 for &a in short_pairs.get((u - first) as usize).into_iter().flatten() {
                     let pair = (bits[a as usize].distance(fu), a);

@@ -95,12 +95,12 @@ pub struct EvalArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// The k whose scores are broken down by edit, language and length.
-    #[arg(short, long, default_value_t = crate::config::DEFAULT_K)]
+    #[arg(short, long, default_value_t = crate::config::DEFAULT_K, value_parser = parse_k)]
     pub k: u32,
     #[command(flatten)]
     pub nearness: NearnessArgs,
     /// The curve goes from k = 0 to this.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = parse_k)]
     pub k_max: u32,
     /// Also write every score as JSON to this file.
     #[arg(long, value_name = "FILE")]
@@ -227,7 +227,7 @@ pub struct DedupArgs {
     #[arg(long, short = 'o', value_name = "DIR")]
     pub out: PathBuf,
     /// Near-duplicates are at most K bits apart.
-    #[arg(short, long, default_value_t = crate::config::DEFAULT_K)]
+    #[arg(short, long, default_value_t = crate::config::DEFAULT_K, value_parser = parse_k)]
     pub k: u32,
     /// Which document of a group is kept: first, longest, shortest,
     /// max:FIELD (alias field:FIELD) or min:FIELD, the one with the
@@ -256,7 +256,7 @@ pub struct DedupArgs {
     #[arg(long)]
     pub force: bool,
     /// Worker threads [default: all cores].
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// No progress bar or summary on stderr.
     #[arg(long, short = 'q')]
@@ -314,14 +314,14 @@ pub struct IndexBuildArgs {
     #[arg(long, value_name = "DIR")]
     pub index: PathBuf,
     /// Queries find fingerprints at most K bits apart.
-    #[arg(short, long, default_value_t = 3)]
+    #[arg(short, long, default_value_t = 3, value_parser = parse_k)]
     pub k: u32,
     /// Blocks of the table plan [default: the planner's choice for the
     /// fingerprints given, or --expected].
     #[arg(long, value_name = "R")]
     pub blocks: Option<u32>,
     /// Plan the tables for this many fingerprints (the index will grow).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_count)]
     pub expected: Option<f64>,
     #[command(flatten)]
     pub fields: FingerprintFields,
@@ -348,7 +348,7 @@ pub struct IndexQueryArgs {
     #[arg(long, value_name = "DIR")]
     pub index: PathBuf,
     /// Report matches at most K bits apart [default: the index's k].
-    #[arg(short, long)]
+    #[arg(short, long, value_parser = parse_k)]
     pub k: Option<u32>,
     /// The inputs are documents: fingerprint them first, with the settings
     /// below, which must be those of the indexed fingerprints.
@@ -358,7 +358,7 @@ pub struct IndexQueryArgs {
     #[arg(long, default_value = "fingerprint", value_name = "NAME")]
     pub fingerprint_field: String,
     /// Worker threads [default: all cores].
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
     #[command(flatten)]
     pub input: InputArgs,
@@ -484,7 +484,7 @@ pub struct FingerprintArgs {
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
     pub explain: Option<usize>,
     /// Worker threads [default: all cores].
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// No progress bar or summary on stderr.
     #[arg(long, short = 'q')]
@@ -500,7 +500,7 @@ pub struct CompareArgs {
     #[arg(long)]
     pub text: bool,
     /// Near-duplicates are at most K bits apart.
-    #[arg(short, long, default_value_t = crate::config::DEFAULT_K)]
+    #[arg(short, long, default_value_t = crate::config::DEFAULT_K, value_parser = parse_k)]
     pub k: u32,
     #[command(flatten)]
     pub nearness: NearnessArgs,
@@ -540,7 +540,7 @@ pub struct PairsArgs {
     #[arg(required = true, value_name = "FILE")]
     pub paths: Vec<PathBuf>,
     /// Pairs are at most K bits apart.
-    #[arg(short, long, default_value_t = 3)]
+    #[arg(short, long, default_value_t = 3, value_parser = parse_k)]
     pub k: u32,
     /// Pair FILE's fingerprints with these instead of with each other.
     #[arg(long, value_name = "BASE", num_args = 1..)]
@@ -555,12 +555,12 @@ pub struct PairsArgs {
     #[arg(long, default_value = "id", value_name = "NAME")]
     pub id_field: String,
     /// Memory for the pairs (e.g. 2G): past half of it, they are sorted in
-    /// runs in the temporary directory ($TMPDIR) [default: half the
-    /// machine's memory, or of the cgroup's limit].
+    /// runs in the temporary directory ($TMPDIR) [default: 256M, so that
+    /// a dense cluster's millions of pairs go to disk, not to memory].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory: Option<u64>,
     /// Worker threads [default: all cores].
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// No summary on stderr.
     #[arg(long, short = 'q')]
@@ -570,17 +570,62 @@ pub struct PairsArgs {
 #[derive(Debug, Args)]
 pub struct PlanArgs {
     /// Expected number of fingerprints (1e9 and the like accepted).
-    #[arg(short, long)]
+    #[arg(short, long, value_parser = parse_count)]
     pub n: f64,
     /// Pairs are at most K bits apart.
-    #[arg(short, long, default_value_t = 3)]
+    #[arg(short, long, default_value_t = 3, value_parser = parse_k)]
     pub k: u32,
     /// Fingerprint width in bits: 64 or 128.
     #[arg(long, default_value_t = 64)]
     pub width: u32,
     /// Memory budget of an online index, in bytes per fingerprint.
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = parse_count)]
     pub max_bytes: Option<f64>,
+}
+
+/// Threads per core at most: more only wait for one another, and a typo
+/// such as `-j 100000` would otherwise spend minutes starting threads.
+const THREADS_PER_CORE: usize = 16;
+
+/// A number of worker threads: 0 (every core) up to [`THREADS_PER_CORE`]
+/// per core.
+fn parse_threads(text: &str) -> Result<usize, String> {
+    let n: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of threads"))?;
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let most = cores * THREADS_PER_CORE;
+    if n > most {
+        return Err(format!(
+            "{n} threads on {cores} cores: at most {most} ({THREADS_PER_CORE} per core); \
+             leave -j out (or give 0) for one per core"
+        ));
+    }
+    Ok(n)
+}
+
+/// A distance in bits: below 128, the widest fingerprint (each command
+/// checks it against the width it uses).
+fn parse_k(text: &str) -> Result<u32, String> {
+    let k: u32 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of bits"))?;
+    if k >= 128 {
+        return Err(format!(
+            "k = {k} bits: fingerprints have 64 bits (128 with --width 128), and k is below that"
+        ));
+    }
+    Ok(k)
+}
+
+/// A count or size: a finite number above 0 (1e9 and the like accepted).
+fn parse_count(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && n > 0.0 => Ok(n),
+        _ => Err(format!("{text:?} is not a number above 0")),
+    }
 }
 
 /// A size in bytes: a number, optionally with K, M, G or T (powers of

@@ -106,6 +106,16 @@ pub fn default_verify() -> String {
     neardup_dedup::DEFAULT_VERIFICATION.to_string()
 }
 
+/// The index a dedup runs against: `--against`, unless it is also the
+/// `--save-index` of the first run of an incremental loop, which has no
+/// index there yet.
+fn against_index(args: &DedupArgs) -> Option<std::path::PathBuf> {
+    args.against.clone().filter(|dir| {
+        let first = args.save_index.as_ref() == Some(dir) && !dir.join("MANIFEST").exists();
+        !first
+    })
+}
+
 /// The dedup job the arguments describe (its fingerprinter reads the
 /// stop-word and IDF files they name).
 pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
@@ -124,7 +134,7 @@ pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
             ClusterArg::Greedy => Grouping::Greedy,
             ClusterArg::Components => Grouping::Components,
         })
-        .against(args.against.clone())
+        .against(against_index(args))
         .memory(args.memory)
         // Temporary files beside the outputs: where the user made room.
         .spill_to(Some(args.out.clone()));

@@ -27,6 +27,9 @@ use crate::args::{Cli, Command};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // The Parquet reader's panics on damaged files come back as errors
+    // that name the file; the hook need not print them too.
+    neardup_corpus::quiet_caught_panics();
     // clap prints help and version itself and exits 2 on a usage error.
     let cli = Cli::parse();
     let result = match &cli.command {
@@ -68,11 +71,15 @@ fn flag_hint(err: &anyhow::Error) -> &'static str {
 }
 
 /// A closed stdout (as in `neardup fingerprint … | head`) ends the run
-/// quietly.
+/// quietly: whether the write that met it was ours or serde_json's.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::BrokenPipe;
     err.chain().any(|cause| {
         cause
             .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            .is_some_and(|e| e.kind() == BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .is_some_and(|e| e.io_error_kind() == Some(BrokenPipe))
     })
 }

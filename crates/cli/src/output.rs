@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 /// Writes `path` through a temporary file in the same directory, renamed
 /// over `path` only once `write` succeeded and the data is on disk, so that
@@ -36,4 +36,25 @@ pub fn write_atomically(
         let _ = std::fs::remove_file(&temp);
     }
     result
+}
+
+/// Refuses to write `output` when it is one of `inputs`: the run would
+/// replace what it reads.
+pub fn refuse_input_as_output<'a>(
+    output: &Path,
+    inputs: impl IntoIterator<Item = &'a Path>,
+) -> Result<()> {
+    let Ok(output) = output.canonicalize() else {
+        // Not there yet: no input can be it.
+        return Ok(());
+    };
+    for input in inputs {
+        if input.canonicalize().is_ok_and(|i| i == output) {
+            bail!(
+                "{} is an input; write the output to another file",
+                output.display()
+            );
+        }
+    }
+    Ok(())
 }

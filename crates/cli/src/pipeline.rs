@@ -31,7 +31,7 @@ pub fn run<T: Send>(
                     progress.document(doc.text.len());
                     sink(doc, value)?;
                 }
-                (Err(e), _) if skip_invalid && e.is_record() => {
+                (Err(e), _) if e.is_skipped(skip_invalid) => {
                     progress.suspend(|| show_skipped(skipped.total(), e));
                     skipped.add(e);
                 }

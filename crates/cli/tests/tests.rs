@@ -7,4 +7,5 @@ mod index;
 mod pairs;
 mod quality;
 mod report;
+mod trips;
 mod util;

@@ -196,6 +196,8 @@ struct LineState {
     format: Format,
     line: u64,
     offset: u64,
+    /// Records met so far (lines other than blank ones).
+    records: u64,
 }
 
 /// Iterator over the documents of a [`Corpus`].
@@ -236,8 +238,10 @@ impl Documents<'_> {
                 }
             };
             if read.consumed == 0 {
+                let empty = state.records == 0;
+                let place = state.place.clone();
                 self.current = None;
-                return None;
+                return empty.then_some(Err(Error::EmptyFile { place }));
             }
             state.line += 1;
             let offset = state.offset;
@@ -246,7 +250,12 @@ impl Documents<'_> {
                 path: state.place.path.clone(),
                 line: Some(state.line),
             };
+            if read.endless {
+                self.current = None;
+                return Some(Err(Error::EndlessLine { place, limit }));
+            }
             if read.too_long {
+                state.records += 1;
                 return Some(Err(Error::TooLarge {
                     place,
                     size: read.len,
@@ -260,6 +269,7 @@ impl Documents<'_> {
             if self.buf.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
+            state.records += 1;
             let line = match std::str::from_utf8(&self.buf) {
                 Ok(line) => line,
                 Err(e) => {
@@ -311,9 +321,12 @@ impl Documents<'_> {
         if format != Format::JsonLines {
             match probe_binary(reader.as_mut()) {
                 Ok(None) => {}
-                Ok(Some(_)) if file.walked => {
+                Ok(Some(offset)) if file.walked => {
                     self.skipped_binary[file.root] += 1;
-                    return Some(Opened::Skipped);
+                    return Some(Opened::Item(Err(Error::BinaryInDirectory {
+                        place,
+                        offset,
+                    })));
                 }
                 Ok(Some(offset)) => {
                     return Some(Opened::Item(Err(Error::Binary { place, offset })));
@@ -328,6 +341,7 @@ impl Documents<'_> {
                 format,
                 line: 0,
                 offset: 0,
+                records: 0,
             });
             return Some(Opened::Lines);
         }
@@ -346,8 +360,6 @@ enum Opened {
     Item(Result<Document>),
     /// A line-based or Parquet file, now current.
     Lines,
-    /// A binary file found by walking, skipped.
-    Skipped,
 }
 
 impl Iterator for Documents<'_> {
@@ -377,7 +389,7 @@ impl Iterator for Documents<'_> {
             }
             match self.open_next() {
                 Some(Opened::Item(item)) => return Some(self.count(item)),
-                Some(Opened::Lines | Opened::Skipped) => continue,
+                Some(Opened::Lines) => continue,
                 None => {}
             }
             // All files read: report directories that gave nothing.
@@ -392,7 +404,9 @@ impl Iterator for Documents<'_> {
                             path: path.clone(),
                             line: None,
                         },
-                        detail: if binary > 0 {
+                        detail: if binary == 1 {
+                            " (1 binary file skipped)".to_string()
+                        } else if binary > 1 {
                             format!(" ({binary} binary files skipped)")
                         } else {
                             String::new()

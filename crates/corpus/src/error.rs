@@ -38,7 +38,7 @@ impl std::fmt::Display for Place {
 #[non_exhaustive]
 pub enum Error {
     /// A file or directory could not be opened or read.
-    #[error("{place}: cannot read it (check that the path exists and is readable)")]
+    #[error("{place}: {}", advice(source))]
     Io {
         /// Where.
         place: Place,
@@ -115,6 +115,36 @@ pub enum Error {
         /// The offset of the first NUL byte.
         offset: u64,
     },
+    /// A file that looks binary, found by walking a directory (a tree of
+    /// documents often holds images and archives): skipped, and counted,
+    /// whatever `--skip-invalid` says.
+    #[error(
+        "{place}: looks binary (a NUL byte at offset {offset}); skipped, as binary files found in a directory are"
+    )]
+    BinaryInDirectory {
+        /// Where.
+        place: Place,
+        /// The offset of the first NUL byte.
+        offset: u64,
+    },
+    /// A line that went on past twice `--max-bytes` without an end: the
+    /// rest of its file is not read.
+    #[error(
+        "{place}: the line runs past twice the limit of {limit} bytes without an end; the rest of the file is not read (is it a text file?)"
+    )]
+    EndlessLine {
+        /// Where.
+        place: Place,
+        /// The limit, in bytes.
+        limit: u64,
+    },
+    /// A line-based file (JSON lines, or text with `--lines`) without a
+    /// record: skipped, and counted.
+    #[error("{place}: empty, no record in it")]
+    EmptyFile {
+        /// Where.
+        place: Place,
+    },
     /// A Parquet file that cannot be read: not Parquet, damaged, compressed
     /// as a whole, or stdin. The message says what to do.
     #[error("{place}: {message}")]
@@ -188,12 +218,34 @@ impl Error {
             self,
             Error::Io { .. }
                 | Error::NoDocuments { .. }
+                | Error::EndlessLine { .. }
                 | Error::Parquet { .. }
                 | Error::MissingColumn { .. }
                 | Error::ColumnType { .. }
                 | Error::SchemaMismatch { .. }
                 | Error::WriteRows { .. }
         )
+    }
+
+    /// Whether a run skips the error, and counts it, rather than stops:
+    /// a binary file found in a directory and an empty file always, another
+    /// error of one
+    /// record when `skip_invalid` (`--skip-invalid`).
+    ///
+    /// ```
+    /// use neardup_corpus::{Error, Place};
+    ///
+    /// let place = Place { path: "docs/logo.png".into(), line: None };
+    /// let found = Error::BinaryInDirectory { place: place.clone(), offset: 3 };
+    /// let given = Error::Binary { place, offset: 3 };
+    /// assert!(found.is_skipped(false));
+    /// assert!(!given.is_skipped(false) && given.is_skipped(true));
+    /// ```
+    pub fn is_skipped(&self, skip_invalid: bool) -> bool {
+        matches!(
+            self,
+            Error::BinaryInDirectory { .. } | Error::EmptyFile { .. }
+        ) || (skip_invalid && self.is_record())
     }
 
     /// Where it happened.
@@ -207,6 +259,9 @@ impl Error {
             | Error::Utf8 { place, .. }
             | Error::TooLarge { place, .. }
             | Error::Binary { place, .. }
+            | Error::BinaryInDirectory { place, .. }
+            | Error::EndlessLine { place, .. }
+            | Error::EmptyFile { place }
             | Error::Parquet { place, .. }
             | Error::MissingColumn { place, .. }
             | Error::ColumnType { place, .. }
@@ -226,6 +281,9 @@ impl Error {
             Error::Utf8 { .. } => "invalid-utf8",
             Error::TooLarge { .. } => "too-large",
             Error::Binary { .. } => "binary",
+            Error::BinaryInDirectory { .. } => "binary-file",
+            Error::EndlessLine { .. } => "endless-line",
+            Error::EmptyFile { .. } => "empty-file",
             Error::Parquet { .. } => "invalid-parquet",
             Error::MissingColumn { .. } => "missing-column",
             Error::ColumnType { .. } => "column-type",
@@ -237,3 +295,16 @@ impl Error {
 
 /// The result type of this crate.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// What a reading error says to do, by its kind: a missing or forbidden
+/// path is the user's to fix; damaged data is the file's.
+fn advice(e: &io::Error) -> &'static str {
+    match e.kind() {
+        io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof => {
+            "the file is damaged or cut short (a compressed file that did not download whole?)"
+        }
+        io::ErrorKind::NotFound => "no such file or directory (check the path)",
+        io::ErrorKind::PermissionDenied => "not readable (check its permissions)",
+        _ => "cannot read it",
+    }
+}

@@ -26,6 +26,7 @@
 mod batches;
 mod corpus;
 mod error;
+mod guard;
 mod json_lines;
 mod open;
 mod options;
@@ -35,5 +36,6 @@ pub use self::parquet::{ParquetRowWriter, check_same_columns, copy_rows};
 pub use batches::Batch;
 pub use corpus::{Corpus, Document, Documents, FieldValue};
 pub use error::{Error, Place, Result};
+pub use guard::quiet_caught_panics;
 pub use open::copy_lines;
 pub use options::{Format, ReadOptions};

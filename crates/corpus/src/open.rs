@@ -69,11 +69,15 @@ pub(crate) struct LineRead {
     pub(crate) len: u64,
     /// Whether `len` is over the limit (then the line was not kept).
     pub(crate) too_long: bool,
+    /// Whether the line went on past twice the limit without an end: it
+    /// was left there, unread (`/dev/zero` has no next line to resume at).
+    pub(crate) endless: bool,
 }
 
 /// Reads one line, without its `\n` or `\r\n`, into `buf` if it has at most
 /// `limit` bytes. A longer line is consumed to its end without being kept,
-/// so reading resumes at the next line.
+/// so reading resumes at the next line; one that runs past twice the limit
+/// is left there, `endless`.
 pub(crate) fn read_line_capped(
     reader: &mut dyn BufRead,
     buf: &mut Vec<u8>,
@@ -83,6 +87,7 @@ pub(crate) fn read_line_capped(
     let mut consumed = 0u64;
     let mut len = 0u64;
     let mut last = None;
+    let mut endless = false;
     loop {
         let available = match reader.fill_buf() {
             Ok(b) => b,
@@ -107,6 +112,12 @@ pub(crate) fn read_line_capped(
         let used = done.unwrap_or(available.len());
         reader.consume(used);
         consumed += used as u64;
+        // Past twice the limit, whether or not its end is in sight: so the
+        // rule does not hang on where reads happen to end.
+        if len > limit.saturating_mul(2).saturating_add(1) {
+            endless = true;
+            break;
+        }
         if done.is_some() {
             break;
         }
@@ -125,6 +136,7 @@ pub(crate) fn read_line_capped(
         consumed,
         len,
         too_long,
+        endless,
     })
 }
 

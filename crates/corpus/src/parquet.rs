@@ -40,6 +40,7 @@ use parquet::file::properties::WriterProperties;
 
 use crate::corpus::{Document, FieldValue};
 use crate::error::{Error, Place, Result};
+use crate::guard::catching;
 use crate::open::{Compression, is_stdin, sniff};
 use crate::options::{Format, ReadOptions};
 
@@ -62,6 +63,17 @@ fn decode_error(path: &Path, row: u64, e: impl std::fmt::Display) -> Error {
         place: place(path, Some(row)),
         message: format!(
             "cannot decode its rows from here on ({e}); the file may be damaged or cut short"
+        ),
+    }
+}
+
+/// A file on which the parquet crate panicked (at row `row`, if known).
+fn unreadable(path: &Path, row: Option<u64>, panic: &str) -> Error {
+    Error::Parquet {
+        place: place(path, row),
+        message: format!(
+            "not readable from here on: the Parquet reader failed on it ({panic}); \
+             the file may be damaged or cut short"
         ),
     }
 }
@@ -218,6 +230,11 @@ pub(crate) struct ParquetRows {
 impl ParquetRows {
     /// Opens `path` and checks its columns against `options`.
     pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<ParquetRows> {
+        catching(|| ParquetRows::open_unguarded(path, options))
+            .unwrap_or_else(|panic| Err(unreadable(path, None, &panic)))
+    }
+
+    fn open_unguarded(path: &Path, options: &ReadOptions) -> Result<ParquetRows> {
         let builder = open(path)?;
         let schema = builder.schema().clone();
         let roots = builder.parquet_schema().root_schema().get_fields();
@@ -293,6 +310,17 @@ impl ParquetRows {
     /// The next row as a document (or a record error), an error that ends
     /// the file, or `None` at its end.
     pub(crate) fn next_document(&mut self) -> Option<Result<Document>> {
+        match catching(|| self.next_document_unguarded()) {
+            Ok(next) => next,
+            Err(panic) => {
+                self.reader = None;
+                self.batch = None;
+                Some(Err(unreadable(&self.path, Some(self.row + 1), &panic)))
+            }
+        }
+    }
+
+    fn next_document_unguarded(&mut self) -> Option<Result<Document>> {
         loop {
             if let Some(batch) = &self.batch
                 && self.next < batch.len
@@ -431,7 +459,8 @@ impl ParquetRows {
 pub fn check_same_columns<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<()> {
     let mut first: Option<(&Path, SchemaRef)> = None;
     for path in paths {
-        let schema = open(path)?.schema().clone();
+        let schema = catching(|| open(path).map(|b| b.schema().clone()))
+            .unwrap_or_else(|panic| Err(unreadable(path, None, &panic)))?;
         match &first {
             None => first = Some((path, schema)),
             Some((first_path, expected)) => {
@@ -540,7 +569,12 @@ impl<W: Write + Send> ParquetRowWriter<W> {
     /// [`Error::Parquet`] for a file that is not Parquet or cannot be
     /// decoded, [`Error::SchemaMismatch`] for columns other than those of
     /// the first file, [`Error::WriteRows`] when writing fails.
-    pub fn copy(&mut self, path: &Path, mut keep: impl FnMut(u64) -> bool) -> Result<u64> {
+    pub fn copy(&mut self, path: &Path, keep: impl FnMut(u64) -> bool) -> Result<u64> {
+        catching(|| self.copy_unguarded(path, keep))
+            .unwrap_or_else(|panic| Err(unreadable(path, None, &panic)))
+    }
+
+    fn copy_unguarded(&mut self, path: &Path, mut keep: impl FnMut(u64) -> bool) -> Result<u64> {
         let builder = open(path)?;
         let schema = builder.schema().clone();
         let write_error = |e: parquet::errors::ParquetError| Error::WriteRows {

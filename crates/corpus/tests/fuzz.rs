@@ -5,6 +5,8 @@
 //!
 //! - a line-based file gives exactly one item (a document or an error) per
 //!   line that is not blank, in order, each naming its line and byte offset;
+//! - a line-based file without a record is an `empty-file` error; a line
+//!   longer than twice `max_bytes` an `endless-line` error, the last item;
 //! - a line longer than `max_bytes` is a `too-large` error, invalid UTF-8 an
 //!   `invalid-utf8` error at the first bad byte, a NUL byte in the first
 //!   8 KiB of a text file a `binary` error for the whole file;

@@ -123,6 +123,16 @@ pub(crate) fn expect_lines(
     let mut items = Vec::new();
     for line in raw_lines(bytes) {
         let n = line.number;
+        // Twice the limit (counting a `\r` before the `\n`): the rest of
+        // the file is not read.
+        if line.raw.len() as u64 > max_bytes.saturating_mul(2).saturating_add(1) {
+            items.push(Expect::Err {
+                kind: "endless-line",
+                line: Some(n),
+                offset: None,
+            });
+            return items;
+        }
         if too_long(&line, max_bytes) {
             items.push(Expect::Err {
                 kind: "too-large",
@@ -165,6 +175,13 @@ pub(crate) fn expect_lines(
                 offset: None,
             },
             Some(JsonOutcome::Any) => Expect::Record { line: n },
+        });
+    }
+    if items.is_empty() {
+        items.push(Expect::Err {
+            kind: "empty-file",
+            line: None,
+            offset: None,
         });
     }
     items

@@ -503,3 +503,40 @@ fn documents_can_be_sent_to_another_thread() {
     send(&corpus.documents());
     send(&ParquetRowWriter::new(Vec::new()));
 }
+
+/// Damaged files (every byte of a small file changed in turn, and the file
+/// cut at every length) give documents or errors, never a panic: the
+/// parquet crate panics on some damage, and the reader turns that into an
+/// error of the file (issue 16).
+#[test]
+fn damaged_files_give_errors_not_panics() {
+    neardup_corpus::quiet_caught_panics();
+    let dir = tempfile::tempdir().unwrap();
+    let whole = write(
+        &dir.path().join("whole.parquet"),
+        &[batch(vec![
+            ("id", strings(&[Some("a"), Some("b"), Some("c")])),
+            (
+                "text",
+                strings(&[Some("one two"), Some("three four five"), None]),
+            ),
+        ])],
+        Compression::SNAPPY,
+    );
+    let bytes = std::fs::read(&whole).unwrap();
+    let damaged = dir.path().join("damaged.parquet");
+    let options = ReadOptions::default();
+    let mut tried = 0;
+    for at in 0..bytes.len() {
+        for change in [0xff_u8, 0x80, 0x01] {
+            let mut copy = bytes.clone();
+            copy[at] ^= change;
+            std::fs::write(&damaged, &copy).unwrap();
+            let _ = read(std::slice::from_ref(&damaged), &options);
+            tried += 1;
+        }
+        std::fs::write(&damaged, &bytes[..at]).unwrap();
+        let _ = read(std::slice::from_ref(&damaged), &options);
+    }
+    assert!(tried > 300, "{tried}");
+}

@@ -27,15 +27,15 @@ pub enum Error {
     #[error(transparent)]
     Fingerprint(#[from] neardup_core::Error),
     /// A temporary file or an index directory could not be used.
-    #[error("cannot {doing} {}: {source}", path.display())]
+    #[error("cannot {doing} {}: {cause}", path.display())]
     Io {
         /// What was being done ("create a temporary file in").
         doing: &'static str,
         /// The file or directory.
         path: PathBuf,
-        /// The cause.
-        #[source]
-        source: io::Error,
+        /// The cause (in the message, not a source too: a chain of causes
+        /// would print it twice).
+        cause: io::Error,
     },
     /// More documents than a run numbers.
     #[error(
@@ -71,11 +71,11 @@ pub enum Error {
 }
 
 impl Error {
-    pub(crate) fn io(doing: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Error {
+    pub(crate) fn io(doing: &'static str, path: impl Into<PathBuf>, cause: io::Error) -> Error {
         Error::Io {
             doing,
             path: path.into(),
-            source,
+            cause,
         }
     }
 }

@@ -82,7 +82,7 @@ impl Files {
 
     /// Whether an error is skipped (and counted) rather than raised.
     fn skips(&self, error: &ReadError) -> bool {
-        self.skip_invalid && error.is_record()
+        error.is_skipped(self.skip_invalid)
     }
 }
 

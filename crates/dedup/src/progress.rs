@@ -82,7 +82,7 @@ impl Progress for Silent {}
 ///
 /// let skipped = Skipped::default();
 /// assert_eq!(skipped.total(), 0);
-/// assert_eq!(skipped.describe(), "0 invalid records ()");
+/// assert_eq!(skipped.describe(), "0 ()");
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Skipped {
@@ -107,13 +107,13 @@ impl Skipped {
         &self.by_kind
     }
 
-    /// `3 invalid records (2 invalid-json, 1 missing-field)`.
+    /// `3 (2 invalid-json, 1 binary-file)`: records and files.
     pub fn describe(&self) -> String {
         let kinds: Vec<String> = self
             .by_kind
             .iter()
             .map(|(k, n)| format!("{n} {k}"))
             .collect();
-        format!("{} invalid records ({})", self.total, kinds.join(", "))
+        format!("{} ({})", self.total, kinds.join(", "))
     }
 }

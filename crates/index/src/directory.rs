@@ -11,7 +11,13 @@
 //! [`OnlineIndex`]), which queries see at once. Committing merges them into
 //! a new segment with the old ones, then swaps the manifest to it (a rename)
 //! and removes the old file: a reader sees the old index or the new one,
-//! never a mix, and a crash leaves at most an unused file behind.
+//! never a mix, and a crash leaves at most an unused file behind, which the
+//! next writer removes.
+//!
+//! One writer at a time ([`WriterLock`] on `DIR/LOCK`, taken at the first
+//! write and held while the index is open): a second is refused with an
+//! error, never left to replace the first one's segment with its own.
+//! Readers take no lock.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -20,6 +26,7 @@ use neardup_core::Width;
 
 use crate::bits::Bits;
 use crate::error::{Error, Result};
+use crate::lock::{LOCK_FILE, WriterLock};
 use crate::online::OnlineIndex;
 use crate::plan::TablePlan;
 use crate::query::Match;
@@ -54,6 +61,8 @@ pub struct IndexDir<B> {
     pending_names: Vec<String>,
     /// Every name in the index, gathered on the first insert.
     names: Option<HashSet<String>>,
+    /// The writer lock, from the first write on.
+    lock: Option<WriterLock>,
 }
 
 /// What a manifest says.
@@ -84,6 +93,15 @@ impl<B: Bits> IndexDir<B> {
         }
         unique(names.iter().map(AsRef::as_ref), &HashSet::new())?;
         std::fs::create_dir_all(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+        let _lock = WriterLock::acquire(path, LOCK_FILE, "an index")?;
+        // Another writer may have made it while this one waited to start.
+        if path.join(MANIFEST).exists() {
+            return Err(Error::Input(format!(
+                "{} already holds an index; add to it, or remove it first",
+                path.display()
+            )));
+        }
+        remove_leftovers(path, None);
         write_generation(path, 1, plan, fingerprints, names)
     }
 
@@ -116,7 +134,29 @@ impl<B: Bits> IndexDir<B> {
             pending,
             pending_names: Vec::new(),
             names: None,
+            lock: None,
         })
+    }
+
+    /// Takes the writer lock, once: refused while another process writes
+    /// the index, and when one wrote it since this one opened it (its
+    /// fingerprints would be lost under this one's segment). The files an
+    /// interrupted writer left go.
+    fn lock(&mut self) -> Result<()> {
+        if self.lock.is_some() {
+            return Ok(());
+        }
+        let lock = WriterLock::acquire(&self.path, LOCK_FILE, "an index")?;
+        let now = read_manifest(&self.path)?;
+        if generation_of(&now.segment) != Some(self.generation) {
+            return Err(Error::Input(format!(
+                "{} was written by another neardup since this one opened it; open it again",
+                self.path.display()
+            )));
+        }
+        remove_leftovers(&self.path, Some(&now.segment));
+        self.lock = Some(lock);
+        Ok(())
     }
 
     /// The width of the index in directory `path`, to open it with.
@@ -135,6 +175,7 @@ impl<B: Bits> IndexDir<B> {
     ///
     /// [`Error::Input`] when the name is already in the index.
     pub fn insert(&mut self, fingerprint: B, name: &str) -> Result<()> {
+        self.lock()?;
         let segment = &self.segment;
         let names = self.names.get_or_insert_with(|| {
             (0..segment.len() as u32)
@@ -208,6 +249,7 @@ impl<B: Bits> IndexDir<B> {
     /// [`Error::Input`] when a name is already in the index or repeats, and
     /// as [`Segment::write`].
     pub fn add(&mut self, fingerprints: &[B], names: &[impl AsRef<str>]) -> Result<()> {
+        self.lock()?;
         self.commit()?;
         let existing: HashSet<&str> = (0..self.segment.len() as u32)
             .filter_map(|i| self.segment.name(i))
@@ -247,6 +289,27 @@ impl<B: Bits> IndexDir<B> {
     /// The current segment.
     pub fn segment(&self) -> &Segment<B> {
         &self.segment
+    }
+}
+
+/// Removes what an interrupted writer may have left in `dir`: temporary
+/// files of ours, and segments other than `current` (none when the index
+/// is new). Only under the writer lock; a reader that mapped a removed
+/// segment keeps its mapping.
+fn remove_leftovers(dir: &Path, current: Option<&str>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let temporary = name.starts_with('.') && name.ends_with(".tmp");
+        let old_segment = generation_of(name).is_some() && Some(name) != current;
+        if temporary || old_segment {
+            let _ = std::fs::remove_file(entry.path());
+        }
     }
 }
 

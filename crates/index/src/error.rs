@@ -19,8 +19,10 @@ pub enum Error {
     #[error("{0}")]
     Input(String),
     /// An index file that cannot be read or written.
+    /// (The cause is in the message, not a source too: a chain of causes
+    /// would print it twice.)
     #[error("{}: {}", .0.display(), .1)]
-    Io(std::path::PathBuf, #[source] std::io::Error),
+    Io(std::path::PathBuf, std::io::Error),
     /// A file that is not an index segment this build can read, or a
     /// damaged one.
     #[error("{}: {}", .0.display(), .1)]

@@ -41,6 +41,7 @@ mod directory;
 mod error;
 mod join;
 mod key_table;
+mod lock;
 mod online;
 mod plan;
 mod query;
@@ -56,6 +57,7 @@ pub use join::{
     Pair, Run, cross_join, cross_join_each, for_each_run, self_join, self_join_each,
     self_join_where, with_neighbours,
 };
+pub use lock::{LOCK_FILE, WriterLock};
 pub use online::OnlineIndex;
 pub use plan::{Block, MAX_TABLES, PlanChoice, PlanOption, TablePlan};
 pub use query::Match;

@@ -167,6 +167,45 @@ fn index_directories_take_inserts_and_commit_them() {
     for &q in &fps {
         assert_eq!(named(&reopened, reopened.query(q)), brute(q, fps.len()));
     }
-    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-    assert_eq!(files.len(), 2, "the manifest and one segment");
+    let mut files: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|f| f.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        ["LOCK", "MANIFEST", "seg-000003.ndx"],
+        "the lock, the manifest and one segment"
+    );
+}
+
+/// One writer at a time: a second is refused while the first holds the
+/// directory, and refused after it too if the first changed the index
+/// under it; the files an interrupted writer left go at the next write.
+#[test]
+fn one_writer_at_a_time() {
+    use neardup_index::IndexDir;
+    let dir = tempfile::tempdir().unwrap();
+    let plan = TablePlan::pigeonhole(Width::W64, 3).unwrap();
+    IndexDir::create(dir.path(), plan, &[1u64, 2], &["a", "b"]).unwrap();
+    let mut first = IndexDir::<u64>::open(dir.path()).unwrap();
+    let mut second = IndexDir::<u64>::open(dir.path()).unwrap();
+    first.add(&[3u64], &["c"]).unwrap();
+    let busy = second.add(&[4u64], &["d"]).unwrap_err().to_string();
+    assert!(busy.contains("another neardup is writing"), "{busy}");
+    drop(first);
+    let stale = second.add(&[4u64], &["d"]).unwrap_err().to_string();
+    assert!(stale.contains("since this one opened it"), "{stale}");
+    // What a killed writer leaves: a temporary segment, an old segment.
+    std::fs::write(dir.path().join(".seg-000009.ndx.77.tmp"), b"half").unwrap();
+    std::fs::write(dir.path().join("seg-000001.ndx"), b"old").unwrap();
+    let mut third = IndexDir::<u64>::open(dir.path()).unwrap();
+    third.add(&[4u64], &["d"]).unwrap();
+    drop(third);
+    assert_eq!(
+        IndexDir::<u64>::open(dir.path()).unwrap().segment().len(),
+        4
+    );
+    assert!(!dir.path().join(".seg-000009.ndx.77.tmp").exists());
+    assert!(!dir.path().join("seg-000001.ndx").exists());
 }

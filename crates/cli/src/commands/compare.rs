@@ -2,6 +2,7 @@
 //! of `neardup dedup`, verdict, and what made the difference.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
@@ -21,9 +22,21 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     let (a, b) = if args.text {
         (args.inputs[0].clone(), args.inputs[1].clone())
     } else {
+        if args.inputs[0] == "-" && args.inputs[1] == "-" {
+            bail!(
+                "stdin can be read once: give one of the two texts as a file (or both with --text)"
+            );
+        }
         (read(&args.inputs[0])?, read(&args.inputs[1])?)
     };
     let (fa, fb) = (fingerprinter.fingerprint(&a), fingerprinter.fingerprint(&b));
+    let bits = fa.width().bits();
+    if args.k >= bits {
+        bail!(
+            "-k {}: the fingerprints have {bits} bits, and k is below that",
+            args.k
+        );
+    }
     let distance = fa.distance(&fb)?;
     let similarity = fa.similarity(&fb)?;
     // The rule of `neardup dedup`: within k (any distance for a short text
@@ -38,7 +51,6 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     });
     let within = neardup_dedup::is_within_reach(distance, k, verify.is_some(), short);
     let near = within && measure.is_none_or(|(_, _, passes)| passes);
-    let bits = fa.width().bits();
     let pushes = if args.explain {
         pushes(&fingerprinter, &a, &b, fa.bits() ^ fb.bits(), fb.bits())
     } else {
@@ -74,7 +86,13 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         } else {
             ""
         };
-        println!("verdict:    {verdict} (k = {k}{short_note})");
+        // Say why when the verification passed and the distance did not.
+        let reason = if within {
+            String::new()
+        } else {
+            format!("distance {distance} > ")
+        };
+        println!("verdict:    {verdict} ({reason}k = {k}{short_note})");
         if args.explain {
             if pushes.is_empty() {
                 println!("no differing bits to explain");
@@ -98,6 +116,20 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
 
 /// One file (or stdin) as one text document, with the checks of every input.
 fn read(path: &str) -> Result<String> {
+    if Path::new(path).is_dir() {
+        bail!("{path} is a directory: compare takes two files (or two texts with --text)");
+    }
+    if let kind @ (Format::JsonLines | Format::Parquet) = Format::Auto.of(Path::new(path)) {
+        bail!(
+            "{path} holds {}: compare takes two text files; to compare two of its records, \
+             give their texts with --text",
+            if kind == Format::Parquet {
+                "Parquet rows"
+            } else {
+                "JSON lines"
+            }
+        );
+    }
     let mut options = ReadOptions::default();
     options.format(Format::Text);
     let corpus = Corpus::open(&[path], &options)?;

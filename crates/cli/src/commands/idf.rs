@@ -8,13 +8,14 @@ use neardup_core::DocumentFrequencies;
 use neardup_corpus::Corpus;
 
 use crate::args::IdfArgs;
-use crate::output::write_atomically;
+use crate::output::{refuse_input_as_output, write_atomically};
 use crate::progress::Progress;
 use crate::{config, pipeline};
 
 pub fn run(args: &IdfArgs) -> Result<ExitCode> {
     let fingerprinter = config::fingerprinter(&args.settings)?;
     let corpus = Corpus::open(&args.paths, &config::read_options(&args.input))?;
+    refuse_input_as_output(&args.output, corpus.files())?;
     let progress = Progress::new(corpus.total_bytes(), args.quiet);
     let mut df = DocumentFrequencies::default();
     let skipped = pipeline::run(

@@ -11,6 +11,9 @@ use neardup_index::{Pair, SpillSort, TablePlan, cross_join_each, self_join_each}
 use crate::args::PairsArgs;
 use crate::fingerprints::Set;
 
+/// The default of `--memory`: the sort of the pairs holds half of it.
+const DEFAULT_MEMORY: u64 = 256 << 20;
+
 pub fn run(args: &PairsArgs) -> Result<ExitCode> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
@@ -32,9 +35,9 @@ pub fn run(args: &PairsArgs) -> Result<ExitCode> {
             .and_then(|choice| choice.plan(width, args.k)),
     }
     .with_context(|| format!("-k {}", args.k))?;
-    // Pairs can be far more than fingerprints: past the memory budget they
-    // are sorted in runs on disk.
-    let budget = args.memory.unwrap_or_else(neardup_dedup::default_memory) / 2;
+    // Pairs can be far more than fingerprints (30,000 equal ones make 450
+    // million): past the memory budget they are sorted in runs on disk.
+    let budget = args.memory.unwrap_or(DEFAULT_MEMORY) / 2;
     let sort = Mutex::new(SpillSort::new(budget, std::env::temp_dir()));
     let sink = |pairs: &[Pair]| match sort.lock() {
         Ok(mut sort) => sort.push(pairs),
@@ -58,7 +61,8 @@ pub fn run(args: &PairsArgs) -> Result<ExitCode> {
     out.flush()?;
     if !args.quiet {
         eprintln!(
-            "neardup: {found} pairs within {} bits among {n} fingerprints ({} tables)",
+            "neardup: {found} {} within {} bits among {n} fingerprints ({} tables)",
+            if found == 1 { "pair" } else { "pairs" },
             args.k,
             plan.tables()
         );

@@ -55,8 +55,16 @@ fn directories_are_walked_in_order_skipping_hidden_and_binary() {
     write(dir.path(), "b/image.png", b"\x89PNG\0\0binary");
     let corpus = Corpus::open(&[dir.path()], &ReadOptions::default()).unwrap();
     let mut docs = corpus.documents();
-    let texts: Vec<String> = docs.by_ref().map(|d| d.unwrap().text).collect();
+    let items: Vec<Result<Document>> = docs.by_ref().collect();
+    let texts: Vec<&str> = items.iter().flatten().map(|d| d.text.as_str()).collect();
     assert_eq!(texts, ["first", "second"]);
+    // The binary file is said, in its place, and skipped whatever the flags.
+    let said: Vec<&Error> = items.iter().filter_map(|i| i.as_ref().err()).collect();
+    assert!(
+        matches!(said[..], [Error::BinaryInDirectory { .. }]),
+        "{said:?}"
+    );
+    assert!(said[0].is_skipped(false));
     assert_eq!(docs.skipped_binary_files(), 1);
 }
 
@@ -65,9 +73,10 @@ fn a_directory_of_binary_files_has_no_documents() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "x.bin", b"\0\0\0");
     let items = read_all(&[dir.path().to_path_buf()], &ReadOptions::default());
-    let err = items[0].as_ref().unwrap_err().to_string();
+    assert!(matches!(items[0], Err(Error::BinaryInDirectory { .. })));
+    let err = items[1].as_ref().unwrap_err().to_string();
     assert!(
-        err.contains("no readable documents") && err.contains("1 binary files skipped"),
+        err.contains("no readable documents") && err.contains("1 binary file skipped"),
         "{err}"
     );
     let empty = tempfile::tempdir().unwrap();

@@ -19,6 +19,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use neardup_corpus::Corpus;
 use neardup_dedup::{Fate, Files, Outcome};
+use neardup_index::WriterLock;
 
 use crate::args::DedupArgs;
 use crate::config;
@@ -56,6 +57,19 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         Corpus::open(&args.paths, &read_options)?,
         args.input.skip_invalid,
     );
+    // A pipe or a device reads once, and its second pass would wait
+    // forever, or read something else.
+    if let Some(file) = files
+        .paths()
+        .iter()
+        .find(|f| std::fs::metadata(f).is_ok_and(|m| !m.is_file()))
+    {
+        bail!(
+            "{} is not a regular file (a pipe or a device?): dedup reads its inputs twice; \
+             save it to a file first",
+            file.display()
+        );
+    }
     // Before `prepare_out`, which removes an earlier run's outputs.
     refuse_inputs_as_outputs(&args.out, files.paths())?;
     // unique.parquet takes the columns of every Parquet input: refuse
@@ -68,7 +82,7 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             .filter(|f| format.of(f) == neardup_corpus::Format::Parquet)
             .map(PathBuf::as_path),
     )?;
-    prepare_out(&args.out, args.force)?;
+    let _lock = prepare_out(&args.out, args.force)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()?;
@@ -129,6 +143,24 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     unique_written?;
     drop(named);
     let id = |d: u32| ids.get(d);
+    // A batch run again against the index it saved to: its documents are
+    // found there under their own ids. Right, but worth saying.
+    let own = (0u32..)
+        .zip(fates.iter())
+        .filter(|&(d, fate)| match fate {
+            Fate::DuplicateOfIndexed { entry, .. } => outcome.indexed_name(entry) == Some(id(d)),
+            _ => false,
+        })
+        .count();
+    if own > 0
+        && let Some(dir) = &args.against
+    {
+        eprintln!(
+            "neardup: note: {own} of the documents are in {} under their own ids (this batch, \
+             or part of it, was run against it before), and dropped as already there",
+            dir.display()
+        );
+    }
 
     let unique = outcome.unique();
     write_duplicates(&args.out, &id, &outcome)?;
@@ -213,10 +245,23 @@ fn print_summary(args: &DedupArgs, outcome: &Outcome) {
     let stats = outcome.stats();
     let (n, unique) = (stats.documents, stats.unique);
     let skipped = outcome.skipped();
+    let against = match (&args.against, stats.dropped_against_index) {
+        (Some(dir), dropped) => format!(
+            ", {dropped} of them near one in {} (--against)",
+            dir.display()
+        ),
+        (None, _) => String::new(),
+    };
     eprintln!(
-        "neardup: {n} documents, {unique} unique, {} dropped as near-duplicates ({} pairs within {} bits{}){}",
+        "neardup: {n} {}, {unique} unique, {} dropped as near-duplicates{against} ({} {} within {} bits{}){}",
+        plural(n, "document", "documents"),
         n - unique,
         stats.pairs_by_distance.iter().sum::<u64>(),
+        plural(
+            stats.pairs_by_distance.iter().sum::<u64>() as usize,
+            "pair",
+            "pairs"
+        ),
         args.k,
         if stats.short_rule {
             ", any distance for a short document"
@@ -236,33 +281,78 @@ fn print_summary(args: &DedupArgs, outcome: &Outcome) {
     );
 }
 
-/// Makes `out`, refusing one that holds anything unless `force`. With
-/// `force`, the outputs of an earlier run are removed first, so that none
-/// of them, `summary.json` above all, looks like the result of this run
-/// while it runs or after it fails.
-fn prepare_out(out: &Path, force: bool) -> Result<()> {
-    if out.exists() {
-        let mut entries = std::fs::read_dir(out)
-            .with_context(|| format!("--out {}: not a directory", out.display()))?;
-        if entries.next().is_some() && !force {
-            bail!(
-                "--out {}: the directory is not empty; give an empty or new one, or --force",
-                out.display()
-            );
-        }
-        // summary.json first: it marks a finished run.
-        for name in OUTPUTS.iter().rev() {
-            match std::fs::remove_file(out.join(name)) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(e).with_context(|| {
-                        format!("cannot remove the earlier {}", out.join(name).display())
-                    });
-                }
-                _ => {}
-            }
+/// `one` for 1, else `many`.
+fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}
+
+/// The lock a run holds on its `--out`, a hidden file there: two runs into
+/// one directory would each replace the other's outputs.
+const OUT_LOCK: &str = ".neardup.lock";
+
+/// Makes `out` and takes its lock, refusing a directory another run writes
+/// to, or one that holds anything unless `force`. With `force`, the outputs
+/// of an earlier run are removed first, so that none of them,
+/// `summary.json` above all, looks like the result of this run while it
+/// runs or after it fails. Temporary files an interrupted run left are
+/// removed in any case.
+fn prepare_out(out: &Path, force: bool) -> Result<WriterLock> {
+    if out.exists() && !out.is_dir() {
+        bail!("--out {}: not a directory", out.display());
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let lock = WriterLock::acquire(out, OUT_LOCK, "a dedup's outputs")?;
+    let mut others = Vec::new();
+    for entry in std::fs::read_dir(out).with_context(|| format!("cannot read {}", out.display()))? {
+        let name = entry
+            .with_context(|| format!("cannot read {}", out.display()))?
+            .file_name();
+        if name != OUT_LOCK {
+            others.push(name);
         }
     }
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))
+    for name in &others {
+        if name.to_str().is_some_and(is_leftover) {
+            std::fs::remove_file(out.join(name)).with_context(|| {
+                format!(
+                    "cannot remove {}, left by an interrupted run",
+                    out.join(name).display()
+                )
+            })?;
+        }
+    }
+    let holds_anything = others
+        .iter()
+        .any(|name| !name.to_str().is_some_and(is_leftover));
+    if holds_anything && !force {
+        bail!(
+            "--out {}: the directory is not empty; give an empty or new one, or --force",
+            out.display()
+        );
+    }
+    // summary.json first: it marks a finished run.
+    for name in OUTPUTS.iter().rev() {
+        match std::fs::remove_file(out.join(name)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| {
+                    format!("cannot remove the earlier {}", out.join(name).display())
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(lock)
+}
+
+/// Whether `name` is a temporary file of one of the outputs, as
+/// [`write_atomically`] names them (`.unique.jsonl.PID.tmp`).
+fn is_leftover(name: &str) -> bool {
+    let Some(inner) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    inner.rsplit_once('.').is_some_and(|(output, pid)| {
+        OUTPUTS.contains(&output) && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+    })
 }
 
 /// The outputs' paths must not be inputs: dedup never writes into an input.

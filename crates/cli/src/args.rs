@@ -14,6 +14,7 @@ pub struct Cli {
 
 const EXAMPLES: &str = "\
 Examples:
+  neardup dedup corpus/ --out deduped/          keep one of each group of near-duplicates
   neardup fingerprint docs/                     one JSON line per file under docs/
   neardup fingerprint corpus.jsonl.gz           one per JSON line (fields id, text)
   neardup compare a.txt b.txt                   distance and verdict for two files

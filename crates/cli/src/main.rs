@@ -46,20 +46,27 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("neardup: {err:#}{}", flag_hint(&err));
+            eprintln!("neardup: {err:#}{}", flag_hint(&err, &cli.command));
             ExitCode::from(2)
         }
     }
 }
 
 /// The flag that changes what a reading error is about: the libraries
-/// say what to do ("name the text field"), the command says with which flag.
-fn flag_hint(err: &anyhow::Error) -> &'static str {
+/// say what to do ("name the field to read"), the command says with which flag.
+fn flag_hint(err: &anyhow::Error, command: &Command) -> &'static str {
     use neardup_corpus::Error as ReadError;
     let read = err
         .chain()
         .find_map(|cause| cause.downcast_ref::<ReadError>());
+    // pairs and index read fingerprints, not texts.
+    let of_fingerprints = matches!(command, Command::Pairs(_) | Command::Index(_));
     match read {
+        Some(ReadError::MissingField { .. } | ReadError::MissingColumn { .. })
+            if of_fingerprints =>
+        {
+            " with --fingerprint-field"
+        }
         Some(ReadError::MissingField { .. } | ReadError::MissingColumn { .. }) => {
             " with --text-field"
         }

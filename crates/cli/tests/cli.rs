@@ -144,7 +144,7 @@ fn bad_input_is_named_and_fails() {
         ),
         (
             &["fingerprint", "field.jsonl"],
-            "field.jsonl:1: no \"text\" field (it has: body); name the text field with --text-field",
+            "field.jsonl:1: no \"text\" field (it has: body); name the field to read with --text-field",
         ),
         (
             &["fingerprint", "latin1.txt"],

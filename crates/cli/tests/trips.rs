@@ -325,3 +325,82 @@ fn p12_an_endless_line_and_a_pipe_end() {
         run.stderr()
     );
 }
+
+/// Point 3: an input rewritten between passes (same size, same line count)
+/// stops the run, instead of mixing two versions.
+#[test]
+fn p03_an_input_rewritten_between_passes_stops_the_run() {
+    use neardup_corpus::{Corpus, ReadOptions};
+    use neardup_dedup::{Dedup, Error, Files, Silent};
+    let d = Dir::new();
+    let path = d.write(
+        "a.jsonl",
+        "{\"text\":\"one two three\"}\n{\"text\":\"one two three\"}\n",
+    );
+    let files = Files::new(
+        Corpus::open(&[&path], &ReadOptions::default()).unwrap(),
+        false,
+    );
+    // Rewritten after the run began: the first pass reads the new version.
+    std::fs::write(
+        &path,
+        "{\"text\":\"four five six\"}\n{\"text\":\"seven eight ni\"}\n",
+    )
+    .unwrap();
+    let err = Dedup::new().unwrap().run(&files, &Silent).unwrap_err();
+    assert!(matches!(err, Error::FileChanged { .. }), "{err}");
+    assert!(files.check_unchanged().is_err());
+}
+
+/// Point 18: unique.txt keeps a file name that is not UTF-8 as it is, and a
+/// name with a line break is refused before the run.
+#[cfg(unix)]
+#[test]
+fn p18_unique_txt_names_files_as_they_are() {
+    use std::os::unix::ffi::OsStrExt;
+    let d = Dir::new();
+    let odd = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    std::fs::create_dir(d.path("docs")).unwrap();
+    std::fs::write(d.path("docs").join(odd), TEXT).unwrap();
+    let run = d.run(&["dedup", "docs", "--out", "out", "-q"], b"");
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    let listed = std::fs::read(d.path("out/unique.txt")).unwrap();
+    assert_eq!(listed, b"docs/caf\xe9.txt\n");
+    d.write("bad\nname.txt", TEXT);
+    let run = d.run(&["dedup", "bad\nname.txt", "--out", "out2"], b"");
+    assert_eq!(run.code(), 2);
+    assert!(run.stderr().contains("line break"), "{}", run.stderr());
+}
+
+/// Point 19: the report's header gives the k asked for.
+#[test]
+fn p19_the_report_header_gives_k() {
+    let d = Dir::new();
+    d.write("a.txt", TEXT);
+    let run = d.run(&["dedup", "a.txt", "--out", "out", "-k", "6", "-q"], b"");
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    let page = std::fs::read_to_string(d.path("out/report.html")).unwrap();
+    assert!(page.contains("k = 6 bits"));
+}
+
+/// Point 8: a CSV file is refused with what to do, not read as one
+/// document whose header is text.
+#[test]
+fn p08_csv_is_refused_not_misread() {
+    let d = Dir::new();
+    d.write("a.csv", "id,text\n1,hello world\n");
+    for args in [
+        &["fingerprint", "a.csv"][..],
+        &["fingerprint", "--lines", "a.csv"][..],
+    ] {
+        let run = d.run(args, b"");
+        assert_eq!(run.code(), 2, "{args:?}");
+        assert!(
+            run.stderr().contains("convert them to JSON lines"),
+            "{}",
+            run.stderr()
+        );
+    }
+    let run = d.run(&["fingerprint", "--format", "text", "a.csv"], b"");
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+}

@@ -303,6 +303,15 @@ impl Documents<'_> {
             path: file.path.clone(),
             line: None,
         };
+        if format == Format::Csv {
+            return Some(Opened::Item(Err(Error::Unsupported {
+                place,
+                message: "comma- or tab-separated values are not read as such: convert them \
+                          to JSON lines (one object per row, the text in a field), or give \
+                          --format text to read the file as text"
+                    .to_string(),
+            })));
+        }
         if format == Format::Parquet {
             // Never probed for NUL bytes: Parquet is binary.
             return Some(match ParquetRows::open(&file.path, self.options()) {

@@ -63,7 +63,7 @@ pub enum Error {
         message: String,
     },
     /// A JSON record lacks the text field.
-    #[error("{place}: no {field:?} field{hint}; name the text field")]
+    #[error("{place}: no {field:?} field{hint}; name the field to read")]
     MissingField {
         /// Where.
         place: Place,
@@ -137,6 +137,15 @@ pub enum Error {
         place: Place,
         /// The limit, in bytes.
         limit: u64,
+    },
+    /// A file of a format that is not read (CSV): the message says what to
+    /// do.
+    #[error("{place}: {message}")]
+    Unsupported {
+        /// Where.
+        place: Place,
+        /// What to do.
+        message: String,
     },
     /// A line-based file (JSON lines, or text with `--lines`) without a
     /// record: skipped, and counted.
@@ -219,6 +228,7 @@ impl Error {
             Error::Io { .. }
                 | Error::NoDocuments { .. }
                 | Error::EndlessLine { .. }
+                | Error::Unsupported { .. }
                 | Error::Parquet { .. }
                 | Error::MissingColumn { .. }
                 | Error::ColumnType { .. }
@@ -262,6 +272,7 @@ impl Error {
             | Error::BinaryInDirectory { place, .. }
             | Error::EndlessLine { place, .. }
             | Error::EmptyFile { place }
+            | Error::Unsupported { place, .. }
             | Error::Parquet { place, .. }
             | Error::MissingColumn { place, .. }
             | Error::ColumnType { place, .. }
@@ -284,6 +295,7 @@ impl Error {
             Error::BinaryInDirectory { .. } => "binary-file",
             Error::EndlessLine { .. } => "endless-line",
             Error::EmptyFile { .. } => "empty-file",
+            Error::Unsupported { .. } => "unsupported-format",
             Error::Parquet { .. } => "invalid-parquet",
             Error::MissingColumn { .. } => "missing-column",
             Error::ColumnType { .. } => "column-type",

@@ -37,5 +37,5 @@ pub use batches::Batch;
 pub use corpus::{Corpus, Document, Documents, FieldValue};
 pub use error::{Error, Place, Result};
 pub use guard::quiet_caught_panics;
-pub use open::copy_lines;
+pub use open::{CopyError, copy_lines};
 pub use options::{Format, ReadOptions};

@@ -29,6 +29,7 @@ pub(crate) fn sniff(path: &Path, format: Format) -> (Compression, Format) {
             Format::JsonLines
         }
         Format::Auto if inner.ends_with(".parquet") => Format::Parquet,
+        Format::Auto if inner.ends_with(".csv") || inner.ends_with(".tsv") => Format::Csv,
         Format::Auto => Format::Text,
         given => given,
     };
@@ -159,30 +160,43 @@ pub(crate) fn read_line_capped(
 ///
 /// # Errors
 ///
-/// Errors of reading `path` or writing `out`.
+/// [`CopyError::Read`] for an error of reading `path`,
+/// [`CopyError::Write`] for one of writing `out` (a full disk, say).
 pub fn copy_lines(
     path: &Path,
     mut keep: impl FnMut(u64) -> bool,
     out: &mut impl std::io::Write,
-) -> io::Result<u64> {
+) -> Result<u64, CopyError> {
     let (compression, _) = sniff(path, Format::Text);
-    let mut input = open(path, compression)?;
+    let read = |e| CopyError::Read(path.to_path_buf(), e);
+    let mut input = open(path, compression).map_err(read)?;
     let mut line = Vec::new();
     let (mut number, mut copied) = (0u64, 0u64);
     loop {
         line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
+        if input.read_until(b'\n', &mut line).map_err(read)? == 0 {
             return Ok(copied);
         }
         number += 1;
         if keep(number) {
-            out.write_all(&line)?;
+            out.write_all(&line).map_err(CopyError::Write)?;
             if line.last() != Some(&b'\n') {
-                out.write_all(b"\n")?;
+                out.write_all(b"\n").map_err(CopyError::Write)?;
             }
             copied += 1;
         }
     }
+}
+
+/// What stopped [`copy_lines`]: its input or its output.
+#[derive(Debug, thiserror::Error)]
+pub enum CopyError {
+    /// Reading the input failed.
+    #[error("reading {}: {}", .0.display(), .1)]
+    Read(std::path::PathBuf, io::Error),
+    /// Writing the output failed.
+    #[error("writing: {0}")]
+    Write(io::Error),
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@
 #[non_exhaustive]
 pub enum Format {
     /// By extension (after `.gz`/`.zst`): `.jsonl` and `.ndjson` are JSON
-    /// lines, `.parquet` is Parquet, anything else (and stdin) is text.
+    /// lines, `.parquet` is Parquet, `.csv` and `.tsv` are [`Format::Csv`],
+    /// anything else (and stdin) is text.
     #[default]
     Auto,
     /// One JSON object per line.
@@ -17,6 +18,10 @@ pub enum Format {
     /// [`ReadOptions::text_field`]. Read from files only, not stdin, and not
     /// from a `.gz` or `.zst` (Parquet compresses inside).
     Parquet,
+    /// Comma- or tab-separated values: not read (yet), and refused rather
+    /// than taken for text, whose header row would become a document. Give
+    /// [`Format::Text`] to read such a file as text after all.
+    Csv,
 }
 
 impl Format {

@@ -57,6 +57,17 @@ pub enum Error {
         /// Documents on a later pass.
         now: usize,
     },
+    /// An input file differs from what it was when the run began (size,
+    /// modification time, or the bytes at its ends).
+    #[error(
+        "{}: changed since the run began (a run reads its inputs more than once); \
+         run it on files that stay as they are until it ends",
+        path.display()
+    )]
+    FileChanged {
+        /// The file.
+        path: PathBuf,
+    },
     /// An index to dedup against that cannot be used as asked.
     #[error("the index at {}: {message}", path.display())]
     Against {

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use neardup_corpus::{Corpus, Document, Error as ReadError};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::file_identity::FileIdentity;
 use crate::progress::{Progress, Skipped};
 use crate::source::{Origin, Revisited, Source, SourceDoc};
 
@@ -34,6 +35,9 @@ pub struct Files {
     skip_invalid: bool,
     paths: Vec<PathBuf>,
     numbers: HashMap<PathBuf, u32>,
+    /// Each file as it was when the run began (`None`: it could not be
+    /// read then, which its first reading will say).
+    identities: Vec<Option<FileIdentity>>,
 }
 
 impl Files {
@@ -46,12 +50,32 @@ impl Files {
             .enumerate()
             .map(|(i, p)| (p.clone(), i as u32))
             .collect();
+        let identities = paths.iter().map(|p| FileIdentity::of(p).ok()).collect();
         Files {
             corpus,
             skip_invalid,
             paths,
             numbers,
+            identities,
         }
+    }
+
+    /// Checks that every file is as it was when these files were opened:
+    /// [`Source::revisit`] does, before and after each later pass, and a
+    /// caller that reads the files again (to copy what was kept) should too.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::FileChanged`] naming the first file that changed.
+    pub fn check_unchanged(&self) -> Result<()> {
+        for (path, then) in self.paths.iter().zip(&self.identities) {
+            if let Some(then) = then
+                && FileIdentity::of(path).ok().as_ref() != Some(then)
+            {
+                return Err(Error::FileChanged { path: path.clone() });
+            }
+        }
+        Ok(())
     }
 
     /// The corpus read.
@@ -127,6 +151,7 @@ impl Source for Files {
         wanted: &(dyn Fn(u32) -> bool + Sync),
         visit: &mut dyn FnMut(&[Revisited<'_>]) -> Result<()>,
     ) -> Result<usize> {
+        self.check_unchanged()?;
         let mut next = 0usize;
         // Read on a thread of its own: the caller works on one document
         // (verification sketches a batch of them on all cores) while the
@@ -157,6 +182,7 @@ impl Source for Files {
             }
             visit(&docs)
         })?;
+        self.check_unchanged()?;
         Ok(next)
     }
 }

@@ -36,7 +36,7 @@ fn json_lines_ids_and_errors() {
         missing.contains(":5: no \"text\" field (it has: body)"),
         "{missing}"
     );
-    assert!(missing.contains("name the text field") && !missing.contains("--"));
+    assert!(missing.contains("name the field to read") && !missing.contains("--"));
     assert!(
         items[4]
             .as_ref()

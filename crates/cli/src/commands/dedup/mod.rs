@@ -70,6 +70,18 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
             file.display()
         );
     }
+    // unique.txt lists kept files one per line.
+    if let Some(file) = files
+        .paths()
+        .iter()
+        .find(|f| f.as_os_str().as_encoded_bytes().contains(&b'\n'))
+    {
+        bail!(
+            "{:?}: a file name with a line break cannot be listed in unique.txt (one path a \
+             line); rename it",
+            file
+        );
+    }
     // Before `prepare_out`, which removes an earlier run's outputs.
     refuse_inputs_as_outputs(&args.out, files.paths())?;
     // unique.parquet takes the columns of every Parquet input: refuse
@@ -141,6 +153,8 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     });
     let (ids, mut texts) = looked_up?;
     unique_written?;
+    // What was copied is what was deduplicated.
+    files.check_unchanged()?;
     drop(named);
     let id = |d: u32| ids.get(d);
     // A batch run again against the index it saved to: its documents are

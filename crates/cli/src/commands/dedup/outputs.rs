@@ -9,7 +9,7 @@ use crate::args::FormatArg;
 use crate::config;
 use crate::output::write_atomically;
 use anyhow::{Context, Result};
-use neardup_corpus::{Format, ParquetRowWriter, copy_lines};
+use neardup_corpus::{CopyError, Format, ParquetRowWriter, copy_lines};
 use neardup_dedup::{Fate, Fates, Outcome, Record};
 
 /// The files a run writes, `summary.json` (written last) last.
@@ -88,17 +88,23 @@ pub(super) fn write_unique(
     );
     let copy = |out: &mut BufWriter<File>, f: usize| -> Result<()> {
         // Lines come in order, and so do the kept ones.
-        copy_lines(&files[f], kept_in_order(kept_lines(f)), out)
-            .with_context(|| format!("reading {} again", files[f].display()))?;
-        Ok(())
+        match copy_lines(&files[f], kept_in_order(kept_lines(f)), out) {
+            Ok(_) => Ok(()),
+            Err(CopyError::Read(path, e)) => {
+                Err(e).with_context(|| format!("reading {} again", path.display()))
+            }
+            Err(CopyError::Write(e)) => Err(e).context("writing the kept records"),
+        }
     };
     if !json.is_empty() {
-        write_atomically(&out.join("unique.jsonl"), |w| {
+        let path = out.join("unique.jsonl");
+        write_atomically(&path, |w| {
             for &f in &json {
                 copy(w, f)?;
             }
             Ok(())
-        })?;
+        })
+        .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if !parquet.is_empty() {
         let path = out.join("unique.parquet");
@@ -114,18 +120,35 @@ pub(super) fn write_unique(
         })?;
     }
     if !text.is_empty() {
-        write_atomically(&out.join("unique.txt"), |w| {
+        let path = out.join("unique.txt");
+        write_atomically(&path, |w| {
             for &f in &text {
                 if kept_whole[f] {
-                    writeln!(w, "{}", files[f].display())?;
+                    w.write_all(&path_bytes(&files[f]))?;
+                    w.write_all(b"\n")?;
                 } else if kept_lines(f).next().is_some() {
                     copy(w, f)?;
                 }
             }
             Ok(())
-        })?;
+        })
+        .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())
+}
+
+/// The bytes of `path` as the system has them (a name that is not UTF-8
+/// stays the file's name); on systems whose paths are not bytes, as UTF-8.
+fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::borrow::Cow::Borrowed(path.as_os_str().as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        std::borrow::Cow::Owned(path.to_string_lossy().into_owned().into_bytes())
+    }
 }
 
 /// `duplicates.jsonl`: each dropped document, the kept one it duplicates

@@ -73,6 +73,15 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
             seed: args.seed,
         },
     );
+    // Scores of no pair would read as perfect ones.
+    let positives = bench.pairs.iter().filter(|p| p.duplicate).count();
+    if positives == 0 || positives == bench.pairs.len() {
+        bail!(
+            "the corpora gave {} pairs, {positives} of them near-duplicates: nothing to score; \
+             give corpora with at least two documents of some length",
+            bench.pairs.len()
+        );
+    }
     let fingerprinter = config::fingerprinter(&args.settings)?;
     let fingerprints: Vec<u128> = bench
         .documents

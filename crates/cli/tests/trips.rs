@@ -404,3 +404,66 @@ fn p08_csv_is_refused_not_misread() {
     let run = d.run(&["fingerprint", "--format", "text", "a.csv"], b"");
     assert_eq!(run.code(), 0, "{}", run.stderr());
 }
+
+/// Point 10: a damaged Parquet file (each byte of a small one changed in
+/// turn, as the corpus crate's test does) gives an error that names it,
+/// never a panic, in fingerprint and in dedup, with and without
+/// --skip-invalid. (Some of these damages make the parquet crate panic; the
+/// reader catches it.)
+#[test]
+fn p10_damaged_parquet_never_panics() {
+    use parquet::basic::Compression;
+    use parquet::file::properties::WriterProperties;
+    use std::sync::Arc;
+    let d = Dir::new();
+    let column = |values: Vec<Option<&str>>| -> arrow_array::ArrayRef {
+        Arc::new(arrow_array::StringArray::from(values))
+    };
+    let batch = arrow_array::RecordBatch::try_from_iter([
+        ("id", column(vec![Some("a"), Some("b"), Some("c")])),
+        (
+            "text",
+            column(vec![Some("one two"), Some("three four five"), None]),
+        ),
+    ])
+    .unwrap();
+    let properties = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
+    let mut whole = Vec::new();
+    let mut writer =
+        parquet::arrow::ArrowWriter::try_new(&mut whole, batch.schema(), Some(properties)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let (mut refused, mut caught) = (0, 0);
+    for at in 0..whole.len() {
+        for change in [0x01, 0x80] {
+            let mut bytes = whole.clone();
+            bytes[at] ^= change;
+            d.write("x.parquet", &bytes);
+            let args: &[&str] = match (at + usize::from(change)) % 4 {
+                0 => &["dedup", "x.parquet", "--out", "out", "--force", "-q"],
+                1 => &["fingerprint", "x.parquet", "--skip-invalid"],
+                _ => &["fingerprint", "x.parquet"],
+            };
+            let run = d.run(args, b"");
+            assert_ne!(run.code(), 101, "byte {at} ^ {change:#x}: {}", run.stderr());
+            assert!(
+                !run.stderr().contains("panicked"),
+                "byte {at}: {}",
+                run.stderr()
+            );
+            if run.code() == 2 {
+                refused += 1;
+                caught += usize::from(run.stderr().contains("the Parquet reader failed on it"));
+                assert!(
+                    run.stderr().contains("x.parquet"),
+                    "byte {at}: {}",
+                    run.stderr()
+                );
+            }
+        }
+    }
+    assert!(refused > 0, "some damage is seen");
+    eprintln!("{refused} damaged files refused, {caught} of them after a caught panic");
+}

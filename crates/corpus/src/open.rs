@@ -218,6 +218,24 @@ mod tests {
         );
     }
 
+    /// A full disk is the output's error, not the input's (issue 16).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_full_disk_is_a_write_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.jsonl");
+        std::fs::write(&path, "{\"x\":1}\n".repeat(100_000)).unwrap();
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let mut out = std::io::BufWriter::new(full);
+        match copy_lines(&path, |_| true, &mut out) {
+            Err(CopyError::Write(e)) => assert_eq!(e.raw_os_error(), Some(28), "{e}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn capped_lines() {
         let mut input: &[u8] = b"short\r\nthis line is long\nend\r\neightchr\r\n";

@@ -1,4 +1,4 @@
-//! Messages on stderr about skipped records.
+//! Messages on stderr: counts, and skipped records.
 
 use neardup_corpus::Error as ReadError;
 pub use neardup_dedup::Skipped;
@@ -20,4 +20,10 @@ pub fn skipped_json(skipped: &Skipped) -> serde_json::Value {
         "total": skipped.total(),
         "by_kind": skipped.by_kind(),
     })
+}
+
+/// `n` and its noun, singular for 1: `1 document`, `3 documents`.
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
 }

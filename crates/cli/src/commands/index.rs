@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use crate::args::{IndexAddArgs, IndexBuildArgs, IndexCommand, IndexQueryArgs, IndexStatsArgs};
 use crate::fingerprints::Set;
 use crate::progress::Progress;
+use crate::report::count;
 use crate::{config, pipeline};
 
 pub fn run(command: &IndexCommand) -> Result<ExitCode> {
@@ -43,8 +44,8 @@ fn build(args: &IndexBuildArgs) -> Result<ExitCode> {
     let tables = plan.tables();
     AnyIndexDir::create(&args.index, plan, &set.bits, &set.ids)?;
     eprintln!(
-        "neardup: indexed {} fingerprints in {} ({tables} tables)",
-        set.ids.len(),
+        "neardup: indexed {} in {} ({tables} tables)",
+        count(set.ids.len() as u64, "fingerprint", "fingerprints"),
         args.index.display()
     );
     Ok(ExitCode::SUCCESS)
@@ -60,8 +61,8 @@ fn add(args: &IndexAddArgs) -> Result<ExitCode> {
     let set = Set::read(&args.paths, fields, &mut read_width)?;
     index.add(&set.bits, &set.ids)?;
     eprintln!(
-        "neardup: added {} fingerprints to {} ({} in all)",
-        set.ids.len(),
+        "neardup: added {} to {} ({} in all)",
+        count(set.ids.len() as u64, "fingerprint", "fingerprints"),
         args.index.display(),
         index.len()
     );

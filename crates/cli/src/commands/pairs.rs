@@ -10,6 +10,7 @@ use neardup_index::{Pair, SpillSort, TablePlan, cross_join_each, self_join_each}
 
 use crate::args::PairsArgs;
 use crate::fingerprints::Set;
+use crate::report::count;
 
 /// The default of `--memory`: the sort of the pairs holds half of it.
 const DEFAULT_MEMORY: u64 = 256 << 20;
@@ -61,9 +62,10 @@ pub fn run(args: &PairsArgs) -> Result<ExitCode> {
     out.flush()?;
     if !args.quiet {
         eprintln!(
-            "neardup: {found} {} within {} bits among {n} fingerprints ({} tables)",
-            if found == 1 { "pair" } else { "pairs" },
+            "neardup: {} within {} bits among {} ({} tables)",
+            count(found, "pair", "pairs"),
             args.k,
+            count(n as u64, "fingerprint", "fingerprints"),
             plan.tables()
         );
     }

@@ -25,7 +25,7 @@ use crate::args::DedupArgs;
 use crate::config;
 use crate::output::write_atomically;
 use crate::progress::Bars;
-use crate::report::skipped_json;
+use crate::report::{count, skipped_json};
 use outputs::{OUTPUTS, write_clusters, write_duplicates, write_unique};
 use report::{Report, Sample};
 
@@ -266,16 +266,12 @@ fn print_summary(args: &DedupArgs, outcome: &Outcome) {
         ),
         (None, _) => String::new(),
     };
+    let pairs = stats.pairs_by_distance.iter().sum::<u64>();
     eprintln!(
-        "neardup: {n} {}, {unique} unique, {} dropped as near-duplicates{against} ({} {} within {} bits{}){}",
-        plural(n, "document", "documents"),
+        "neardup: {}, {unique} unique, {} dropped as near-duplicates{against} ({} within {} bits{}){}",
+        count(n as u64, "document", "documents"),
         n - unique,
-        stats.pairs_by_distance.iter().sum::<u64>(),
-        plural(
-            stats.pairs_by_distance.iter().sum::<u64>() as usize,
-            "pair",
-            "pairs"
-        ),
+        count(pairs, "pair", "pairs"),
         args.k,
         if stats.short_rule {
             ", any distance for a short document"
@@ -293,11 +289,6 @@ fn print_summary(args: &DedupArgs, outcome: &Outcome) {
         args.out.display(),
         args.out.join("report.html").display()
     );
-}
-
-/// `one` for 1, else `many`.
-fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
-    if n == 1 { one } else { many }
 }
 
 /// The lock a run holds on its `--out`, a hidden file there: two runs into

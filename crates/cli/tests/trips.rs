@@ -403,6 +403,18 @@ fn p08_csv_is_refused_not_misread() {
     }
     let run = d.run(&["fingerprint", "--format", "text", "a.csv"], b"");
     assert_eq!(run.code(), 0, "{}", run.stderr());
+    // Found in a directory, it is skipped and counted, as a binary file is.
+    // Reading goes on after it: the file after it is read.
+    d.write("docs/a.csv", "id,text\n1,hello world\n");
+    d.write("docs/b.txt", TEXT);
+    let run = d.run(&["dedup", "docs", "--out", "out"], b"");
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    assert!(
+        run.stderr().contains("1 unsupported-format"),
+        "{}",
+        run.stderr()
+    );
+    assert!(run.stderr().contains("1 document,"), "{}", run.stderr());
 }
 
 /// Point 10: a damaged Parquet file (each byte of a small one changed in

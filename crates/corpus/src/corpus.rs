@@ -310,6 +310,7 @@ impl Documents<'_> {
                           to JSON lines (one object per row, the text in a field), or give \
                           --format text to read the file as text"
                     .to_string(),
+                walked: file.walked,
             })));
         }
         if format == Format::Parquet {

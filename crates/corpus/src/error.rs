@@ -139,13 +139,15 @@ pub enum Error {
         limit: u64,
     },
     /// A file of a format that is not read (CSV): the message says what to
-    /// do.
+    /// do. Found by walking a directory, it is skipped and counted.
     #[error("{place}: {message}")]
     Unsupported {
         /// Where.
         place: Place,
         /// What to do.
         message: String,
+        /// Whether it was found by walking a directory.
+        walked: bool,
     },
     /// A line-based file (JSON lines, or text with `--lines`) without a
     /// record: skipped, and counted.
@@ -220,15 +222,16 @@ impl Error {
         }
     }
 
-    /// Whether the error concerns one record, which `--skip-invalid` may
-    /// skip, rather than the input as a whole.
+    /// Whether the error concerns one record (or one file found in a
+    /// directory), which `--skip-invalid` may skip, rather than the input
+    /// as a whole: reading goes on after it.
     pub fn is_record(&self) -> bool {
         !matches!(
             self,
             Error::Io { .. }
                 | Error::NoDocuments { .. }
                 | Error::EndlessLine { .. }
-                | Error::Unsupported { .. }
+                | Error::Unsupported { walked: false, .. }
                 | Error::Parquet { .. }
                 | Error::MissingColumn { .. }
                 | Error::ColumnType { .. }
@@ -238,8 +241,8 @@ impl Error {
     }
 
     /// Whether a run skips the error, and counts it, rather than stops:
-    /// a binary file found in a directory and an empty file always, another
-    /// error of one
+    /// a binary or CSV file found in a directory and an empty file always,
+    /// another error of one
     /// record when `skip_invalid` (`--skip-invalid`).
     ///
     /// ```
@@ -254,7 +257,9 @@ impl Error {
     pub fn is_skipped(&self, skip_invalid: bool) -> bool {
         matches!(
             self,
-            Error::BinaryInDirectory { .. } | Error::EmptyFile { .. }
+            Error::BinaryInDirectory { .. }
+                | Error::EmptyFile { .. }
+                | Error::Unsupported { walked: true, .. }
         ) || (skip_invalid && self.is_record())
     }
 

@@ -4,6 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod values;
+
+use values::{parse_count, parse_k, parse_size, parse_threads};
+
 /// Find near-duplicate text with SimHash.
 #[derive(Debug, Parser)]
 #[command(name = "neardup", version, about, long_about = None, after_help = EXAMPLES)]
@@ -584,78 +588,6 @@ pub struct PlanArgs {
     pub max_bytes: Option<f64>,
 }
 
-/// Threads per core at most: more only wait for one another, and a typo
-/// such as `-j 100000` would otherwise spend minutes starting threads.
-const THREADS_PER_CORE: usize = 16;
-
-/// A number of worker threads: 0 (every core) up to [`THREADS_PER_CORE`]
-/// per core.
-fn parse_threads(text: &str) -> Result<usize, String> {
-    let n: usize = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number of threads"))?;
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    let most = cores * THREADS_PER_CORE;
-    if n > most {
-        return Err(format!(
-            "{n} threads on {cores} cores: at most {most} ({THREADS_PER_CORE} per core); \
-             leave -j out (or give 0) for one per core"
-        ));
-    }
-    Ok(n)
-}
-
-/// A distance in bits: below 128, the widest fingerprint (each command
-/// checks it against the width it uses).
-fn parse_k(text: &str) -> Result<u32, String> {
-    let k: u32 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number of bits"))?;
-    if k >= 128 {
-        return Err(format!(
-            "k = {k} bits: fingerprints have 64 bits (128 with --width 128), and k is below that"
-        ));
-    }
-    Ok(k)
-}
-
-/// A count or size: a finite number above 0 (1e9 and the like accepted).
-fn parse_count(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(n) if n.is_finite() && n > 0.0 => Ok(n),
-        _ => Err(format!("{text:?} is not a number above 0")),
-    }
-}
-
-/// A size in bytes: a number, optionally with K, M, G or T (powers of
-/// 1024), e.g. `512M`, `1.5G`.
-fn parse_size(text: &str) -> Result<u64, String> {
-    let trimmed = text.trim();
-    let lower = trimmed.to_ascii_lowercase();
-    let number = lower.trim_end_matches(['b', 'i']);
-    let (digits, unit) = match number.char_indices().last() {
-        Some((at, c @ ('k' | 'm' | 'g' | 't'))) => (&number[..at], c),
-        _ => (number, ' '),
-    };
-    let scale = match unit {
-        'k' => 1u64 << 10,
-        'm' => 1 << 20,
-        'g' => 1 << 30,
-        't' => 1 << 40,
-        _ => 1,
-    };
-    match digits.trim().parse::<f64>() {
-        Ok(n) if n.is_finite() && n >= 0.0 && n * (scale as f64) < u64::MAX as f64 => {
-            Ok((n * scale as f64) as u64)
-        }
-        _ => Err(format!(
-            "{trimmed:?} is not a size: give bytes, or a number with K, M, G or T (e.g. 2G, 512M)"
-        )),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -664,18 +596,6 @@ mod tests {
     #[test]
     fn definition_is_consistent() {
         Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn sizes_parse_with_binary_units() {
-        assert_eq!(parse_size("1024"), Ok(1024));
-        assert_eq!(parse_size("2G"), Ok(2 << 30));
-        assert_eq!(parse_size("512m"), Ok(512 << 20));
-        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
-        assert_eq!(parse_size("0"), Ok(0));
-        for bad in ["", "G", "-1G", "two", "1e30T", "NaN"] {
-            assert!(parse_size(bad).is_err(), "{bad}");
-        }
     }
 }
 

@@ -21,7 +21,7 @@ pub fn write_atomically(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let temp = dir.join(temporary_name(&name, std::process::id()));
     let result = (|| {
         let file =
             File::create(&temp).with_context(|| format!("cannot create {}", temp.display()))?;
@@ -36,6 +36,27 @@ pub fn write_atomically(
         let _ = std::fs::remove_file(&temp);
     }
     result
+}
+
+/// The name [`write_atomically`] writes `name` under first, in process
+/// `pid`.
+fn temporary_name(name: &str, pid: u32) -> String {
+    format!(".{name}.{pid}.tmp")
+}
+
+/// Whether `file` is a temporary file of [`write_atomically`] for one of
+/// `names` (one an interrupted run left, if its process is gone), as
+/// `.unique.jsonl.4242.tmp` is of `unique.jsonl`.
+pub fn is_temporary_of(file: &str, names: &[&str]) -> bool {
+    let Some(inner) = file.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    inner.rsplit_once('.').is_some_and(|(name, pid)| {
+        names.contains(&name)
+            && pid
+                .parse::<u32>()
+                .is_ok_and(|p| temporary_name(name, p) == file)
+    })
 }
 
 /// Refuses to write `output` when it is one of `inputs`: the run would
@@ -57,4 +78,26 @@ pub fn refuse_input_as_output<'a>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_are_known_again() {
+        let names = ["unique.jsonl", "summary.json"];
+        assert!(is_temporary_of(
+            &temporary_name("unique.jsonl", 4242),
+            &names
+        ));
+        for other in [
+            ".unique.jsonl.tmp",
+            ".unique.jsonl.x1.tmp",
+            ".notes.txt.12.tmp",
+            "unique.jsonl",
+        ] {
+            assert!(!is_temporary_of(other, &names), "{other}");
+        }
+    }
 }

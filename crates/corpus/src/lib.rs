@@ -31,11 +31,12 @@ mod json_lines;
 mod open;
 mod options;
 mod parquet;
+mod parquet_copy;
 
-pub use self::parquet::{ParquetRowWriter, check_same_columns, copy_rows};
 pub use batches::Batch;
 pub use corpus::{Corpus, Document, Documents, FieldValue};
 pub use error::{Error, Place, Result};
 pub use guard::quiet_caught_panics;
 pub use open::{CopyError, copy_lines};
 pub use options::{Format, ReadOptions};
+pub use parquet_copy::{ParquetRowWriter, check_same_columns, copy_rows};

@@ -120,6 +120,19 @@ impl Source for Files {
         progress: &dyn Progress,
         visit: &mut dyn FnMut(&[SourceDoc<'_>]) -> Result<()>,
     ) -> Result<Skipped> {
+        // A pipe or a device reads once: the run's second pass would wait
+        // forever, or read something else.
+        if let Some(file) = self
+            .paths
+            .iter()
+            .find(|f| std::fs::metadata(f).is_ok_and(|m| !m.is_file()))
+        {
+            return Err(Error::Source(format!(
+                "{} is not a regular file (a pipe or a device?): a run reads its inputs \
+                 more than once; save it to a file first",
+                file.display()
+            )));
+        }
         let mut skipped = Skipped::default();
         self.corpus.in_batches(|batch| {
             let mut docs = Vec::with_capacity(batch.len());

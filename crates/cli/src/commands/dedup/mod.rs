@@ -23,7 +23,7 @@ use neardup_index::WriterLock;
 
 use crate::args::DedupArgs;
 use crate::config;
-use crate::output::write_atomically;
+use crate::output::{is_temporary_of, write_atomically};
 use crate::progress::Bars;
 use crate::report::{count, skipped_json};
 use outputs::{OUTPUTS, write_clusters, write_duplicates, write_unique};
@@ -57,19 +57,6 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         Corpus::open(&args.paths, &read_options)?,
         args.input.skip_invalid,
     );
-    // A pipe or a device reads once, and its second pass would wait
-    // forever, or read something else.
-    if let Some(file) = files
-        .paths()
-        .iter()
-        .find(|f| std::fs::metadata(f).is_ok_and(|m| !m.is_file()))
-    {
-        bail!(
-            "{} is not a regular file (a pipe or a device?): dedup reads its inputs twice; \
-             save it to a file first",
-            file.display()
-        );
-    }
     // unique.txt lists kept files one per line.
     if let Some(file) = files
         .paths()
@@ -317,7 +304,7 @@ fn prepare_out(out: &Path, force: bool) -> Result<WriterLock> {
         }
     }
     for name in &others {
-        if name.to_str().is_some_and(is_leftover) {
+        if name.to_str().is_some_and(|n| is_temporary_of(n, &OUTPUTS)) {
             std::fs::remove_file(out.join(name)).with_context(|| {
                 format!(
                     "cannot remove {}, left by an interrupted run",
@@ -328,7 +315,7 @@ fn prepare_out(out: &Path, force: bool) -> Result<WriterLock> {
     }
     let holds_anything = others
         .iter()
-        .any(|name| !name.to_str().is_some_and(is_leftover));
+        .any(|name| !name.to_str().is_some_and(|n| is_temporary_of(n, &OUTPUTS)));
     if holds_anything && !force {
         bail!(
             "--out {}: the directory is not empty; give an empty or new one, or --force",
@@ -347,17 +334,6 @@ fn prepare_out(out: &Path, force: bool) -> Result<WriterLock> {
         }
     }
     Ok(lock)
-}
-
-/// Whether `name` is a temporary file of one of the outputs, as
-/// [`write_atomically`] names them (`.unique.jsonl.PID.tmp`).
-fn is_leftover(name: &str) -> bool {
-    let Some(inner) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
-        return false;
-    };
-    inner.rsplit_once('.').is_some_and(|(output, pid)| {
-        OUTPUTS.contains(&output) && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
-    })
 }
 
 /// The outputs' paths must not be inputs: dedup never writes into an input.

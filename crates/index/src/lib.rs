@@ -48,7 +48,7 @@ mod query;
 mod segment;
 mod spill_sort;
 
-pub use any_width::AnyIndexDir;
+pub use any_width::{AnyIndexDir, AnyOnlineIndex};
 pub use bits::Bits;
 pub use brute::{brute_force_cross, brute_force_pairs};
 pub use directory::IndexDir;

@@ -1,0 +1,46 @@
+"""neardup: find near-duplicate text with SimHash, from Python.
+
+The engine is the Rust library behind the ``neardup`` command; this package
+calls it directly (no subprocess), on all cores, with the GIL released.
+
+>>> import neardup
+>>> result = neardup.dedup([
+...     "the river rose in the night and the town woke to water in every street",
+...     "a recipe for bread: flour, water, salt and yeast, and a warm room",
+...     "The river rose in the night, and the town woke to water in every street.",
+... ])
+>>> result.keep.tolist()
+[True, True, False]
+>>> result.duplicate_of.tolist()
+[-1, -1, 0]
+
+- :class:`Fingerprinter` and :func:`distance`: fingerprints of texts;
+- :class:`Index`: fingerprints with ids, queried within k bits, saved to
+  and opened from the index directories of ``neardup index``;
+- :func:`dedup` and :class:`DedupResult`: the dedup job over texts in
+  memory (a list, or a pyarrow, pandas or polars string column);
+- :func:`dedup_files`: ``neardup dedup`` over files, with its outputs;
+- :mod:`neardup.compat`: a drop-in for PyPI ``simhash``;
+- :mod:`neardup.spark`: the same on Spark DataFrames.
+"""
+
+from neardup._neardup import (
+    Fingerprinter,
+    Index,
+    NeardupError,
+    __version__,
+    distance,
+)
+from neardup._result import DedupResult, dedup
+from neardup._texts import as_texts
+
+__all__ = [
+    "DedupResult",
+    "Fingerprinter",
+    "Index",
+    "NeardupError",
+    "__version__",
+    "as_texts",
+    "dedup",
+    "distance",
+]

@@ -1,0 +1,265 @@
+//! `dedup`: the library's dedup job over texts in memory, each text's
+//! fate back as arrays.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use neardup_core::{Profile, Width};
+use neardup_dedup::{
+    Dedup, DocumentsAt, Fate, Grouping, Keep, Memory, Outcome, Silent, Verification,
+};
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::error::{NeardupError, to_py};
+use crate::texts::{Texts, documents};
+
+/// The settings of a run, as the Python signature gives them.
+pub(crate) struct Settings<'a> {
+    pub threshold: f64,
+    pub k: u32,
+    pub keep: &'a str,
+    pub cluster: &'a str,
+    pub profile: &'a str,
+    pub width: u32,
+    pub short_rule: bool,
+    pub verify: Option<&'a str>,
+    pub against: Option<PathBuf>,
+    pub memory: Option<u64>,
+}
+
+impl Settings<'_> {
+    /// The job these settings describe, checked.
+    pub(crate) fn job(&self) -> PyResult<Dedup> {
+        let profile: Profile = self.profile.parse().map_err(to_py)?;
+        let fingerprinter = neardup_core::Fingerprinter::builder(profile)
+            .width(Width::from_bits(self.width).map_err(to_py)?)
+            .build()
+            .map_err(to_py)?;
+        let mut job = Dedup::with_fingerprinter(fingerprinter);
+        let keep: Keep = self
+            .keep
+            .parse()
+            .map_err(|e: String| NeardupError::new_err(format!("keep: {e}")))?;
+        if matches!(keep, Keep::Max | Keep::Min) {
+            return Err(NeardupError::new_err(format!(
+                "keep={:?} ranks by a field of JSON-lines records; for texts in memory give first, \
+                 longest or shortest (or sort the texts first)",
+                self.keep
+            )));
+        }
+        let grouping = match self.cluster {
+            "greedy" => Grouping::Greedy,
+            "components" => Grouping::Components,
+            other => {
+                return Err(NeardupError::new_err(format!(
+                    "cluster: {other:?}; give greedy or components"
+                )));
+            }
+        };
+        let verification = match self.verify {
+            None => {
+                if !(self.threshold > 0.0 && self.threshold <= 1.0) {
+                    return Err(NeardupError::new_err(format!(
+                        "threshold: {}; give a Jaccard similarity above 0 and at most 1",
+                        self.threshold
+                    )));
+                }
+                Some(Verification::Jaccard(self.threshold))
+            }
+            Some("none") => None,
+            Some(v) => Some(
+                v.parse::<Verification>()
+                    .map_err(|e| NeardupError::new_err(format!("verify: {e}")))?,
+            ),
+        };
+        job.k(self.k)
+            .keep(keep)
+            .grouping(grouping)
+            .short_rule(self.short_rule)
+            .verification(verification)
+            .against(self.against.clone())
+            .memory(self.memory);
+        job.check().map_err(to_py)?;
+        Ok(job)
+    }
+
+    /// `summary["settings"]`.
+    fn describe<'py>(&self, py: Python<'py>, job: &Dedup) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("k", self.k)?;
+        d.set_item("short_rule", job.short_rule_holds())?;
+        d.set_item("profile", self.profile)?;
+        d.set_item("width", self.width)?;
+        d.set_item("keep", self.keep)?;
+        d.set_item("cluster", self.cluster)?;
+        let verify = match self.verify {
+            None => Verification::Jaccard(self.threshold).to_string(),
+            Some(v) => v.to_string(),
+        };
+        d.set_item("verify", verify)?;
+        d.set_item(
+            "against",
+            self.against.as_ref().map(|p| p.display().to_string()),
+        )?;
+        Ok(d)
+    }
+}
+
+/// Runs the dedup job over `texts` (with `ids` naming them in errors);
+/// gives `(duplicate_of, distance, indexed, clusters, summary)`.
+#[pyfunction]
+#[pyo3(signature = (texts, ids = None, *, threshold = 0.8, k = 8, keep = "first", cluster = "greedy",
+    profile = "auto", width = 64, short_rule = true, verify = None, against = None, memory = None,
+    threads = None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dedup<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    ids: Option<&Bound<'py, PyAny>>,
+    threshold: f64,
+    k: u32,
+    keep: &str,
+    cluster: &str,
+    profile: &str,
+    width: u32,
+    short_rule: bool,
+    verify: Option<&str>,
+    against: Option<PathBuf>,
+    memory: Option<u64>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let started = Instant::now();
+    let settings = Settings {
+        threshold,
+        k,
+        keep,
+        cluster,
+        profile,
+        width,
+        short_rule,
+        verify,
+        against,
+        memory,
+    };
+    let job = settings.job()?;
+    let texts = Texts::from_py(texts, "texts")?;
+    let ids = ids.map(|ids| Texts::from_py(ids, "ids")).transpose()?;
+    if let Some(ids) = &ids
+        && ids.len() != texts.len()
+    {
+        return Err(NeardupError::new_err(format!(
+            "{} ids for {} texts; give one id per text",
+            ids.len(),
+            texts.len()
+        )));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| NeardupError::new_err(format!("threads: {e}")))?;
+    let outcome = py.detach(|| -> PyResult<Outcome> {
+        let run = |source: &dyn neardup_dedup::Source| pool.install(|| job.run(source, &Silent));
+        let outcome = match (&texts, &ids) {
+            (Texts::Arrow(a), None) => {
+                let docs: &dyn DocumentsAt = documents(a.as_ref())?;
+                run(&Memory::new(docs))
+            }
+            (texts, None) => {
+                let strs = texts.strs("texts")?;
+                run(&Memory::new(&strs[..]))
+            }
+            (texts, Some(ids)) => {
+                let pairs: Vec<(&str, &str)> = ids
+                    .strs("ids")?
+                    .into_iter()
+                    .zip(texts.strs("texts")?)
+                    .collect();
+                run(&Memory::new(&pairs[..]))
+            }
+        };
+        outcome.map_err(to_py)
+    })?;
+    let n = outcome.stats().documents;
+    let mut duplicate_of = vec![-1i64; n];
+    let mut distance = vec![-1i32; n];
+    let mut indexed: Vec<Option<&str>> = vec![None; n];
+    for (d, fate) in outcome.fates().iter().enumerate() {
+        match fate {
+            Fate::Kept => {}
+            Fate::Duplicate { of, distance: bits } => {
+                duplicate_of[d] = i64::from(of);
+                distance[d] = bits as i32;
+            }
+            Fate::DuplicateOfIndexed {
+                entry,
+                distance: bits,
+            } => {
+                distance[d] = bits as i32;
+                indexed[d] = outcome.indexed_name(entry);
+            }
+        }
+    }
+    let clusters = clusters(&duplicate_of);
+    let summary = summary(
+        py,
+        &outcome,
+        clusters.len(),
+        started,
+        settings.describe(py, &job)?,
+    )?;
+    let indexed = settings.against.as_ref().map(|_| indexed);
+    (
+        PyArray1::from_vec(py, duplicate_of),
+        PyArray1::from_vec(py, distance),
+        indexed,
+        clusters,
+        summary,
+    )
+        .into_pyobject(py)
+        .map(|t| t.into_any())
+}
+
+/// The groups of more than one document: the kept one first, then the
+/// ones dropped for it, in input order; groups in the order of their kept
+/// documents.
+fn clusters(duplicate_of: &[i64]) -> Vec<Vec<u64>> {
+    let mut members: Vec<(u64, u64)> = (0u64..)
+        .zip(duplicate_of)
+        .filter(|&(_, &of)| of >= 0)
+        .map(|(d, &of)| (of as u64, d))
+        .collect();
+    members.sort_unstable();
+    let mut groups: Vec<Vec<u64>> = Vec::new();
+    for (kept, d) in members {
+        match groups.last_mut() {
+            Some(g) if g[0] == kept => g.push(d),
+            _ => groups.push(vec![kept, d]),
+        }
+    }
+    groups
+}
+
+/// The counts of `summary.json`, as a dict.
+fn summary<'py>(
+    py: Python<'py>,
+    outcome: &Outcome,
+    groups: usize,
+    started: Instant,
+    settings: Bound<'py, PyDict>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let stats = outcome.stats();
+    let d = PyDict::new(py);
+    d.set_item("documents", stats.documents)?;
+    d.set_item("unique", stats.unique)?;
+    d.set_item("dropped", stats.documents - stats.unique)?;
+    d.set_item("dropped_against_index", stats.dropped_against_index)?;
+    d.set_item("exact_copies", stats.exact_copies)?;
+    d.set_item("candidate_pairs", stats.candidate_pairs)?;
+    d.set_item("pairs", stats.pairs_by_distance.iter().sum::<u64>())?;
+    d.set_item("groups", groups)?;
+    d.set_item("seconds", started.elapsed().as_secs_f64())?;
+    d.set_item("settings", settings)?;
+    Ok(d)
+}

@@ -1,0 +1,33 @@
+//! neardup for Python: the engine's crates behind a thin layer of
+//! conversions. Nothing here decides what is a near-duplicate; each
+//! function turns Python values into the engine's, calls it with the GIL
+//! released, and turns its answer (or its error, with the CLI's message)
+//! back.
+//!
+//! The Python package (`python/neardup`) wraps this module, `_neardup`,
+//! with the types users see: `Fingerprinter`, `Index`, `dedup` and its
+//! `DedupResult`, `dedup_files`, and `neardup.compat`.
+
+mod compat;
+mod dedup;
+mod error;
+mod fingerprint;
+mod index;
+mod texts;
+
+use pyo3::prelude::*;
+
+/// The compiled half of the `neardup` package.
+#[pymodule]
+fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("NeardupError", m.py().get_type::<error::NeardupError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<fingerprint::Fingerprinter>()?;
+    m.add_function(wrap_pyfunction!(fingerprint::distance, m)?)?;
+    m.add_class::<index::Index>()?;
+    m.add_function(wrap_pyfunction!(dedup::dedup, m)?)?;
+    m.add_function(wrap_pyfunction!(compat::simhash_text, m)?)?;
+    m.add_function(wrap_pyfunction!(compat::simhash_features, m)?)?;
+    m.add_class::<compat::CompatIndex>()?;
+    Ok(())
+}

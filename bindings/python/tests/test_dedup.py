@@ -1,0 +1,65 @@
+import json
+
+import pytest
+
+import neardup
+from conftest import write_jsonl
+
+
+def cli_fates(cli, tmp_path, ids, texts, *flags):
+    """What `neardup dedup` drops, as {dropped id: kept id}."""
+    path = tmp_path / "docs.jsonl"
+    write_jsonl(path, ids, texts)
+    out = tmp_path / "out"
+    cli("dedup", path, "--out", out, "--quiet", *flags)
+    dropped = {}
+    for line in (out / "duplicates.jsonl").open():
+        row = json.loads(line)
+        dropped[row["id"]] = row["duplicate_of"]
+    return dropped, json.loads((out / "summary.json").read_text())
+
+
+@pytest.mark.parametrize("flags", [(), ("--cluster", "components"), ("--keep", "longest", "-k", "6")])
+def test_equal_to_the_cli_on_the_samples(tmp_path, cli, samples, flags):
+    ids, texts = samples
+    want, summary = cli_fates(cli, tmp_path, ids, texts, *flags)
+    options = {"cluster": "greedy", "keep": "first", "k": 8}
+    for name, value in zip(flags[::2], flags[1::2]):
+        options[name.lstrip("-")] = int(value) if name == "-k" else value
+    result = neardup.dedup(texts, ids, **options)
+    got = {ids[d]: ids[int(of)] for d, of in enumerate(result.duplicate_of) if of >= 0}
+    assert got == want and len(want) > 50
+    for key in ["documents", "unique", "dropped", "exact_copies", "groups", "pairs"]:
+        assert result.summary[key] == summary[key], key
+    assert result.keep.sum() == summary["unique"]
+
+
+def test_result_columns(samples):
+    pa = pytest.importorskip("pyarrow")
+    ids, texts = samples
+    result = neardup.dedup(pa.array(texts), ids)
+    table = result.to_arrow()
+    assert table.column_names == ["id", "keep", "duplicate_of", "distance"]
+    assert table.num_rows == len(texts)
+    frame = result.to_pandas()
+    assert frame["keep"].sum() == result.summary["unique"]
+    for group in result.clusters:
+        assert result.keep[group[0]] and not result.keep[group[1:]].any()
+        assert all(result.duplicate_of[d] == group[0] for d in group[1:])
+    assert sum(len(g) - 1 for g in result.clusters) == result.summary["dropped"]
+
+
+def test_bad_settings_and_texts():
+    with pytest.raises(neardup.NeardupError, match="threshold"):
+        neardup.dedup(["a"], threshold=1.5)
+    with pytest.raises(neardup.NeardupError, match="keep"):
+        neardup.dedup(["a"], keep="max")
+    with pytest.raises(neardup.NeardupError, match="cluster"):
+        neardup.dedup(["a"], cluster="louvain")
+    with pytest.raises(neardup.NeardupError, match="1 ids for 2 texts"):
+        neardup.dedup(["a", "b"], ["x"])
+    with pytest.raises(neardup.NeardupError):
+        neardup.dedup(["a"], k=64)
+    with pytest.raises(TypeError, match=r"texts\[0\]"):
+        neardup.dedup([None])
+    assert len(neardup.dedup([])) == 0

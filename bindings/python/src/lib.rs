@@ -13,6 +13,7 @@ mod dedup;
 mod error;
 mod fingerprint;
 mod index;
+mod spark;
 mod texts;
 
 use pyo3::prelude::*;
@@ -29,5 +30,13 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compat::simhash_text, m)?)?;
     m.add_function(wrap_pyfunction!(compat::simhash_features, m)?)?;
     m.add_class::<compat::CompatIndex>()?;
+    m.add_function(wrap_pyfunction!(spark::spark_plan_blocks, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::table_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::pairs_in_groups, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::short_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::short_rule_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::short_rule_alone, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::verify_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::short_pairs_in_groups, m)?)?;
     Ok(())
 }

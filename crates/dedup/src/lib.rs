@@ -28,7 +28,8 @@
 //!   and dropped for the first that passes verification; or
 //!   [`Grouping::Components`]: every chain of near-duplicates one group;
 //! - [`keep_first`] and [`components`]: the same rules over a list of
-//!   pairs, for callers who have one.
+//!   pairs, for callers who have one; [`ShortRule`]: the short-document
+//!   rule's keys, for callers who join documents themselves (Spark).
 //!
 //! # Example
 //!
@@ -68,6 +69,7 @@ mod progress;
 mod shingles;
 mod short;
 mod short_join;
+mod short_rule;
 mod sketches;
 mod source;
 mod streamed;
@@ -87,5 +89,6 @@ pub use shingles::{CHAR_SHINGLE, Shingling, WORD_SHINGLE, char_shingles, shingle
 pub use short::{
     SHORT_WORDS, is_near_short, is_short, is_short_pair, is_within_reach, length_in_words,
 };
+pub use short_rule::ShortRule;
 pub use source::{DocumentsAt, Memory, Origin, Revisited, Source, SourceDoc};
 pub use verify::{Verification, common, jaccard, word_bag, word_difference, word_hashes};

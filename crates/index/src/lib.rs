@@ -5,12 +5,15 @@
 //! - [`Bits`]: fingerprints as `u64` or `u128`;
 //! - [`TablePlan`]: which blocks of the bits key which table, and which plan
 //!   suits a number of fingerprints ([`TablePlan::choose`]);
-//! - [`OnlineIndex`]: queries between inserts and deletes;
+//! - [`OnlineIndex`]: queries between inserts and deletes; [`AnyOnlineIndex`]:
+//!   the same, of a width known at run time;
 //! - [`Segment`]: an index saved to a file and opened by memory map;
 //!   [`IndexDir`]: a directory holding one, to which fingerprints are added;
 //!   [`AnyIndexDir`]: the same, of the width its manifest says;
 //! - [`self_join`] and [`cross_join`]: every pair within `k` bits, one table
-//!   at a time (Manku, Jain and Das Sarma 2007, §3);
+//!   at a time (Manku, Jain and Das Sarma 2007, §3); [`pairs_in_group`]
+//!   and [`shuffle_plan`]: the same join for engines that group rows by key
+//!   themselves (Spark);
 //! - [`SpillSort`]: records (pairs, say) sorted past memory, in runs on
 //!   disk merged as they are read back;
 //! - [`brute_force_pairs`], [`brute_force_cross`]: the same by comparing
@@ -41,6 +44,7 @@ mod directory;
 mod error;
 mod join;
 mod key_table;
+mod keyed;
 mod lock;
 mod online;
 mod plan;
@@ -57,6 +61,7 @@ pub use join::{
     Pair, Run, cross_join, cross_join_each, for_each_run, self_join, self_join_each,
     self_join_where, with_neighbours,
 };
+pub use keyed::{pairs_in_group, shuffle_plan};
 pub use lock::{LOCK_FILE, WriterLock};
 pub use online::OnlineIndex;
 pub use plan::{Block, MAX_TABLES, PlanChoice, PlanOption, TablePlan};

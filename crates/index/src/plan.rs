@@ -275,7 +275,7 @@ impl TablePlan {
     /// Every plan from `k + 1` blocks up, while the number of tables allows,
     /// weighed from the blocks' lengths alone (no plan is built: a plan of
     /// thousands of tables takes a while, and is built once chosen).
-    fn options(width: Width, k: u32, n: f64) -> Result<Vec<PlanOption>> {
+    pub(crate) fn options(width: Width, k: u32, n: f64) -> Result<Vec<PlanOption>> {
         let f = width.bits();
         if k >= f {
             return Err(Error::Plan(format!("no plan for k = {k} in {f} bits")));

@@ -1,0 +1,391 @@
+"""neardup on Spark DataFrames, for corpora beyond one machine.
+
+The same job as ``neardup dedup`` and :func:`neardup.dedup`, with Spark
+moving the rows and neardup's Rust engine doing the work of each Arrow
+batch (``mapInArrow``: Python is called once per batch, never per row):
+
+- :func:`fingerprint`: a column of 64-bit fingerprints (Spark longs holding
+  the bits);
+- :func:`near_duplicate_pairs`: every pair of rows whose fingerprints are
+  within ``k`` bits, exactly: each fingerprint goes out under its key in
+  every table of a plan, each ``(table, key)`` group is compared in Rust,
+  and a pair is reported by the first table it shares;
+- :func:`dedup`: the kept rows, with every column. Rows with the same
+  fingerprint and text are taken as one unit first (a text seen a million
+  times is one row in the joins), candidate pairs of units come from the
+  fingerprint join and the short-document rule, each is verified on the
+  texts (Jaccard of shingles, as the CLI), and connected components of
+  the verified pairs (large-star/small-star iterations) keep their first
+  row in keep order: the CLI's ``--cluster components``.
+
+>>> from neardup import spark as nds           # doctest: +SKIP
+>>> kept = nds.dedup(df, id_col="id", text_col="text")  # doctest: +SKIP
+>>> kept.write.parquet("s3://bucket/deduplicated")      # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+__all__ = ["dedup", "fates", "fingerprint", "near_duplicate_pairs"]
+
+# Helper columns, named so as not to meet a user's.
+_RANK = "__neardup_rank"
+_FP = "__neardup_fp"
+_HASH = "__neardup_hash"
+_KIND = "__neardup_kind"
+_KEYS = "__neardup_keys"
+_UNIT = "__neardup_unit"
+_LABEL = "__neardup_label"
+
+
+def _refuse_taken(df: DataFrame, *names: str) -> None:
+    taken = [n for n in names if n in df.columns]
+    if taken:
+        raise ValueError(f"{taken[0]!r} is a column already; give another name for the output")
+
+
+def _require(df: DataFrame, *names: str) -> None:
+    for name in names:
+        if name not in df.columns:
+            raise ValueError(f"no column {name!r}; the DataFrame has {', '.join(df.columns)}")
+
+
+def fingerprint(
+    df: DataFrame, text_col: str = "text", out_col: str = "fingerprint", *, profile: str = "auto"
+) -> DataFrame:
+    """``df`` with a column ``out_col`` of each text's 64-bit fingerprint
+    (a long: the bits, as ``Fingerprinter(profile).fingerprint`` gives
+    them, read as a signed 64-bit int). A null text fails the job with a
+    message naming it: drop or fill those rows first."""
+    _require(df, text_col)
+    _refuse_taken(df, out_col)
+    from neardup import Fingerprinter
+
+    Fingerprinter(profile)  # Bad settings fail here, not in a task.
+    schema = T.StructType(df.schema.fields + [T.StructField(out_col, T.LongType(), False)])
+
+    def batches(it: Iterator) -> Iterator:
+        import numpy as np
+        import pyarrow as pa
+
+        fp = Fingerprinter(profile)
+        for batch in it:
+            bits = fp.fingerprint_batch(batch.column(text_col)).view(np.int64)
+            yield pa.RecordBatch.from_arrays(
+                batch.columns + [pa.array(bits)], names=batch.schema.names + [out_col]
+            )
+
+    return df.mapInArrow(batches, schema)
+
+
+def _fingerprint_pairs(fps: DataFrame, k: int, n: int) -> DataFrame:
+    """Pairs ``(fp_a, fp_b, distance)`` of the distinct fingerprints in
+    column ``fp`` of ``fps`` within ``k`` bits, each once."""
+    from neardup import _neardup
+
+    blocks = _neardup.spark_plan_blocks(k, float(max(n, 1)))
+    keyed_schema = "table int, key long, fp long"
+
+    def keyed(it: Iterator) -> Iterator:
+        import pyarrow as pa
+
+        for batch in it:
+            fp = batch.column(0).to_numpy()
+            rows, tables, keys = _neardup.table_keys(fp, k, blocks)
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(tables), pa.array(keys), pa.array(fp[rows])], names=["table", "key", "fp"]
+            )
+
+    groups = (
+        fps.select("fp")
+        .mapInArrow(keyed, keyed_schema)
+        .groupBy("table", "key")
+        .agg(F.collect_list("fp").alias("fps"))
+        .where(F.size("fps") > 1)
+        .select("table", "fps")
+    )
+
+    def pairs(it: Iterator) -> Iterator:
+        import numpy as np
+        import pyarrow as pa
+
+        for batch in it:
+            lists = batch.column(1)
+            offsets = lists.offsets.to_numpy().astype(np.int64)
+            flat = lists.flatten().to_numpy()
+            tables = batch.column(0).to_numpy().astype(np.int32)
+            a, b, d = _neardup.pairs_in_groups(tables, offsets - offsets[0], flat, k, blocks)
+            fa, fb = flat[a], flat[b]
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(np.minimum(fa, fb)), pa.array(np.maximum(fa, fb)), pa.array(d)],
+                names=["fp_a", "fp_b", "distance"],
+            )
+
+    return groups.mapInArrow(pairs, "fp_a long, fp_b long, distance int")
+
+
+def near_duplicate_pairs(
+    df: DataFrame, k: int = 8, *, id_col: str = "id", fp_col: str = "fingerprint"
+) -> DataFrame:
+    """Every pair of rows of ``df`` whose fingerprints (column ``fp_col``,
+    as :func:`fingerprint` makes it) are within ``k`` bits: ``(id_a, id_b,
+    distance)`` with ``id_a < id_b``, each pair once. Rows with equal
+    fingerprints are pairs at distance 0: n rows of one fingerprint are
+    n(n-1)/2 pairs, so collapse exact copies first where they abound
+    (:func:`dedup` does)."""
+    _require(df, id_col, fp_col)
+    ids = df.select(F.col(id_col).alias("id"), F.col(fp_col).alias("fp"))
+    fps = ids.select("fp").distinct().cache()
+    n = fps.count()
+    pairs = _fingerprint_pairs(fps, k, n)
+    a, b = ids.alias("a"), ids.alias("b")
+    across = (
+        pairs.join(a, F.col("a.fp") == F.col("fp_a"))
+        .join(b, F.col("b.fp") == F.col("fp_b"))
+        .select(F.col("a.id").alias("x"), F.col("b.id").alias("y"), "distance")
+    )
+    same = (
+        a.join(b, (F.col("a.fp") == F.col("b.fp")) & (F.col("a.id") < F.col("b.id")))
+        .select(F.col("a.id").alias("x"), F.col("b.id").alias("y"), F.lit(0).alias("distance"))
+    )
+    return across.unionByName(same).select(
+        F.least("x", "y").alias("id_a"), F.greatest("x", "y").alias("id_b"), "distance"
+    )
+
+
+def _components(edges: DataFrame, max_rounds: int) -> DataFrame:
+    """``(node, label)`` for every node of the undirected ``edges`` (``u``,
+    ``v`` longs): the least node of its connected component.
+    Large-star/small-star rounds (Kiveris et al., 2014) until every
+    component is a star around its least node."""
+
+    def normal(e: DataFrame, x: str, y: str) -> DataFrame:
+        return e.where(F.col(x) != F.col(y)).select(
+            F.least(x, y).alias("u"), F.greatest(x, y).alias("v")
+        ).distinct()
+
+    e = normal(edges, "u", "v").localCheckpoint()
+    count = e.count()
+    for _ in range(max_rounds):
+        # Large star: each node's larger neighbours to its least neighbour.
+        both = e.unionByName(e.select(F.col("v").alias("u"), F.col("u").alias("v")))
+        least = both.groupBy("u").agg(F.least(F.min("v"), F.col("u")).alias("m"))
+        large = normal(both.join(least, "u").where(F.col("v") > F.col("u")), "v", "m")
+        # Small star: each node and its smaller neighbours to the least of them.
+        down = large.select(F.col("v").alias("u"), F.col("u").alias("v"))  # v < u
+        least = down.groupBy("u").agg(F.min("v").alias("m"))
+        spokes = down.join(least, "u").select(F.col("v").alias("x"), "m")
+        small = normal(spokes.unionByName(least.select(F.col("u").alias("x"), "m")), "x", "m")
+        small = small.localCheckpoint()
+        new_count = small.count()
+        if new_count == count and small.exceptAll(e).isEmpty():
+            break
+        e, count = small, new_count
+    else:
+        raise RuntimeError(f"components did not settle in {max_rounds} rounds; give more max_rounds")
+    # A star forest: each edge joins a node to its component's least.
+    return e.select(F.col("v").alias("node"), F.col("u").alias("label")).unionByName(
+        e.select(F.col("u").alias("node"), F.col("u").alias("label"))
+    ).distinct()
+
+
+def _verify_spec(threshold: float, verify: Optional[str]) -> Optional[str]:
+    if verify is None:
+        if not 0 < threshold <= 1:
+            raise ValueError(f"threshold: {threshold}; give a Jaccard similarity above 0 and at most 1")
+        return f"jaccard:{threshold}"
+    return None if verify == "none" else verify
+
+
+def fates(
+    df: DataFrame,
+    id_col: str = "id",
+    text_col: str = "text",
+    *,
+    threshold: float = 0.8,
+    k: int = 8,
+    keep: str = "first",
+    order_col: Optional[str] = None,
+    short_rule: bool = True,
+    verify: Optional[str] = None,
+    profile: str = "auto",
+    max_rounds: int = 64,
+) -> DataFrame:
+    """Every row of ``df`` with two more columns: ``keep`` (boolean) and
+    ``duplicate_of`` (the ``id_col`` of the kept row of its group; null
+    for kept rows). Settings as :func:`dedup`."""
+    from neardup import _neardup
+
+    _require(df, id_col, text_col)
+    _refuse_taken(df, "keep", "duplicate_of")
+    if keep not in ("first", "longest", "shortest"):
+        raise ValueError(f"keep: {keep!r}; give first, longest or shortest")
+    spec = _verify_spec(threshold, verify)
+    rule = short_rule and spec is not None
+    alone = rule and _neardup.short_rule_alone(spec)
+
+    # A rank in keep order, unique: input order (or order_col), then
+    # length for longest and shortest. Ranks follow the sort's partitions.
+    if order_col is None:
+        df = df.withColumn(_RANK, F.monotonically_increasing_id())
+    else:
+        _require(df, order_col)
+        df = df.withColumn(_RANK, F.col(order_col))
+    if keep != "first":
+        size = F.octet_length(text_col)
+        df = df.orderBy(size.desc() if keep == "longest" else size.asc(), _RANK).withColumn(
+            _RANK, F.monotonically_increasing_id()
+        )
+    df = df.localCheckpoint()
+
+    # Each row's fingerprint, short kind and short-rule keys, per batch.
+    def sketch(it: Iterator) -> Iterator:
+        import numpy as np
+        import pyarrow as pa
+
+        fp = _neardup.Fingerprinter(profile)
+        for batch in it:
+            texts = batch.column(1)
+            bits = fp.fingerprint_batch(texts).view(np.int64)
+            kinds = _neardup.short_kinds(texts) if rule else np.zeros(len(bits), np.int8)
+            near = np.flatnonzero(kinds > 0)
+            rows, keys = _neardup.short_rule_keys(texts.take(pa.array(near)), spec) if rule else ([], [])
+            offsets = np.zeros(len(bits) + 1, np.int64)
+            if len(near):
+                counts = np.bincount(near[rows], minlength=len(bits)) if len(rows) else np.zeros(len(bits), np.int64)
+                offsets[1:] = np.cumsum(counts)
+            key_lists = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(keys, pa.int64()))
+            yield pa.RecordBatch.from_arrays(
+                [batch.column(0), batch.column(2), pa.array(bits), pa.array(kinds), key_lists],
+                names=[_RANK, _HASH, _FP, _KIND, _KEYS],
+            )
+
+    sketched = df.select(_RANK, text_col, F.xxhash64(text_col).alias(_HASH)).mapInArrow(
+        sketch, f"{_RANK} long, {_HASH} long, {_FP} long, {_KIND} byte, {_KEYS} array<long>"
+    )
+    # Units: rows with the same fingerprint and text, named by their first rank.
+    docs = sketched.withColumn(_UNIT, F.min(_RANK).over(Window.partitionBy(_FP, _HASH))).localCheckpoint()
+    units = docs.where(F.col(_RANK) == F.col(_UNIT)).select(_UNIT, _FP, _KIND, _KEYS)
+
+    # Candidates by fingerprint, among the units the join searches.
+    searched = units.where(F.col(_KIND) != 2) if alone else units
+    searched = searched.select(F.col(_UNIT).alias("unit"), F.col(_FP).alias("fp")).cache()
+    fps = searched.select("fp").distinct().cache()
+    pairs = _fingerprint_pairs(fps, k, fps.count())
+    a, b = searched.alias("a"), searched.alias("b")
+    candidates = (
+        pairs.join(a, F.col("a.fp") == F.col("fp_a"))
+        .join(b, F.col("b.fp") == F.col("fp_b"))
+        .select(F.col("a.unit").alias("x"), F.col("b.unit").alias("y"))
+        .unionByName(
+            a.join(b, (F.col("a.fp") == F.col("b.fp")) & (F.col("a.unit") < F.col("b.unit"))).select(
+                F.col("a.unit").alias("x"), F.col("b.unit").alias("y")
+            )
+        )
+    )
+    # Candidates by the short-document rule: units that share a key, one short.
+    if rule:
+        keyed = units.where(F.col(_KIND) > 0).select(
+            F.explode(_KEYS).alias("key"), F.col(_UNIT).alias("unit"), (F.col(_KIND) == 2).alias("short")
+        )
+        groups = keyed.groupBy("key").agg(F.collect_list(F.struct("unit", "short")).alias("members"))
+        groups = groups.where(F.size("members") > 1).select("members")
+
+        def short_pairs(it: Iterator) -> Iterator:
+            import numpy as np
+            import pyarrow as pa
+
+            for batch in it:
+                lists = batch.column(0)
+                offsets = lists.offsets.to_numpy().astype(np.int64)
+                members = lists.flatten()
+                units_ = members.field("unit").to_numpy()
+                short = members.field("short").to_numpy(zero_copy_only=False).astype(bool)
+                x, y = _neardup.short_pairs_in_groups(offsets - offsets[0], units_, short)
+                yield pa.RecordBatch.from_arrays([pa.array(x), pa.array(y)], names=["x", "y"])
+
+        candidates = candidates.unionByName(groups.mapInArrow(short_pairs, "x long, y long"))
+    candidates = candidates.select(F.least("x", "y").alias("u"), F.greatest("x", "y").alias("v")).distinct()
+
+    # Verified on the texts of the units' first rows.
+    if spec is not None:
+        texts = df.select(F.col(_RANK).alias("unit"), F.col(text_col).alias("text"))
+        joined = (
+            candidates.join(texts.withColumnRenamed("unit", "u").withColumnRenamed("text", "ta"), "u")
+            .join(texts.withColumnRenamed("unit", "v").withColumnRenamed("text", "tb"), "v")
+            .select("u", "v", "ta", "tb")
+        )
+
+        def verified(it: Iterator) -> Iterator:
+            import pyarrow as pa
+
+            for batch in it:
+                passed = pa.array(_neardup.verify_pairs(batch.column(2), batch.column(3), spec))
+                yield pa.RecordBatch.from_arrays([batch.column(0), batch.column(1)], names=["u", "v"]).filter(passed)
+
+        candidates = joined.mapInArrow(verified, "u long, v long")
+
+    labels = _components(candidates, max_rounds)
+    ranked = (
+        docs.select(_RANK, _UNIT)
+        .join(labels.withColumnRenamed("node", _UNIT), _UNIT, "left")
+        .select(_RANK, F.coalesce("label", _UNIT).alias(_LABEL))
+    )
+    ids = df.select(F.col(_RANK).alias(_LABEL), F.col(id_col).alias("duplicate_of"))
+    fated = ranked.join(ids, _LABEL).select(
+        _RANK, (F.col(_RANK) == F.col(_LABEL)).alias("keep"), "duplicate_of"
+    )
+    fated = fated.withColumn("duplicate_of", F.when(F.col("keep"), F.lit(None)).otherwise(F.col("duplicate_of")))
+    return df.join(fated, _RANK).drop(_RANK)
+
+
+def dedup(
+    df: DataFrame,
+    id_col: str = "id",
+    text_col: str = "text",
+    *,
+    threshold: float = 0.8,
+    k: int = 8,
+    keep: str = "first",
+    order_col: Optional[str] = None,
+    short_rule: bool = True,
+    verify: Optional[str] = None,
+    profile: str = "auto",
+    out: Optional[str] = None,
+    max_rounds: int = 64,
+) -> DataFrame:
+    """The rows of ``df`` that ``neardup dedup --cluster components``
+    keeps, with every column: near-duplicates (Jaccard similarity of
+    shingles at least ``threshold``; candidates within ``k`` bits, and any
+    distance for short texts) grouped by connected components, each group
+    kept by its first row in keep order. Keep order is input order (or the
+    long column ``order_col``, unique), by length first for ``keep=
+    "longest"`` or ``"shortest"``. ``verify`` replaces the threshold as in
+    :func:`neardup.dedup`. With ``out``, the kept rows are also written
+    there as Parquet (a new directory).
+
+    Memory per task stays bounded: exact copies (same fingerprint, same
+    text) are one row in every join, and a key's group holds fingerprints
+    that differ."""
+    kept = fates(
+        df,
+        id_col,
+        text_col,
+        threshold=threshold,
+        k=k,
+        keep=keep,
+        order_col=order_col,
+        short_rule=short_rule,
+        verify=verify,
+        profile=profile,
+        max_rounds=max_rounds,
+    )
+    kept = kept.where("keep").drop("keep", "duplicate_of")
+    if out is not None:
+        kept.write.parquet(out)
+    return kept

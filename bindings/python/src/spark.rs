@@ -1,0 +1,233 @@
+//! The per-batch work of `neardup.spark`: each function takes columns of
+//! one Arrow batch (as numpy arrays or Arrow strings) and gives columns
+//! back, so that Spark calls Python once per batch, never per row. Spark's
+//! longs carry 64-bit fingerprints as their bits.
+
+use neardup_core::Width;
+use neardup_dedup::{ShortRule, Verification, is_near_short, is_short};
+use neardup_index::{TablePlan, pairs_in_group, shuffle_plan};
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::prelude::*;
+use rayon::prelude::*;
+
+use crate::error::{NeardupError, to_py};
+use crate::texts::Texts;
+
+type Longs<'py> = Bound<'py, PyArray1<i64>>;
+
+fn verification(spec: &str) -> PyResult<Verification> {
+    spec.parse::<Verification>()
+        .map_err(|e| NeardupError::new_err(format!("verify: {e}")))
+}
+
+/// The number of blocks of the plan for joining about `n` 64-bit
+/// fingerprints at distance `k` by grouping rows.
+#[pyfunction]
+pub(crate) fn spark_plan_blocks(k: u32, n: f64) -> PyResult<usize> {
+    Ok(shuffle_plan(Width::W64, k, n)
+        .map_err(to_py)?
+        .blocks()
+        .len())
+}
+
+fn plan(k: u32, blocks: u32) -> PyResult<TablePlan> {
+    TablePlan::new(Width::W64, k, blocks).map_err(to_py)
+}
+
+/// Each fingerprint's key in every table: `(row, table, key)` columns, a
+/// row per fingerprint per table.
+#[pyfunction]
+pub(crate) fn table_keys<'py>(
+    py: Python<'py>,
+    fingerprints: PyReadonlyArray1<'py, i64>,
+    k: u32,
+    blocks: u32,
+) -> PyResult<(Longs<'py>, Bound<'py, PyArray1<i32>>, Longs<'py>)> {
+    let plan = plan(k, blocks)?;
+    let fps = fingerprints.as_slice()?;
+    let tables = plan.tables();
+    let mut rows = Vec::with_capacity(fps.len() * tables);
+    let mut table_of = Vec::with_capacity(fps.len() * tables);
+    let mut keys = Vec::with_capacity(fps.len() * tables);
+    for (r, &f) in fps.iter().enumerate() {
+        for t in 0..tables {
+            rows.push(r as i64);
+            table_of.push(t as i32);
+            keys.push(plan.key(t, f as u64) as i64);
+        }
+    }
+    Ok((
+        PyArray1::from_vec(py, rows),
+        PyArray1::from_vec(py, table_of),
+        PyArray1::from_vec(py, keys),
+    ))
+}
+
+/// The pairs of many `(table, key)` groups: group `g` is table
+/// `tables[g]` and the fingerprints `fingerprints[offsets[g]..offsets[g +
+/// 1]]`. Gives `(a, b, distance)`, positions in `fingerprints`.
+#[pyfunction]
+pub(crate) fn pairs_in_groups<'py>(
+    py: Python<'py>,
+    tables: PyReadonlyArray1<'py, i32>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    fingerprints: PyReadonlyArray1<'py, i64>,
+    k: u32,
+    blocks: u32,
+) -> PyResult<(Longs<'py>, Longs<'py>, Bound<'py, PyArray1<i32>>)> {
+    let plan = plan(k, blocks)?;
+    let (tables, offsets, fps) = (
+        tables.as_slice()?,
+        offsets.as_slice()?,
+        fingerprints.as_slice()?,
+    );
+    if offsets.len() != tables.len() + 1 {
+        return Err(NeardupError::new_err("offsets: one more than the groups"));
+    }
+    let fps: Vec<u64> = fps.iter().map(|&f| f as u64).collect();
+    let found = py.detach(|| {
+        (0..tables.len())
+            .into_par_iter()
+            .map(|g| -> PyResult<Vec<(i64, i64, i32)>> {
+                let (start, end) = (offsets[g] as usize, offsets[g + 1] as usize);
+                let group = fps.get(start..end).ok_or_else(|| {
+                    NeardupError::new_err(format!("group {g}: offsets past the fingerprints"))
+                })?;
+                Ok(pairs_in_group(&plan, tables[g] as usize, group)
+                    .into_iter()
+                    .map(|p| {
+                        (
+                            start as i64 + i64::from(p.a),
+                            start as i64 + i64::from(p.b),
+                            p.distance as i32,
+                        )
+                    })
+                    .collect())
+            })
+            .collect::<PyResult<Vec<_>>>()
+    })?;
+    let n = found.iter().map(Vec::len).sum();
+    let (mut a, mut b, mut d) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    for (x, y, z) in found.into_iter().flatten() {
+        a.push(x);
+        b.push(y);
+        d.push(z);
+    }
+    Ok((
+        PyArray1::from_vec(py, a),
+        PyArray1::from_vec(py, b),
+        PyArray1::from_vec(py, d),
+    ))
+}
+
+/// For each text: 2 if short, 1 if near-short only, 0 otherwise.
+#[pyfunction]
+pub(crate) fn short_kinds<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray1<i8>>> {
+    let texts = Texts::from_py(texts, "texts")?;
+    let kinds = py.detach(|| -> PyResult<Vec<i8>> {
+        let strs = texts.strs("texts")?;
+        Ok(strs
+            .par_iter()
+            .map(|t| {
+                if is_short(t) {
+                    2
+                } else {
+                    i8::from(is_near_short(t))
+                }
+            })
+            .collect())
+    })?;
+    Ok(PyArray1::from_vec(py, kinds))
+}
+
+/// The short-document rule's keys of each text: `(row, key)` columns.
+#[pyfunction]
+pub(crate) fn short_rule_keys<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    verify: &str,
+) -> PyResult<(Longs<'py>, Longs<'py>)> {
+    let rule = ShortRule::new(verification(verify)?);
+    let texts = Texts::from_py(texts, "texts")?;
+    let keyed = py.detach(|| -> PyResult<Vec<Vec<u64>>> {
+        let strs = texts.strs("texts")?;
+        Ok(strs.par_iter().map(|t| rule.keys(t)).collect())
+    })?;
+    let (mut rows, mut keys) = (Vec::new(), Vec::new());
+    for (r, ks) in keyed.into_iter().enumerate() {
+        for key in ks {
+            rows.push(r as i64);
+            keys.push(key as i64);
+        }
+    }
+    Ok((PyArray1::from_vec(py, rows), PyArray1::from_vec(py, keys)))
+}
+
+/// Whether short documents are found by the short-document rule alone
+/// (and left out of the fingerprint join) under `verify`.
+#[pyfunction]
+pub(crate) fn short_rule_alone(verify: &str) -> PyResult<bool> {
+    Ok(ShortRule::new(verification(verify)?).finds_short_alone())
+}
+
+/// Whether each pair `(a[i], b[i])` of texts passes `verify`.
+#[pyfunction]
+pub(crate) fn verify_pairs<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    verify: &str,
+) -> PyResult<Bound<'py, PyArray1<bool>>> {
+    let verification = verification(verify)?;
+    let (a, b) = (Texts::from_py(a, "a")?, Texts::from_py(b, "b")?);
+    if a.len() != b.len() {
+        return Err(NeardupError::new_err("a and b: one text each per pair"));
+    }
+    let passed = py.detach(|| -> PyResult<Vec<bool>> {
+        let (a, b) = (a.strs("a")?, b.strs("b")?);
+        Ok(a.par_iter()
+            .zip(b.par_iter())
+            .map(|(x, y)| verification.accepts(&verification.sketch(x), &verification.sketch(y)))
+            .collect())
+    })?;
+    Ok(PyArray1::from_vec(py, passed))
+}
+
+/// The short-document rule's pairs of many key groups: group `g` is the
+/// units `units[offsets[g]..offsets[g + 1]]`; a pair is two units of a
+/// group, one of them short (`short[i]`). Gives `(a, b)` units, `a < b`,
+/// once per group (a pair that shares several keys comes once from each).
+#[pyfunction]
+pub(crate) fn short_pairs_in_groups<'py>(
+    py: Python<'py>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    units: PyReadonlyArray1<'py, i64>,
+    short: PyReadonlyArray1<'py, bool>,
+) -> PyResult<(Longs<'py>, Longs<'py>)> {
+    let (offsets, units, short) = (offsets.as_slice()?, units.as_slice()?, short.as_slice()?);
+    if units.len() != short.len() || offsets.last().is_some_and(|&e| e as usize > units.len()) {
+        return Err(NeardupError::new_err(
+            "units, short and offsets do not agree",
+        ));
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for g in offsets.windows(2) {
+        let members = g[0] as usize..g[1] as usize;
+        for i in members.clone() {
+            for j in members.clone().skip(i - members.start + 1) {
+                if (short[i] || short[j]) && units[i] != units[j] {
+                    a.push(units[i].min(units[j]));
+                    b.push(units[i].max(units[j]));
+                }
+            }
+        }
+    }
+    Ok((PyArray1::from_vec(py, a), PyArray1::from_vec(py, b)))
+}

@@ -27,6 +27,8 @@ pub(crate) struct Settings<'a> {
     pub verify: Option<&'a str>,
     pub against: Option<PathBuf>,
     pub memory: Option<u64>,
+    /// Whether the documents are records of files (`dedup_files`).
+    pub files: bool,
 }
 
 impl Settings<'_> {
@@ -38,17 +40,7 @@ impl Settings<'_> {
             .build()
             .map_err(to_py)?;
         let mut job = Dedup::with_fingerprinter(fingerprinter);
-        let keep: Keep = self
-            .keep
-            .parse()
-            .map_err(|e: String| NeardupError::new_err(format!("keep: {e}")))?;
-        if matches!(keep, Keep::Max | Keep::Min) {
-            return Err(NeardupError::new_err(format!(
-                "keep={:?} ranks by a field of JSON-lines records; for texts in memory give first, \
-                 longest or shortest (or sort the texts first)",
-                self.keep
-            )));
-        }
+        let (keep, _) = self.keep()?;
         let grouping = match self.cluster {
             "greedy" => Grouping::Greedy,
             "components" => Grouping::Components,
@@ -85,25 +77,53 @@ impl Settings<'_> {
         Ok(job)
     }
 
-    /// `summary["settings"]`.
-    fn describe<'py>(&self, py: Python<'py>, job: &Dedup) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("k", self.k)?;
-        d.set_item("short_rule", job.short_rule_holds())?;
-        d.set_item("profile", self.profile)?;
-        d.set_item("width", self.width)?;
-        d.set_item("keep", self.keep)?;
-        d.set_item("cluster", self.cluster)?;
+    /// The keep rule, and the field it ranks by (`max:FIELD`, `min:FIELD`:
+    /// for files only).
+    pub(crate) fn keep(&self) -> PyResult<(Keep, Option<&str>)> {
+        let (rule, field) = match self.keep.split_once(':') {
+            Some((rule, field)) if !field.is_empty() => (rule, Some(field)),
+            _ => (self.keep, None),
+        };
+        let keep: Keep = rule
+            .parse()
+            .map_err(|e: String| NeardupError::new_err(format!("keep: {e}")))?;
+        match (keep, field) {
+            (Keep::Max | Keep::Min, None) if !self.files => Err(NeardupError::new_err(format!(
+                "keep={:?} ranks by a field of the records (max:FIELD); for texts in memory give \
+                 first, longest or shortest (or sort the texts first)",
+                self.keep
+            ))),
+            (Keep::Max | Keep::Min, None) => Err(NeardupError::new_err(format!(
+                "keep={:?}: name the field to rank by, as in max:score",
+                self.keep
+            ))),
+            (Keep::Max | Keep::Min, Some(_)) if !self.files => Err(NeardupError::new_err(
+                "keep=max:FIELD and min:FIELD rank records of files (dedup_files); for texts in \
+                 memory give first, longest or shortest",
+            )),
+            (Keep::First | Keep::Longest | Keep::Shortest, Some(_)) => Err(NeardupError::new_err(
+                format!("keep={:?}: only max and min take a field", self.keep),
+            )),
+            (keep, field) => Ok((keep, field)),
+        }
+    }
+
+    /// `summary["settings"]`, as `neardup dedup` writes them.
+    pub(crate) fn describe_json(&self, job: &Dedup) -> serde_json::Value {
         let verify = match self.verify {
             None => Verification::Jaccard(self.threshold).to_string(),
             Some(v) => v.to_string(),
         };
-        d.set_item("verify", verify)?;
-        d.set_item(
-            "against",
-            self.against.as_ref().map(|p| p.display().to_string()),
-        )?;
-        Ok(d)
+        serde_json::json!({
+            "k": self.k,
+            "short_rule": job.short_rule_holds(),
+            "profile": self.profile,
+            "width": self.width,
+            "keep": self.keep,
+            "cluster": self.cluster,
+            "verify": verify,
+            "against": self.against.as_ref().map(|p| p.display().to_string()),
+        })
     }
 }
 
@@ -142,6 +162,7 @@ pub(crate) fn dedup<'py>(
         verify,
         against,
         memory,
+        files: false,
     };
     let job = settings.job()?;
     let texts = Texts::from_py(texts, "texts")?;
@@ -207,7 +228,7 @@ pub(crate) fn dedup<'py>(
         &outcome,
         clusters.len(),
         started,
-        settings.describe(py, &job)?,
+        json_to_py(py, &settings.describe_json(&job))?,
     )?;
     let indexed = settings.against.as_ref().map(|_| indexed);
     (
@@ -247,7 +268,7 @@ fn summary<'py>(
     outcome: &Outcome,
     groups: usize,
     started: Instant,
-    settings: Bound<'py, PyDict>,
+    settings: Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let stats = outcome.stats();
     let d = PyDict::new(py);
@@ -262,4 +283,10 @@ fn summary<'py>(
     d.set_item("seconds", started.elapsed().as_secs_f64())?;
     d.set_item("settings", settings)?;
     Ok(d)
+}
+
+/// A JSON value as Python's `json.loads` gives it.
+fn json_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?
+        .call_method1("loads", (value.to_string(),))
 }

@@ -10,6 +10,7 @@
 
 mod compat;
 mod dedup;
+mod dedup_files;
 mod error;
 mod fingerprint;
 mod index;
@@ -27,6 +28,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fingerprint::distance, m)?)?;
     m.add_class::<index::Index>()?;
     m.add_function(wrap_pyfunction!(dedup::dedup, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup_files::dedup_files, m)?)?;
     m.add_function(wrap_pyfunction!(compat::simhash_text, m)?)?;
     m.add_function(wrap_pyfunction!(compat::simhash_features, m)?)?;
     m.add_class::<compat::CompatIndex>()?;

@@ -63,3 +63,35 @@ def test_bad_settings_and_texts():
     with pytest.raises(TypeError, match=r"texts\[0\]"):
         neardup.dedup([None])
     assert len(neardup.dedup([])) == 0
+
+
+@pytest.mark.parametrize("flags", [(), ("--cluster", "components", "--keep", "longest")])
+def test_dedup_files_writes_what_the_cli_writes(tmp_path, cli, flags):
+    from conftest import SAMPLES
+
+    cli("dedup", SAMPLES, "--out", tmp_path / "cli", "--quiet", *flags)
+    options = {name.lstrip("-"): value for name, value in zip(flags[::2], flags[1::2])}
+    summary = neardup.dedup_files(SAMPLES, tmp_path / "py", **options)
+    for name in ["unique.jsonl", "unique.txt", "duplicates.jsonl", "clusters.jsonl"]:
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
+    want = json.loads((tmp_path / "cli" / "summary.json").read_text())
+    for got in [summary, json.loads((tmp_path / "py" / "summary.json").read_text())]:
+        got = dict(got)
+        got.pop("notes", None)
+        assert {**got, "seconds": 0} == {**want, "seconds": 0}
+    assert (tmp_path / "py" / "report.html").stat().st_size > 10_000
+
+
+def test_dedup_files_errors_are_the_clis(tmp_path):
+    with pytest.raises(neardup.NeardupError, match="the directory is not empty"):
+        (tmp_path / "out").mkdir()
+        (tmp_path / "out" / "x").write_text("x")
+        neardup.dedup_files([tmp_path / "out" / "x"], tmp_path / "out")
+    with pytest.raises(neardup.NeardupError, match="no such file|cannot"):
+        neardup.dedup_files([tmp_path / "missing.jsonl"], tmp_path / "o2")
+    with pytest.raises(neardup.NeardupError, match="name the field"):
+        neardup.dedup_files([tmp_path / "out" / "x"], tmp_path / "o3", keep="max")
+    with pytest.warns(UserWarning, match="no document has the field"):
+        p = tmp_path / "d.jsonl"
+        p.write_text('{"id": "a", "text": "some text here"}\n')
+        neardup.dedup_files(p, tmp_path / "o4", keep="max:score")

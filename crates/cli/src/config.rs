@@ -7,6 +7,7 @@ use neardup_core::{
 };
 use neardup_corpus::{Format, ReadOptions};
 use neardup_dedup::{Dedup, Grouping, Keep, Verification};
+use serde_json::Value;
 
 use crate::args::{
     ClusterArg, DedupArgs, FingerprintSettings, FormatArg, InputArgs, KeepArg, NearnessArgs,
@@ -106,16 +107,6 @@ pub fn default_verify() -> String {
     neardup_dedup::DEFAULT_VERIFICATION.to_string()
 }
 
-/// The index a dedup runs against: `--against`, unless it is also the
-/// `--save-index` of the first run of an incremental loop, which has no
-/// index there yet.
-fn against_index(args: &DedupArgs) -> Option<std::path::PathBuf> {
-    args.against.clone().filter(|dir| {
-        let first = args.save_index.as_ref() == Some(dir) && !dir.join("MANIFEST").exists();
-        !first
-    })
-}
-
 /// The dedup job the arguments describe (its fingerprinter reads the
 /// stop-word and IDF files they name).
 pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
@@ -134,10 +125,27 @@ pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
             ClusterArg::Greedy => Grouping::Greedy,
             ClusterArg::Components => Grouping::Components,
         })
-        .against(against_index(args))
+        .against(neardup_output::against_index(
+            args.against.as_deref(),
+            args.save_index.as_deref(),
+        ))
         .memory(args.memory)
         // Temporary files beside the outputs: where the user made room.
         .spill_to(Some(args.out.clone()));
     job.check().with_context(|| format!("-k {}", args.k))?;
     Ok(job)
+}
+
+/// The fingerprint settings given, as recorded beside an index directory.
+pub fn fingerprint_settings(s: &FingerprintSettings, width: Width) -> Result<Value> {
+    neardup_output::SettingsRecord {
+        profile: s.profile.clone(),
+        hash: s.hash.clone(),
+        features: s.features.clone(),
+        weighting: s.weighting.clone(),
+        top_k: s.top_k,
+        stop_words: s.stop_words.clone(),
+        idf: s.idf.clone(),
+    }
+    .to_json(width)
 }

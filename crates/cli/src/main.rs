@@ -8,8 +8,6 @@ mod args;
 mod commands;
 mod config;
 mod fingerprints;
-mod markup;
-mod output;
 mod pipeline;
 mod progress;
 mod report;

@@ -14,14 +14,6 @@ pub fn show_skipped(already: u64, error: &ReadError) {
     }
 }
 
-/// The records skipped by kind, as JSON.
-pub fn skipped_json(skipped: &Skipped) -> serde_json::Value {
-    serde_json::json!({
-        "total": skipped.total(),
-        "by_kind": skipped.by_kind(),
-    })
-}
-
 /// `n` and its noun, singular for 1: `1 document`, `3 documents`.
 pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();

@@ -132,4 +132,15 @@ impl ReadOptions {
     pub fn max_bytes_value(&self) -> u64 {
         self.max_bytes
     }
+
+    /// The input format set ([`Format::Auto`]: each file's by its name).
+    ///
+    /// ```
+    /// use neardup_corpus::{Format, ReadOptions};
+    ///
+    /// assert_eq!(ReadOptions::default().format_value(), Format::Auto);
+    /// ```
+    pub fn format_value(&self) -> Format {
+        self.format
+    }
 }

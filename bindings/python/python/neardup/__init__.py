@@ -31,6 +31,7 @@ from neardup._neardup import (
     __version__,
     distance,
 )
+from neardup._files import dedup_files
 from neardup._result import DedupResult, dedup
 from neardup._texts import as_texts
 
@@ -42,5 +43,6 @@ __all__ = [
     "__version__",
     "as_texts",
     "dedup",
+    "dedup_files",
     "distance",
 ]

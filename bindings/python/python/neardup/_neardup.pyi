@@ -63,6 +63,30 @@ def dedup(
     list[list[int]],
     dict[str, Any],
 ]: ...
+def dedup_files(
+    paths: Sequence[str],
+    out: str,
+    *,
+    threshold: float = 0.8,
+    k: int = 8,
+    keep: str = "first",
+    cluster: str = "greedy",
+    profile: str = "auto",
+    width: int = 64,
+    short_rule: bool = True,
+    verify: Optional[str] = None,
+    against: Optional[str] = None,
+    save_index: Optional[str] = None,
+    text_field: str = "text",
+    id_field: str = "id",
+    lines: bool = False,
+    format: str = "auto",
+    max_bytes: int = ...,
+    skip_invalid: bool = False,
+    force: bool = False,
+    memory: Optional[int] = None,
+    threads: Optional[int] = None,
+) -> Tuple[str, list[str], list[str]]: ...
 def simhash_text(text: str, f: int) -> int: ...
 def simhash_features(features: Any, f: int) -> int: ...
 

@@ -8,9 +8,9 @@ use neardup_core::DocumentFrequencies;
 use neardup_corpus::Corpus;
 
 use crate::args::IdfArgs;
-use crate::output::{refuse_input_as_output, write_atomically};
 use crate::progress::Progress;
 use crate::{config, pipeline};
+use neardup_output::{refuse_input_as_output, write_atomically};
 
 pub fn run(args: &IdfArgs) -> Result<ExitCode> {
     let fingerprinter = config::fingerprinter(&args.settings)?;

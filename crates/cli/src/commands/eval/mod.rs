@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 
 use crate::args::EvalArgs;
 use crate::config;
-use crate::output::write_atomically;
+use neardup_output::write_atomically;
 
 /// The sources of `neardup eval` with no source given: news, technical
 /// pages, fiction, reviews and verses to draw from, two Bibles and two

@@ -8,8 +8,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use neardup_eval::{Counts, EditKind, RATES, Scores};
 
-use crate::markup::escape;
-use crate::output::write_atomically;
+use neardup_output::markup::escape;
+use neardup_output::write_atomically;
 
 /// One line of a chart: its name and a value (0 to 1) per x, or none.
 type Series = (String, Vec<Option<f64>>);

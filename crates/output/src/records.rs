@@ -5,15 +5,13 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::args::FormatArg;
-use crate::config;
-use crate::output::write_atomically;
+use crate::atomic::write_atomically;
 use anyhow::{Context, Result};
 use neardup_corpus::{CopyError, Format, ParquetRowWriter, copy_lines};
 use neardup_dedup::{Fate, Fates, Outcome, Record};
 
 /// The files a run writes, `summary.json` (written last) last.
-pub(super) const OUTPUTS: [&str; 7] = [
+pub(crate) const OUTPUTS: [&str; 7] = [
     "unique.jsonl",
     "unique.txt",
     "unique.parquet",
@@ -38,9 +36,9 @@ fn kept_in_order(kept: impl Iterator<Item = u64>) -> impl FnMut(u64) -> bool {
 /// have one schema); `unique.txt`: the kept lines of line-based text files,
 /// and the paths of kept whole-file documents. Each written only if some
 /// input is of its kind.
-pub(super) fn write_unique(
+pub(crate) fn write_unique(
     out: &Path,
-    format: FormatArg,
+    format: Format,
     files: &[PathBuf],
     records: &[Record],
     fates: Fates,
@@ -71,7 +69,6 @@ pub(super) fn write_unique(
         })
     };
     // Each file's kind of output: JSON lines, Parquet, or text.
-    let format = config::format(format);
     let kinds: Vec<Format> = files
         .iter()
         .map(|f| match format.of(f) {
@@ -153,7 +150,7 @@ fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
 
 /// `duplicates.jsonl`: each dropped document, the kept one it duplicates
 /// and their distance, in input order.
-pub(super) fn write_duplicates<'a>(
+pub(crate) fn write_duplicates<'a>(
     out: &Path,
     id: &dyn Fn(u32) -> &'a str,
     outcome: &'a Outcome,
@@ -184,7 +181,7 @@ pub(super) fn write_duplicates<'a>(
 /// `(kept, dropped)` for each document dropped for one of this batch (a
 /// duplicate of an indexed document has no group here), sorted: each
 /// group's members together, 8 bytes a dropped document.
-pub(super) fn members(fates: Fates) -> Vec<(u32, u32)> {
+pub(crate) fn members(fates: Fates) -> Vec<(u32, u32)> {
     let mut members: Vec<(u32, u32)> = fates
         .iter()
         .enumerate()
@@ -196,7 +193,7 @@ pub(super) fn members(fates: Fates) -> Vec<(u32, u32)> {
 
 /// `clusters.jsonl`: each kept document with duplicates, and its members
 /// (itself first); returns how many groups there are.
-pub(super) fn write_clusters<'a>(
+pub(crate) fn write_clusters<'a>(
     out: &Path,
     id: &dyn Fn(u32) -> &'a str,
     members: &[(u32, u32)],

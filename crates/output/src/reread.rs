@@ -9,7 +9,7 @@ use neardup_dedup::{Files, Progress, Source, Stage};
 
 /// The ids of the documents of a run that outputs name, in one string:
 /// 12 bytes and the id for each document asked for, nothing for the others.
-pub(super) struct Ids {
+pub(crate) struct Ids {
     text: String,
     /// The documents asked for, in increasing order.
     docs: Vec<u32>,
@@ -34,7 +34,7 @@ impl Ids {
 
 /// The ids of the documents `want_id` asks for, and the texts of those in
 /// `want_text`, read back from `files`, which held `n` documents.
-pub(super) fn look_up(
+pub(crate) fn look_up(
     files: &Files,
     progress: &dyn Progress,
     n: usize,

@@ -13,11 +13,11 @@ use anyhow::Result;
 use neardup_dedup::Fate;
 use similar::{Algorithm, DiffTag, capture_diff_slices_deadline};
 
+use crate::atomic::write_atomically;
 use crate::markup::escape;
-use crate::output::write_atomically;
 
 /// Sample pairs shown side by side.
-pub(super) const SAMPLES: usize = 24;
+pub(crate) const SAMPLES: usize = 24;
 /// Characters of each sample document shown (and diffed).
 const SAMPLE_CHARS: usize = 6_000;
 /// Groups listed in "Largest groups", and members named per group.
@@ -25,7 +25,7 @@ const LARGEST: usize = 10;
 const MEMBERS_NAMED: usize = 8;
 
 /// A dropped document and the kept one it duplicates, with their texts.
-pub(super) struct Sample {
+pub(crate) struct Sample {
     pub kept_id: String,
     pub kept_text: String,
     pub dropped_id: String,
@@ -34,13 +34,13 @@ pub(super) struct Sample {
 }
 
 /// Everything the page shows.
-pub(super) struct Report<'a> {
+pub(crate) struct Report<'a> {
     pub summary: &'a serde_json::Value,
     /// How many dropped documents are 0, 1, … k bits from the one they
     /// duplicate.
     pub dropped_by_distance: &'a [u64],
     pub k: u32,
-    /// `(kept, dropped)` pairs, sorted ([`super::outputs::members`]).
+    /// `(kept, dropped)` pairs, sorted ([`crate::records::members`]).
     pub members: &'a [(u32, u32)],
     pub id: &'a dyn Fn(u32) -> String,
     pub samples: &'a [Sample],
@@ -48,7 +48,7 @@ pub(super) struct Report<'a> {
 
 /// The dropped documents to show as samples: spread over the distances,
 /// the largest first (they show most), in input order within a distance.
-pub(super) fn choose_samples(
+pub(crate) fn choose_samples(
     fates: impl IntoIterator<Item = Fate>,
     k: u32,
 ) -> Vec<(u32, u32, u32)> {
@@ -77,7 +77,7 @@ pub(super) fn choose_samples(
 }
 
 /// Writes `report.html` into `out`.
-pub(super) fn write_report(out: &Path, report: &Report) -> Result<()> {
+pub(crate) fn write_report(out: &Path, report: &Report) -> Result<()> {
     let page = render(report);
     write_atomically(&out.join("report.html"), |w| {
         w.write_all(page.as_bytes())?;

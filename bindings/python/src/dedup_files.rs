@@ -1,0 +1,112 @@
+//! `dedup_files`: `neardup dedup` over files, the same outputs in the same
+//! directory layout, by the same library (`neardup_output`).
+
+use std::path::PathBuf;
+
+use neardup_core::Width;
+use neardup_corpus::{Format, ReadOptions};
+use neardup_dedup::Silent;
+use neardup_output::{DedupRun, SettingsRecord, against_index};
+use pyo3::prelude::*;
+
+use crate::dedup::Settings;
+use crate::error::NeardupError;
+
+fn format(name: &str) -> PyResult<Format> {
+    match name {
+        "auto" => Ok(Format::Auto),
+        "jsonl" => Ok(Format::JsonLines),
+        "text" => Ok(Format::Text),
+        "parquet" => Ok(Format::Parquet),
+        other => Err(NeardupError::new_err(format!(
+            "format: {other:?}; give auto, jsonl, text or parquet"
+        ))),
+    }
+}
+
+/// Runs `neardup dedup` over `paths` into `out`; gives `(summary.json's
+/// text, warnings, notes)`.
+#[pyfunction]
+#[pyo3(signature = (paths, out, *, threshold = 0.8, k = 8, keep = "first", cluster = "greedy",
+    profile = "auto", width = 64, short_rule = true, verify = None, against = None,
+    save_index = None, text_field = "text", id_field = "id", lines = false, format = "auto",
+    max_bytes = 256 << 20, skip_invalid = false, force = false, memory = None, threads = None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dedup_files(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    out: PathBuf,
+    threshold: f64,
+    k: u32,
+    keep: &str,
+    cluster: &str,
+    profile: &str,
+    width: u32,
+    short_rule: bool,
+    verify: Option<&str>,
+    against: Option<PathBuf>,
+    save_index: Option<PathBuf>,
+    text_field: &str,
+    id_field: &str,
+    lines: bool,
+    format: &str,
+    max_bytes: u64,
+    skip_invalid: bool,
+    force: bool,
+    memory: Option<u64>,
+    threads: Option<usize>,
+) -> PyResult<(String, Vec<String>, Vec<String>)> {
+    let settings = Settings {
+        threshold,
+        k,
+        keep,
+        cluster,
+        profile,
+        width,
+        short_rule,
+        verify,
+        against: against_index(against.as_deref(), save_index.as_deref()),
+        memory,
+        files: true,
+    };
+    let mut job = settings.job()?;
+    // Temporary files beside the outputs, as the CLI puts them.
+    job.spill_to(Some(out.clone()));
+    let (_, keep_field) = settings.keep()?;
+    let mut read = ReadOptions::default();
+    read.format(self::format(format)?)
+        .text_field(text_field)
+        .id_field(id_field)
+        .lines(lines)
+        .max_bytes(max_bytes);
+    let mut run = DedupRun::new(paths, out, job);
+    run.read = read;
+    run.skip_invalid = skip_invalid;
+    run.force = force;
+    run.keep_field = keep_field.map(str::to_string);
+    run.save_index = save_index.clone();
+    run.fingerprint_settings = SettingsRecord {
+        profile: profile.to_string(),
+        ..SettingsRecord::default()
+    }
+    .to_json(Width::from_bits(width).map_err(crate::error::to_py)?)
+    .map_err(|e| NeardupError::new_err(format!("{e:#}")))?;
+    let mut described = settings.describe_json(&run.job);
+    described["against"] = serde_json::json!(against.as_ref().map(|p| p.display().to_string()));
+    described["save_index"] =
+        serde_json::json!(save_index.as_ref().map(|p| p.display().to_string()));
+    run.settings = described;
+    run.against = against;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| NeardupError::new_err(format!("threads: {e}")))?;
+    let finished = py
+        .detach(|| pool.install(|| run.run(&Silent)))
+        .map_err(|e| NeardupError::new_err(format!("{e:#}")))?;
+    Ok((
+        finished.summary.to_string(),
+        finished.warnings,
+        finished.notes,
+    ))
+}

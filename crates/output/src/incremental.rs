@@ -1,0 +1,157 @@
+//! Incremental runs: a batch deduplicated against the documents kept by
+//! earlier runs, whose fingerprints an index directory holds.
+
+use std::path::Path;
+
+use crate::atomic::write_atomically;
+use anyhow::{Context, Result, bail};
+use neardup_core::Width;
+use neardup_dedup::{Fate, Outcome, save_to_index};
+use serde_json::{Value, json};
+use xxhash_rust::xxh3::xxh3_128;
+
+/// The file in an index directory that records the fingerprint settings of
+/// the fingerprints it holds: fingerprints made otherwise are not
+/// comparable, and a run that would mix them is refused.
+pub const SETTINGS: &str = "fingerprint-settings.json";
+
+/// The settings that decide a fingerprint, as given (`None`: the profile's
+/// default), for [`SETTINGS`].
+///
+/// ```
+/// use neardup_core::Width;
+/// use neardup_output::SettingsRecord;
+///
+/// let record = SettingsRecord { profile: "auto".into(), ..SettingsRecord::default() };
+/// let json = record.to_json(Width::W64)?;
+/// assert_eq!((json["profile"].as_str(), json["width"].as_u64()), (Some("auto"), Some(64)));
+/// # Ok::<(), anyhow::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct SettingsRecord {
+    /// The profile's name.
+    pub profile: String,
+    /// The feature hash, if not the profile's.
+    pub hash: Option<String>,
+    /// The features, if not the profile's.
+    pub features: Option<String>,
+    /// The weighting, if not the profile's.
+    pub weighting: Option<String>,
+    /// The heaviest features kept, if not all.
+    pub top_k: Option<usize>,
+    /// A stop-word list file, or `none`.
+    pub stop_words: Option<String>,
+    /// An IDF table file.
+    pub idf: Option<std::path::PathBuf>,
+}
+
+impl SettingsRecord {
+    /// The record: the profile, the width, the options given (`null`: the
+    /// profile's default), and for files (IDF table, stop words) a hash of
+    /// their bytes.
+    ///
+    /// # Errors
+    ///
+    /// When a file it names cannot be read.
+    pub fn to_json(&self, width: Width) -> Result<Value> {
+        let digest = |path: &Path| -> Result<String> {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            Ok(format!("xxh3-128:{:032x}", xxh3_128(&bytes)))
+        };
+        let stop_words = match self.stop_words.as_deref() {
+            None => Value::Null,
+            Some("none") => json!("none"),
+            Some(path) => json!(digest(Path::new(path))?),
+        };
+        let idf = match &self.idf {
+            None => Value::Null,
+            Some(path) => json!(digest(path)?),
+        };
+        Ok(json!({
+            // Fingerprints of another format version are not comparable.
+            "format": neardup_core::FORMAT_VERSION,
+            "profile": self.profile,
+            "width": width.bits(),
+            "hash": self.hash,
+            "features": self.features,
+            "weighting": self.weighting,
+            "top_k": self.top_k,
+            "stop_words": stop_words,
+            "idf": idf,
+        }))
+    }
+}
+
+/// Refuses an index directory whose recorded settings are not `ours`. An
+/// index without a record (made by `neardup index build`) is taken on
+/// trust: the warning that says so is returned.
+pub(crate) fn check_settings(dir: &Path, ours: &Value, option: &str) -> Result<Option<String>> {
+    if !dir.join("MANIFEST").exists() {
+        return Ok(None);
+    }
+    let path = dir.join(SETTINGS);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(Some(format!(
+            "{option} {}: no {SETTINGS}, so the index's fingerprint settings are not known; \
+             they must be this run's",
+            dir.display()
+        )));
+    };
+    let theirs: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not valid JSON", path.display()))?;
+    let differ: Vec<String> = ours
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(key, value)| theirs.get(key.as_str()) != Some(value))
+        .map(|(key, value)| {
+            let was = theirs.get(key.as_str()).unwrap_or(&Value::Null);
+            format!("{key} {was} there, {value} here")
+        })
+        .collect();
+    if !differ.is_empty() {
+        bail!(
+            "{option} {}: its fingerprints were made with other settings ({}); \
+             fingerprints of different settings cannot be compared: use the index's \
+             settings, or another index",
+            dir.display(),
+            differ.join("; ")
+        );
+    }
+    Ok(None)
+}
+
+/// Adds the kept documents of `outcome` to the index at `dir`, creating it
+/// (planned for queries at `k`, its settings recorded) if it does not exist.
+pub(crate) fn save<'a>(
+    dir: &Path,
+    outcome: &Outcome,
+    id: &dyn Fn(u32) -> &'a str,
+    (width, k): (Width, u32),
+    settings: &Value,
+) -> Result<()> {
+    let kept: Vec<u32> = (0u32..)
+        .zip(outcome.fates())
+        .filter(|&(_, fate)| fate == Fate::Kept)
+        .map(|(d, _)| d)
+        .collect();
+    let names: Vec<&str> = kept.iter().map(|&d| id(d)).collect();
+    let fingerprints: Vec<u128> = kept
+        .iter()
+        .map(|&d| outcome.records()[d as usize].fingerprint())
+        .collect();
+    let context = || format!("--save-index {}", dir.display());
+    // Settings are recorded by the run that makes the index: of one made
+    // otherwise, they are not known.
+    let creating = !dir.join("MANIFEST").exists();
+    save_to_index(dir, width, k, &fingerprints, &names).with_context(context)?;
+    if creating {
+        write_atomically(&dir.join(SETTINGS), |out| {
+            serde_json::to_writer_pretty(&mut *out, settings)?;
+            Ok(())
+        })
+        .with_context(context)?;
+    }
+    Ok(())
+}

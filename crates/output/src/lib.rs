@@ -1,0 +1,35 @@
+//! The output directory of a dedup run: what `neardup dedup` writes, as a
+//! library, so that every front (the CLI, Python's `dedup_files`) writes
+//! the same files the same way.
+//!
+//! [`DedupRun`] takes the inputs, a [`neardup_dedup::Dedup`] job and an
+//! output directory; [`DedupRun::run`] runs the job over the files and
+//! writes, each file to a temporary name renamed when whole and
+//! `summary.json` last:
+//!
+//! - `unique.jsonl`, `unique.parquet`, `unique.txt`: the kept records,
+//!   byte for byte ([`records`](crate::records));
+//! - `duplicates.jsonl` and `clusters.jsonl`: each dropped document with
+//!   the one it duplicates, and each group;
+//! - `report.html`: a page that shows a person what was found;
+//! - `summary.json`: the counts and settings;
+//!
+//! and, with `save_index`, adds the kept documents to an index directory
+//! for later runs against it. Errors carry their context as messages for
+//! people (`anyhow`): every front shows them as they are.
+//!
+//! The parts: [`atomic`] (files written whole or not at all), `records`,
+//! `reread` (the last pass, for the ids the outputs name), `report`,
+//! `incremental` (index directories of earlier runs), [`markup`].
+
+pub mod atomic;
+mod incremental;
+pub mod markup;
+mod records;
+mod report;
+mod reread;
+mod run;
+
+pub use atomic::{is_temporary_of, refuse_input_as_output, write_atomically};
+pub use incremental::{SETTINGS, SettingsRecord};
+pub use run::{DedupRun, Finished, against_index};

@@ -37,8 +37,19 @@ use crate::sketches::UnitSketches;
 /// every unit before it in its block.
 const BLOCK: usize = 2048;
 
-/// The most bytes per kept fingerprint the index of kept units may take.
-const KEPT_BYTES: f64 = 128.0;
+/// The bytes per kept fingerprint the index of kept units may take at the
+/// least, and (`KEPT_BYTES_MOST`) at the most: with few bytes a query at k = 8 has few long
+/// tables and reads a fraction of all kept fingerprints (9 tables of 7-bit
+/// keys: one in 14), so that greedy grouping grows with the square of the
+/// documents; with more, its work per query stays nearly flat.
+pub(crate) const KEPT_BYTES_LEAST: f64 = 128.0;
+const KEPT_BYTES_MOST: f64 = 1024.0;
+
+/// The bytes per fingerprint the index of `units` kept units may take when
+/// a quarter of `free` bytes is its share.
+pub(crate) fn kept_bytes(free: u64, units: usize) -> f64 {
+    (free as f64 / 4.0 / units.max(1) as f64).clamp(KEPT_BYTES_LEAST, KEPT_BYTES_MOST)
+}
 
 /// How far apart units may be, and which ones take part.
 pub(crate) struct Rule<'a> {
@@ -50,6 +61,13 @@ pub(crate) struct Rule<'a> {
     pub excluded: &'a (dyn Fn(u32) -> bool + Sync),
     /// Whether a pair `(earlier, later)` of units passes verification.
     pub verify: Option<&'a (dyn Fn(u32, u32) -> bool + Sync)>,
+    /// The bytes per fingerprint the index of kept units may take
+    /// ([`kept_bytes`]).
+    pub kept_bytes: f64,
+    /// The units that have another within k among those searched
+    /// ([`neardup_index::with_neighbours`]), if known: the others can meet
+    /// none by fingerprint, so they are neither looked up nor indexed.
+    pub near: Option<&'a [bool]>,
 }
 
 /// The units the prefix filter holds, the short ones the fingerprint
@@ -77,6 +95,12 @@ impl Rule<'_> {
         // pass with.
         self.short
             .is_none_or(|s| !(s.short[u as usize] && s.filter.holds_partners()))
+    }
+
+    /// Whether unit `u` is looked up, and indexed if kept, by fingerprint:
+    /// searched, and near another.
+    pub(crate) fn searches(&self, u: u32) -> bool {
+        self.searched(u) && self.near.is_none_or(|near| near[u as usize])
     }
 }
 
@@ -160,10 +184,10 @@ pub(crate) fn join_plan(width: Width, k: u32, n: usize) -> Result<TablePlan> {
 ///
 /// # Errors
 ///
-/// When no plan within [`KEPT_BYTES`] per fingerprint searches `k` bits
+/// When no plan within `bytes` per fingerprint searches `k` bits
 /// (above 29 bits at 64, 27 at 128): the message gives the bytes needed.
-pub(crate) fn kept_plan(width: Width, k: u32, n: usize) -> Result<TablePlan> {
-    let choice = TablePlan::choose(width, k, n.max(1) as f64, Some(KEPT_BYTES)).map_err(|e| {
+pub(crate) fn kept_plan(width: Width, k: u32, n: usize, bytes: f64) -> Result<TablePlan> {
+    let choice = TablePlan::choose(width, k, n.max(1) as f64, Some(bytes)).map_err(|e| {
         Error::Index(neardup_index::Error::Plan(format!(
             "k = {k} is too wide for greedy grouping's index of kept documents ({e}); \
              give a smaller k"
@@ -175,7 +199,7 @@ pub(crate) fn kept_plan(width: Width, k: u32, n: usize) -> Result<TablePlan> {
 impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
     pub(crate) fn new(bits: &'a [B], rule: &'a Rule<'r>) -> Result<Greedy<'a, 'r, B>> {
         let n = bits.len();
-        let plan = kept_plan(B::WIDTH, rule.k, n)?;
+        let plan = kept_plan(B::WIDTH, rule.k, n, rule.kept_bytes)?;
         let join = match &rule.short {
             Some(short) => Some(ShortJoin::build(short, n, rule.excluded)?),
             None => None,
@@ -232,7 +256,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
         let searching: Vec<(u32, B)> = block
             .clone()
             .map(|u| u as u32)
-            .filter(|&u| included(u) && rule.searched(u))
+            .filter(|&u| included(u) && rule.searches(u))
             .map(|u| (u, bits[u as usize]))
             .collect();
         // On all cores: the nearest verified unit kept before the block, the
@@ -248,7 +272,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
                 }
                 let fu = bits[u as usize];
                 let (mut near, mut here) = (Vec::new(), Vec::new());
-                if rule.searched(u) {
+                if rule.searches(u) {
                     near.extend(
                         self.kept
                             .query(fu)
@@ -307,7 +331,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
                     }
                 }
                 None => {
-                    if rule.searched(u) {
+                    if rule.searches(u) {
                         self.kept.insert(bits[u as usize])?;
                         self.kept_units.push(u);
                     }
@@ -337,6 +361,14 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn the_kept_index_takes_a_quarter_of_the_free_memory_within_bounds() {
+        assert_eq!(kept_bytes(1 << 30, 1_000_000), (1u64 << 30) as f64 / 4e6);
+        assert_eq!(kept_bytes(1 << 20, 1_000_000), KEPT_BYTES_LEAST);
+        assert_eq!(kept_bytes(1 << 40, 10), KEPT_BYTES_MOST);
+        assert_eq!(kept_bytes(1 << 40, 0), KEPT_BYTES_MOST);
+    }
     use crate::grouping::keep_first;
     use crate::prefix_filter::{ElementCounts, family_sketches};
     use crate::progress::Silent;
@@ -399,6 +431,8 @@ mod tests {
                 }),
                 excluded: &excluded,
                 verify: Some(&verify),
+                kept_bytes: crate::greedy::KEPT_BYTES_LEAST,
+                near: None,
             };
             // Within k between units the fingerprint search holds, and any
             // pair of units the filter holds with a short one.

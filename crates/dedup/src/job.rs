@@ -27,7 +27,9 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::column::{Array, Column};
 use crate::copies::Copies;
 use crate::error::{Error, Result};
-use crate::greedy::{Grouped, Rule, Short, greedy, join_plan, kept_plan};
+use crate::greedy::{
+    Grouped, KEPT_BYTES_LEAST, Rule, Short, greedy, join_plan, kept_bytes, kept_plan,
+};
 use crate::grouping::{Fate, PackedFate};
 use crate::incremental::{Indexed, against};
 use crate::keep::Keep;
@@ -240,7 +242,7 @@ impl Dedup {
         let width = self.fingerprinter.width();
         TablePlan::pigeonhole(width, self.k)?;
         // The index of kept documents must have a plan for k.
-        kept_plan(width, self.k, 1)?;
+        kept_plan(width, self.k, 1, KEPT_BYTES_LEAST)?;
         Ok(())
     }
 
@@ -508,14 +510,29 @@ impl Dedup {
             short,
             excluded,
             verify: None,
+            kept_bytes: kept_bytes(free, bits.len()),
+            near: None,
         };
+        // Which units have a neighbour by fingerprint: greedy grouping
+        // searches those alone, and verification sketches them.
+        let near = match (self.grouping, self.verification) {
+            (Grouping::Components, None) => None,
+            _ => Some(self.near_by_fingerprint(bits, &rule)?),
+        };
+        rule.near = near.as_deref();
         let Some(verification) = self.verification else {
             return match self.grouping {
                 Grouping::Greedy => greedy(bits, &rule, progress),
                 Grouping::Components => linked(bits, &rule, progress),
             };
         };
-        let needed = self.with_candidates(bits, &rule)?;
+        let mut needed = near.clone().unwrap_or_default();
+        // And the prefix filter's units: it needs their sketches to tell.
+        if let Some(short) = rule.short {
+            for (needed, &member) in needed.iter_mut().zip(short.members) {
+                *needed |= member;
+            }
+        }
         // The units the prefix filter holds have their sketches from the
         // first pass.
         let at_hand = |u: u32| short.and_then(|s| s.sketches.get(u));
@@ -560,10 +577,8 @@ impl Dedup {
         }
     }
 
-    /// Which units may have a candidate: those the search by fingerprint
-    /// holds with another within k, and those the prefix filter holds (it
-    /// needs their sketches to tell). Only these are sketched.
-    fn with_candidates<B: Bits>(&self, bits: &[B], rule: &Rule) -> Result<Vec<bool>> {
+    /// Which units the search by fingerprint holds with another within k.
+    fn near_by_fingerprint<B: Bits>(&self, bits: &[B], rule: &Rule) -> Result<Vec<bool>> {
         let searched: Vec<u32> = (0..bits.len() as u32)
             .filter(|&u| rule.searched(u))
             .collect();
@@ -572,16 +587,11 @@ impl Dedup {
             &join_plan(B::WIDTH, self.k, searched.len())?,
             &searched_bits,
         )?;
-        let mut needed = vec![false; bits.len()];
+        let mut out = vec![false; bits.len()];
         for (&u, near) in searched.iter().zip(near) {
-            needed[u as usize] = near;
+            out[u as usize] = near;
         }
-        if let Some(short) = rule.short {
-            for (needed, &member) in needed.iter_mut().zip(short.members) {
-                *needed |= member;
-            }
-        }
-        Ok(needed)
+        Ok(out)
     }
 }
 

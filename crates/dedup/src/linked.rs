@@ -265,6 +265,8 @@ mod tests {
                 }),
                 excluded: &excluded,
                 verify: Some(&verify),
+                kept_bytes: crate::greedy::KEPT_BYTES_LEAST,
+                near: None,
             };
             let pairs: Vec<Pair> = brute_force_pairs(64, &bits)
                 .into_iter()
@@ -298,6 +300,8 @@ mod tests {
             short: None,
             excluded: &|_| false,
             verify: Some(&|_, _| true),
+            kept_bytes: crate::greedy::KEPT_BYTES_LEAST,
+            near: None,
         };
         let grouped = linked(&bits, &rule, &Silent).unwrap();
         assert_eq!(

@@ -13,10 +13,32 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::{NeardupError, to_py};
 
+/// Features whose MD5 a thread keeps at most; past it, it starts again.
+const REMEMBERED: usize = 1 << 19;
+
+thread_local! {
+    /// The MD5s of the features a thread met lately: feature lists repeat
+    /// their features within a text and across texts, and a lookup costs a
+    /// fraction of an MD5.
+    static DIGESTS: std::cell::RefCell<FxHashMap<Box<[u8]>, u128>> =
+        std::cell::RefCell::new(FxHashMap::default());
+}
+
 /// The MD5 of `bytes` cut to its last `f / 8` bytes, read big-endian: the
 /// package's feature hash.
 fn feature_hash(bytes: &[u8], f: u32) -> u128 {
-    FeatureHash::Md5.hash(bytes, Width::W128) & mask(f)
+    let digest = DIGESTS.with_borrow_mut(|digests| {
+        if let Some(&d) = digests.get(bytes) {
+            return d;
+        }
+        let d = FeatureHash::Md5.hash(bytes, Width::W128);
+        if digests.len() >= REMEMBERED {
+            digests.clear();
+        }
+        digests.insert(bytes.into(), d);
+        d
+    });
+    digest & mask(f)
 }
 
 fn mask(f: u32) -> u128 {
@@ -37,32 +59,48 @@ fn check_f(f: u32) -> PyResult<()> {
 }
 
 /// The package's vote: bit `j` is set when the weight of the features
-/// with bit `j` set is more than half of all their weight.
+/// with bit `j` set is more than half of all their weight. Weights of 1
+/// (plain strs, the common case) are counted apart, in integers.
 struct Votes {
-    set: [f64; 128],
+    f: usize,
+    ones: [u64; 128],
+    weighted: [f64; 128],
     total: f64,
 }
 
 impl Votes {
-    fn new() -> Votes {
+    fn new(f: u32) -> Votes {
         Votes {
-            set: [0.0; 128],
+            f: f as usize,
+            ones: [0; 128],
+            weighted: [0.0; 128],
             total: 0.0,
         }
     }
 
     fn add(&mut self, hash: u128, weight: f64) {
         self.total += weight;
-        for (j, sum) in self.set.iter_mut().enumerate() {
-            if hash >> j & 1 == 1 {
-                *sum += weight;
+        let f = self.f;
+        if weight == 1.0 {
+            // Branch-free on 64-bit words, so that the compiler can
+            // vectorise it.
+            let (low, high) = self.ones[..f].split_at_mut(f.min(64));
+            let words = [hash as u64, (hash >> 64) as u64];
+            for (counts, word) in [low, high].into_iter().zip(words) {
+                for (j, count) in counts.iter_mut().enumerate() {
+                    *count += word >> j & 1;
+                }
+            }
+        } else {
+            for (j, sum) in self.weighted[..f].iter_mut().enumerate() {
+                *sum += weight * ((hash >> j) as u64 & 1) as f64;
             }
         }
     }
 
     fn value(&self, f: u32) -> u128 {
         (0..f as usize)
-            .filter(|&j| self.set[j] > self.total / 2.0)
+            .filter(|&j| self.ones[j] as f64 + self.weighted[j] > self.total / 2.0)
             .fold(0, |v, j| v | 1 << j)
     }
 }
@@ -83,7 +121,7 @@ pub(crate) fn simhash_text(py: Python<'_>, text: PyBackedStr, f: u32) -> PyResul
         .width(Width::W128)
         .build()
         .map_err(to_py)?;
-    let mut votes = Votes::new();
+    let mut votes = Votes::new(f);
     for feature in fp.weighted_features(&text) {
         votes.add(feature.hash & mask(f), feature.weight);
     }
@@ -95,7 +133,7 @@ pub(crate) fn simhash_text(py: Python<'_>, text: PyBackedStr, f: u32) -> PyResul
 #[pyfunction]
 pub(crate) fn simhash_features(features: &Bound<'_, PyAny>, f: u32) -> PyResult<u128> {
     check_f(f)?;
-    let mut votes = Votes::new();
+    let mut votes = Votes::new(f);
     let items = match features.cast::<PyDict>() {
         Ok(dict) => dict.items().into_any(),
         Err(_) => features.clone(),

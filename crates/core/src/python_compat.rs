@@ -10,6 +10,9 @@
 //! more than half of the weight votes for it. A golden file made with the
 //! real package pins this.
 
+use std::cell::RefCell;
+
+use rustc_hash::FxHashMap;
 use unicode_general_category::{GeneralCategory, get_general_category};
 
 use crate::fingerprint::{Fingerprint, Width};
@@ -36,15 +39,19 @@ fn is_word_char(c: char) -> bool {
         )
 }
 
+/// The characters of `text` that the package keeps, lowercased.
+fn kept_chars(text: &str) -> Vec<char> {
+    text.to_lowercase()
+        .chars()
+        .filter(|&c| is_word_char(c))
+        .collect()
+}
+
 /// The distinct 4-character windows with their counts, sorted (as Python
 /// sorts them: by code point). A window is kept as its characters, padded
 /// with NUL when the text is shorter than 4 (NUL never passes the filter).
 fn windows(text: &str) -> Vec<([char; WINDOW], u32)> {
-    let kept: Vec<char> = text
-        .to_lowercase()
-        .chars()
-        .filter(|&c| is_word_char(c))
-        .collect();
+    let kept = kept_chars(text);
     let mut grams: Vec<[char; WINDOW]> = if kept.len() < WINDOW {
         let mut short = ['\0'; WINDOW];
         short[..kept.len()].copy_from_slice(&kept);
@@ -74,6 +81,38 @@ fn encode(gram: &[char; WINDOW], buf: &mut [u8; 4 * WINDOW]) -> usize {
     len
 }
 
+/// Windows whose MD5 a thread keeps at most; past it, it starts again.
+const REMEMBERED: usize = 1 << 19;
+
+thread_local! {
+    /// The MD5s (all 128 bits, read big-endian) of the windows a thread met
+    /// lately. Texts share most of their 4-character windows (English uses
+    /// a few hundred thousand), and a lookup costs a fifth of an MD5.
+    static DIGESTS: RefCell<FxHashMap<[char; WINDOW], u128>> = RefCell::new(FxHashMap::default());
+}
+
+/// The MD5 of window `gram`, to `width` bits as [`FeatureHash::Md5`] gives
+/// it (the last bytes of the digest).
+fn window_hash(gram: &[char; WINDOW], width: Width) -> u128 {
+    let digest = DIGESTS.with_borrow_mut(|digests| {
+        if let Some(&d) = digests.get(gram) {
+            return d;
+        }
+        let mut buf = [0u8; 4 * WINDOW];
+        let len = encode(gram, &mut buf);
+        let d = FeatureHash::Md5.hash(&buf[..len], Width::W128);
+        if digests.len() >= REMEMBERED {
+            digests.clear();
+        }
+        digests.insert(*gram, d);
+        d
+    });
+    match width {
+        Width::W64 => u128::from(digest as u64),
+        Width::W128 => digest,
+    }
+}
+
 pub(crate) fn weighted_features(text: &str, width: Width) -> Vec<WeightedFeature> {
     let mut buf = [0u8; 4 * WINDOW];
     windows(text)
@@ -90,20 +129,38 @@ pub(crate) fn weighted_features(text: &str, width: Width) -> Vec<WeightedFeature
 }
 
 pub(crate) fn fingerprint(text: &str, width: Width) -> Fingerprint {
-    // Counts are integers, so the sums are exact in any order.
-    let mut sums = [0i64; 128];
+    // Each window votes once per occurrence: the same sums as counting
+    // the distinct windows first, without sorting them.
+    let kept = kept_chars(text);
+    let mut ones = [0u64; 128];
     let bits = width.bits() as usize;
-    let mut buf = [0u8; 4 * WINDOW];
-    for (gram, n) in windows(text) {
-        let len = encode(&gram, &mut buf);
-        let hash = FeatureHash::Md5.hash(&buf[..len], width);
-        for (j, sum) in sums[..bits].iter_mut().enumerate() {
-            let sign = ((hash >> j) & 1) as i64 * 2 - 1;
-            *sum += sign * n as i64;
+    let mut vote = |gram: &[char; WINDOW]| {
+        let hash = window_hash(gram, width);
+        // Branch-free on 64-bit words, so that the compiler can vectorise it.
+        let (low, high) = ones[..bits].split_at_mut(bits.min(64));
+        for (counts, word) in [low, high]
+            .into_iter()
+            .zip([hash as u64, (hash >> 64) as u64])
+        {
+            for (j, count) in counts.iter_mut().enumerate() {
+                *count += word >> j & 1;
+            }
         }
-    }
+    };
+    let votes = if kept.len() < WINDOW {
+        let mut short = ['\0'; WINDOW];
+        short[..kept.len()].copy_from_slice(&kept);
+        vote(&short);
+        1
+    } else {
+        for w in kept.windows(WINDOW) {
+            vote(&[w[0], w[1], w[2], w[3]]);
+        }
+        kept.len() - WINDOW + 1
+    };
+    // Set where more than half of the votes are for it.
     let value = (0..bits)
-        .filter(|&j| sums[j] > 0)
+        .filter(|&j| 2 * ones[j] > votes as u64)
         .fold(0u128, |v, j| v | 1 << j);
     Fingerprint::new(value, width)
 }

@@ -34,6 +34,8 @@ from neardup import _neardup
 __all__ = ["Simhash", "SimhashIndex"]
 
 _DEFAULT_REG = r"[\w\u4e00-\u9fcc]+"
+# One logger for all, as logging.getLogger("simhash") gives each time.
+_LOG = logging.getLogger("simhash")
 
 
 def _md5(data: bytes) -> bytes:
@@ -57,11 +59,16 @@ class Simhash:
         self.reg = reg
         self.value = None
         self.hashfunc = hashfunc
-        self.log = logging.getLogger("simhash") if log is None else log
-        if isinstance(value, Simhash):
+        self.log = _LOG if log is None else log
+        if isinstance(value, str):
+            if reg == _DEFAULT_REG and hashfunc is _md5:
+                self.value = _neardup.simhash_text(value, f)
+            else:
+                self.build_by_text(value)
+        elif isinstance(value, Simhash):
             self.value = value.value
-        elif isinstance(value, str):
-            self.build_by_text(value)
+        elif isinstance(value, (list, tuple, dict)) and hashfunc is _md5:
+            self.value = _neardup.simhash_features(value, f)
         elif isinstance(value, Iterable):
             self.build_by_features(value)
         elif isinstance(value, numbers.Integral):
@@ -129,7 +136,7 @@ class SimhashIndex:
     def __init__(self, objs, f=64, k=2, log=None):
         self.k = k
         self.f = f
-        self.log = logging.getLogger("simhash") if log is None else log
+        self.log = _LOG if log is None else log
         self._index = _neardup.CompatIndex(f, k)
         self.log.info("Initializing %s data.", len(objs))
         for obj_id, simhash in objs:

@@ -46,7 +46,7 @@ PY
     out=$(mktemp -d)
     start=$(date +%s%N)
     $neardup dedup "$corpus" --out "$out" --cluster components -q
-    cli_s=$(echo "scale=3; ($(date +%s%N) - start) / 1000000000" | bc)
+    cli_s=$(echo "scale=3; ($(date +%s%N) - $start) / 1000000000" | bc)
     spark=$($py bench/spark_dedup.py "$corpus" "$out/duplicates.jsonl" "$master")
     rm -rf "$out"
     line="{\"commit\": \"$commit\", \"master\": \"$master\", \"cli_seconds\": $cli_s, ${spark#\{}"

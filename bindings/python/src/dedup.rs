@@ -222,7 +222,7 @@ pub(crate) fn dedup<'py>(
             }
         }
     }
-    let clusters = clusters(&duplicate_of);
+    let clusters = clusters(&outcome);
     let summary = summary(
         py,
         &outcome,
@@ -245,21 +245,17 @@ pub(crate) fn dedup<'py>(
 /// The groups of more than one document: the kept one first, then the
 /// ones dropped for it, in input order; groups in the order of their kept
 /// documents.
-fn clusters(duplicate_of: &[i64]) -> Vec<Vec<u64>> {
-    let mut members: Vec<(u64, u64)> = (0u64..)
-        .zip(duplicate_of)
-        .filter(|&(_, &of)| of >= 0)
-        .map(|(d, &of)| (of as u64, d))
-        .collect();
-    members.sort_unstable();
-    let mut groups: Vec<Vec<u64>> = Vec::new();
-    for (kept, d) in members {
-        match groups.last_mut() {
-            Some(g) if g[0] == kept => g.push(d),
-            _ => groups.push(vec![kept, d]),
-        }
-    }
-    groups
+fn clusters(outcome: &Outcome) -> Vec<Vec<u32>> {
+    outcome
+        .fates()
+        .members()
+        .chunk_by(|x, y| x.0 == y.0)
+        .map(|group| {
+            std::iter::once(group[0].0)
+                .chain(group.iter().map(|&(_, d)| d))
+                .collect()
+        })
+        .collect()
 }
 
 /// The counts of `summary.json`, as a dict.

@@ -131,3 +131,6 @@ def test_bad_settings(spark):
         nds.dedup(df, threshold=0)
     with pytest.raises(ValueError, match="'text' is a column already"):
         nds.fingerprint(df, out_col="text")
+    twice = spark.createDataFrame([("a", "x", 1), ("b", "y", 1)], "id string, text string, pos long")
+    with pytest.raises(ValueError, match="order_col 'pos': the value 1 is in 2 rows"):
+        nds.dedup(twice, order_col="pos")

@@ -38,10 +38,10 @@ use crate::sketches::UnitSketches;
 const BLOCK: usize = 2048;
 
 /// The bytes per kept fingerprint the index of kept units may take at the
-/// least, and (`KEPT_BYTES_MOST`) at the most: with few bytes a query at k = 8 has few long
-/// tables and reads a fraction of all kept fingerprints (9 tables of 7-bit
-/// keys: one in 14), so that greedy grouping grows with the square of the
-/// documents; with more, its work per query stays nearly flat.
+/// least, and at the most. With few bytes a query at k = 8 has few tables
+/// with short keys and reads a fraction of all kept fingerprints (9 tables
+/// of 7-bit keys: one in 14), so that greedy grouping grows with the square
+/// of the documents; with more, its work per query stays nearly flat.
 pub(crate) const KEPT_BYTES_LEAST: f64 = 128.0;
 const KEPT_BYTES_MOST: f64 = 1024.0;
 
@@ -361,14 +361,6 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-
-    #[test]
-    fn the_kept_index_takes_a_quarter_of_the_free_memory_within_bounds() {
-        assert_eq!(kept_bytes(1 << 30, 1_000_000), (1u64 << 30) as f64 / 4e6);
-        assert_eq!(kept_bytes(1 << 20, 1_000_000), KEPT_BYTES_LEAST);
-        assert_eq!(kept_bytes(1 << 40, 10), KEPT_BYTES_MOST);
-        assert_eq!(kept_bytes(1 << 40, 0), KEPT_BYTES_MOST);
-    }
     use crate::grouping::keep_first;
     use crate::prefix_filter::{ElementCounts, family_sketches};
     use crate::progress::Silent;
@@ -463,5 +455,13 @@ mod tests {
             let dropped = expected.iter().filter(|f| **f != Fate::Kept).count() as u64;
             prop_assert_eq!(grouped.pairs_by_distance.iter().sum::<u64>(), dropped);
         }
+    }
+
+    #[test]
+    fn the_kept_index_takes_a_quarter_of_the_free_memory_within_bounds() {
+        assert_eq!(kept_bytes(1 << 30, 1_000_000), (1u64 << 30) as f64 / 4e6);
+        assert_eq!(kept_bytes(1 << 20, 1_000_000), KEPT_BYTES_LEAST);
+        assert_eq!(kept_bytes(1 << 40, 10), KEPT_BYTES_MOST);
+        assert_eq!(kept_bytes(1 << 40, 0), KEPT_BYTES_MOST);
     }
 }

@@ -207,6 +207,29 @@ impl<'a> Fates<'a> {
     pub fn to_vec(&self) -> Vec<Fate> {
         self.iter().collect()
     }
+
+    /// `(kept, dropped)` for each document dropped for one of this run (a
+    /// duplicate of an indexed document has no group here), sorted: each
+    /// group's members together, in input order, 8 bytes a dropped
+    /// document.
+    ///
+    /// ```
+    /// use neardup_dedup::{Dedup, Memory, Silent};
+    ///
+    /// let texts = ["one text, said once", "a second text here", "one text, said once"];
+    /// let outcome = Dedup::new()?.run(&Memory::new(&texts[..]), &Silent)?;
+    /// assert_eq!(outcome.fates().members(), [(0, 2)]);
+    /// # Ok::<(), neardup_dedup::Error>(())
+    /// ```
+    pub fn members(&self) -> Vec<(u32, u32)> {
+        let mut members: Vec<(u32, u32)> = self
+            .iter()
+            .enumerate()
+            .filter_map(|(d, fate)| Some((fate.duplicate_of()?, d as u32)))
+            .collect();
+        members.sort_unstable();
+        members
+    }
 }
 
 impl<'a> IntoIterator for Fates<'a> {

@@ -178,19 +178,6 @@ pub(crate) fn write_duplicates<'a>(
     })
 }
 
-/// `(kept, dropped)` for each document dropped for one of this batch (a
-/// duplicate of an indexed document has no group here), sorted: each
-/// group's members together, 8 bytes a dropped document.
-pub(crate) fn members(fates: Fates) -> Vec<(u32, u32)> {
-    let mut members: Vec<(u32, u32)> = fates
-        .iter()
-        .enumerate()
-        .filter_map(|(d, fate)| Some((fate.duplicate_of()?, d as u32)))
-        .collect();
-    members.sort_unstable();
-    members
-}
-
 /// `clusters.jsonl`: each kept document with duplicates, and its members
 /// (itself first); returns how many groups there are.
 pub(crate) fn write_clusters<'a>(

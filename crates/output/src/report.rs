@@ -40,7 +40,7 @@ pub(crate) struct Report<'a> {
     /// duplicate.
     pub dropped_by_distance: &'a [u64],
     pub k: u32,
-    /// `(kept, dropped)` pairs, sorted ([`crate::records::members`]).
+    /// `(kept, dropped)` pairs, sorted ([`neardup_dedup::Fates::members`]).
     pub members: &'a [(u32, u32)],
     pub id: &'a dyn Fn(u32) -> String,
     pub samples: &'a [Sample],

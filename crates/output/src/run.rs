@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::atomic::{is_temporary_of, write_atomically};
 use crate::incremental;
-use crate::records::{OUTPUTS, members, write_clusters, write_duplicates, write_unique};
+use crate::records::{OUTPUTS, write_clusters, write_duplicates, write_unique};
 use crate::report::{Report, Sample, choose_samples, write_report};
 use crate::reread::look_up;
 
@@ -243,7 +243,7 @@ impl DedupRun {
 
         let unique = outcome.unique();
         write_duplicates(&self.out, &id, &outcome)?;
-        let members = members(fates);
+        let members = fates.members();
         let groups = write_clusters(&self.out, &id, &members)?;
         let summary = serde_json::json!({
             "documents": n,

@@ -235,6 +235,14 @@ def fates(
         df = df.withColumn(_RANK, F.monotonically_increasing_id())
     else:
         _require(df, order_col)
+        # Ranks name units and components: a repeated or null one would
+        # merge rows or lose them without a word.
+        clash = df.groupBy(order_col).count().where((F.col("count") > 1) | F.col(order_col).isNull()).limit(1)
+        for row in clash.collect():
+            raise ValueError(
+                f"order_col {order_col!r}: the value {row[0]} is in {row[1]} rows; "
+                "give a column with one value per row, none null"
+            )
         df = df.withColumn(_RANK, F.col(order_col))
     if keep != "first":
         size = F.octet_length(text_col)

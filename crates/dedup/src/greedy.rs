@@ -23,7 +23,7 @@
 use std::path::Path;
 
 use neardup_core::Width;
-use neardup_index::{Bits, OnlineIndex, TablePlan};
+use neardup_index::{Bits, OnlineIndex, PlanOption, TablePlan};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
@@ -180,7 +180,8 @@ pub(crate) fn join_plan(width: Width, k: u32, n: usize) -> Result<TablePlan> {
     Ok(TablePlan::choose_for_join(width, k, n.max(1) as f64)?.plan(width, k)?)
 }
 
-/// The plan of the index of kept units, for about `n` of them.
+/// The plan of the index of kept units, for about `n` of them, weighed
+/// for greedy grouping ([`greedy_work`]).
 ///
 /// # Errors
 ///
@@ -193,13 +194,34 @@ pub(crate) fn kept_plan(width: Width, k: u32, n: usize, bytes: f64) -> Result<Ta
              give a smaller k"
         )))
     })?;
-    Ok(choice.plan(width, k)?)
+    let blocks = choice
+        .options
+        .iter()
+        .filter(|o| o.bytes_per_fingerprint <= bytes)
+        .min_by(|a, b| greedy_work(a).total_cmp(&greedy_work(b)))
+        .map_or(k + 1, |o| o.blocks);
+    Ok(TablePlan::new(width, k, blocks)?)
+}
+
+/// A unit's work in greedy grouping under a plan, in probes: it is looked
+/// up (a probe per table, and a read per candidate), and inserted when kept
+/// (a probe per table again). Each probe goes to another table, far from
+/// the last in memory; the candidates' fingerprints are read from one array
+/// that stays in cache for the most part, so a candidate counts a quarter
+/// of a probe. (On 10^6 generated documents at k = 8, 204k units near
+/// another: 9 tables 16.5 s, 45 tables 10.8 s, 165 tables 14.8 s; this
+/// weighing takes 45, the one for queries alone took 165.)
+fn greedy_work(option: &PlanOption) -> f64 {
+    2.0 * option.tables as f64 + option.candidates_per_query / 4.0
 }
 
 impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
     pub(crate) fn new(bits: &'a [B], rule: &'a Rule<'r>) -> Result<Greedy<'a, 'r, B>> {
         let n = bits.len();
-        let plan = kept_plan(B::WIDTH, rule.k, n, rule.kept_bytes)?;
+        // About half the units that search are kept and indexed, as in
+        // pairs of near-duplicates.
+        let searching = (0..n as u32).filter(|&u| rule.searches(u)).count();
+        let plan = kept_plan(B::WIDTH, rule.k, searching / 2, rule.kept_bytes)?;
         let join = match &rule.short {
             Some(short) => Some(ShortJoin::build(short, n, rule.excluded)?),
             None => None,
@@ -365,6 +387,21 @@ mod tests {
     use crate::prefix_filter::{ElementCounts, family_sketches};
     use crate::progress::Silent;
     use crate::verify::Verification;
+
+    #[test]
+    fn kept_plan_weighs_probes_above_candidates() {
+        // Fewer tables than queries alone would take, while few are kept;
+        // more as the kept ones grow, within the bytes allowed.
+        let tables = |n: usize, bytes: f64| {
+            kept_plan(Width::W64, 8, n, bytes)
+                .map(|plan| plan.tables())
+                .ok()
+        };
+        assert_eq!(tables(100_000, 1024.0), Some(45));
+        assert_eq!(tables(500_000, 1024.0), Some(165));
+        assert_eq!(tables(500_000, 128.0), Some(9));
+        assert_eq!(tables(100_000_000, 1024.0), Some(165));
+    }
 
     /// Fingerprints around a few centres, each with a few bits flipped:
     /// many pairs per unit, over more than one block.

@@ -37,7 +37,7 @@ use crate::linked::linked;
 use crate::outcome::{Outcome, Record, Stats, WHOLE};
 use crate::prefix_filter::{ElementCounts, PrefixFilter};
 use crate::progress::{Progress, Skipped, Stage};
-use crate::short::{is_near_short, is_short};
+use crate::short::{SHORT_WORDS, length_under};
 use crate::sketches::{SketchFile, SketchPass, Sketches};
 use crate::source::Source;
 use crate::streamed::greedy_as_read;
@@ -448,10 +448,12 @@ impl Dedup {
                     // (kept for the prefix filter and verification) and
                     // their elements counted for the filter's order.
                     let reach = match (shorts, &counts) {
-                        (Some(verification), Some(counts)) if is_near_short(doc.text) => {
-                            let sketch = verification.sketch(doc.text);
-                            counts.add(&sketch);
-                            Some((is_short(doc.text), sketch))
+                        (Some(verification), Some(counts)) => {
+                            length_under(doc.text, 2 * SHORT_WORDS).map(|length| {
+                                let sketch = verification.sketch(doc.text);
+                                counts.add(&sketch);
+                                (length < SHORT_WORDS, sketch)
+                            })
                         }
                         _ => None,
                     };

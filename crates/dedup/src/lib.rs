@@ -88,6 +88,7 @@ pub use progress::{Progress, Silent, Skipped, Stage};
 pub use shingles::{CHAR_SHINGLE, Shingling, WORD_SHINGLE, char_shingles, shingles, word_shingles};
 pub use short::{
     SHORT_WORDS, is_near_short, is_short, is_short_pair, is_within_reach, length_in_words,
+    length_under,
 };
 pub use short_rule::ShortRule;
 pub use source::{DocumentsAt, Memory, Origin, Revisited, Source, SourceDoc};

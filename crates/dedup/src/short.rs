@@ -97,7 +97,7 @@ pub fn length_in_words(text: &str) -> usize {
 /// It stops reading as soon as the answer is known: a long document costs
 /// its first few hundred bytes.
 pub fn is_short(text: &str) -> bool {
-    shorter_than(text, SHORT_WORDS)
+    length_under(text, SHORT_WORDS).is_some()
 }
 
 /// Whether `text` may be near a short document: under twice
@@ -110,17 +110,37 @@ pub fn is_short(text: &str) -> bool {
 /// assert!(!is_near_short(&"word ".repeat(100)));
 /// ```
 pub fn is_near_short(text: &str) -> bool {
-    shorter_than(text, 2 * SHORT_WORDS)
+    length_under(text, 2 * SHORT_WORDS).is_some()
 }
 
-/// `length_in_words(text) < limit`, reading no further than the answer
-/// needs.
-fn shorter_than(text: &str, limit: usize) -> bool {
+/// [`length_in_words`] of `text` when it is under `limit`, reading no
+/// further than the answer needs: one reading tells both whether a text is
+/// near short and whether it is short.
+///
+/// ```
+/// use neardup_dedup::{SHORT_WORDS, length_under};
+///
+/// assert_eq!(length_under("a few words", 2 * SHORT_WORDS), Some(3));
+/// assert_eq!(length_under(&"word ".repeat(100), 2 * SHORT_WORDS), None);
+/// ```
+pub fn length_under(text: &str, limit: usize) -> Option<usize> {
     // A text with more than `limit` words and twice as many characters
     // other than spaces is long in either reading.
     let (mut words, mut others, mut spaces, mut in_word) = (0usize, 0usize, 0usize, false);
-    for c in text.chars() {
-        if c.is_whitespace() {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // ASCII, most text, without decoding; char::is_whitespace agrees.
+        let (space, len) = match bytes[i] {
+            b'\t'..=b'\r' | b' ' => (true, 1),
+            0..=0x7f => (false, 1),
+            _ => text[i..]
+                .chars()
+                .next()
+                .map_or((false, 1), |c| (c.is_whitespace(), c.len_utf8())),
+        };
+        i += len;
+        if space {
             spaces += 1;
             in_word = false;
         } else {
@@ -129,7 +149,7 @@ fn shorter_than(text: &str, limit: usize) -> bool {
             in_word = true;
         }
         if words > limit && others > 2 * limit {
-            return false;
+            return None;
         }
     }
     let length = if spaces * 20 >= others + spaces {
@@ -137,7 +157,7 @@ fn shorter_than(text: &str, limit: usize) -> bool {
     } else {
         others / 2
     };
-    length < limit
+    (length < limit).then_some(length)
 }
 
 #[cfg(test)]
@@ -148,11 +168,13 @@ mod tests {
     proptest! {
         #[test]
         fn is_short_is_length_in_words_below_the_limit(
-            parts in prop::collection::vec(("[a-z]{0,4}|字{1,3}|x", "[ \t\n]{0,2}"), 0..240)
+            parts in prop::collection::vec(("[a-z]{0,4}|字{1,3}|é|x", "[ \t\n\r\u{b}\u{c}\u{a0}\u{3000}]{0,2}"), 0..240)
         ) {
             let text: String = parts.iter().map(|(w, s)| format!("{w}{s}")).collect();
             prop_assert_eq!(is_short(&text), length_in_words(&text) < SHORT_WORDS, "{:?}", text);
             prop_assert_eq!(is_near_short(&text), length_in_words(&text) < 2 * SHORT_WORDS, "{:?}", text);
+            let length = length_in_words(&text);
+            prop_assert_eq!(length_under(&text, 70), (length < 70).then_some(length), "{:?}", text);
         }
     }
 }

@@ -437,19 +437,19 @@ pub fn with_neighbours<B: Bits>(plan: &TablePlan, fingerprints: &[B]) -> Result<
         .map(|_| AtomicBool::new(false))
         .collect();
     for_each_run(plan, fingerprints, |run| {
-        let ids = run.ids();
-        for (i, &x) in ids.iter().enumerate() {
+        let (ids, fps) = (run.ids(), run.fingerprints());
+        for (i, (&x, &fx)) in ids.iter().zip(fps).enumerate() {
             if found[x as usize].load(Ordering::Relaxed) {
                 continue;
             }
-            let fx = fingerprints[x as usize];
-            let near = ids
+            let near = |fy: &B| fx.distance(*fy) <= k;
+            let j = fps[..i]
                 .iter()
-                .enumerate()
-                .find(|&(j, &y)| j != i && fx.distance(fingerprints[y as usize]) <= k);
-            if let Some((_, &y)) = near {
+                .position(near)
+                .or_else(|| fps[i + 1..].iter().position(near).map(|j| i + 1 + j));
+            if let Some(j) = j {
                 found[x as usize].store(true, Ordering::Relaxed);
-                found[y as usize].store(true, Ordering::Relaxed);
+                found[ids[j] as usize].store(true, Ordering::Relaxed);
             }
         }
     })?;
@@ -499,14 +499,17 @@ pub fn for_each_run<B: Bits>(
         segments(&entries, mask)
             .into_par_iter()
             .for_each(|segment| {
-                let mut ids = Vec::new();
+                let (mut ids, mut fps) = (Vec::new(), Vec::new());
                 for run in segment.chunk_by(|x, y| x.masked(mask) == y.masked(mask)) {
                     if run.len() > 1 {
                         ids.clear();
                         ids.extend(run.iter().map(|e| e.id));
+                        fps.clear();
+                        fps.extend(run.iter().map(|e| e.fp));
                         visit(&Run {
                             table: t,
                             ids: &ids,
+                            fingerprints: &fps,
                             masks: &join.masks,
                         });
                     }
@@ -521,6 +524,7 @@ pub fn for_each_run<B: Bits>(
 pub struct Run<'a, B> {
     table: usize,
     ids: &'a [u32],
+    fingerprints: &'a [B],
     masks: &'a [B],
 }
 
@@ -533,6 +537,12 @@ impl<B: Bits> Run<'_, B> {
     /// The positions of the run's fingerprints.
     pub fn ids(&self) -> &[u32] {
         self.ids
+    }
+
+    /// The run's fingerprints, in the order of [`Run::ids`]: read in a row,
+    /// where looking each up by its position would jump about memory.
+    pub fn fingerprints(&self) -> &[B] {
+        self.fingerprints
     }
 
     /// Whether fingerprints `a` and `b` of the run share no key in an

@@ -3,43 +3,17 @@
 //! of weighted features, and its index's answers (exact, so any table plan
 //! gives them; its bucket count is kept as it counts them).
 
-use neardup_core::{FeatureHash, Fingerprinter, Profile, Width};
+use std::sync::OnceLock;
+
+use neardup_core::{BitTally, FeatureHash, Fingerprinter, Profile, ShortBytes, Width, md5_each};
 use neardup_index::{AnyOnlineIndex, TablePlan};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyDict, PyString};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::{NeardupError, to_py};
-
-/// Features whose MD5 a thread keeps at most; past it, it starts again.
-const REMEMBERED: usize = 1 << 19;
-
-thread_local! {
-    /// The MD5s of the features a thread met lately: feature lists repeat
-    /// their features within a text and across texts, and a lookup costs a
-    /// fraction of an MD5.
-    static DIGESTS: std::cell::RefCell<FxHashMap<Box<[u8]>, u128>> =
-        std::cell::RefCell::new(FxHashMap::default());
-}
-
-/// The MD5 of `bytes` cut to its last `f / 8` bytes, read big-endian: the
-/// package's feature hash.
-fn feature_hash(bytes: &[u8], f: u32) -> u128 {
-    let digest = DIGESTS.with_borrow_mut(|digests| {
-        if let Some(&d) = digests.get(bytes) {
-            return d;
-        }
-        let d = FeatureHash::Md5.hash(bytes, Width::W128);
-        if digests.len() >= REMEMBERED {
-            digests.clear();
-        }
-        digests.insert(bytes.into(), d);
-        d
-    });
-    digest & mask(f)
-}
+use crate::utf8::utf8;
 
 fn mask(f: u32) -> u128 {
     if f >= 128 {
@@ -62,8 +36,8 @@ fn check_f(f: u32) -> PyResult<()> {
 /// with bit `j` set is more than half of all their weight. Weights of 1
 /// (plain strs, the common case) are counted apart, in integers.
 struct Votes {
-    f: usize,
-    ones: [u64; 128],
+    f: u32,
+    ones: BitTally,
     weighted: [f64; 128],
     total: f64,
 }
@@ -71,61 +45,74 @@ struct Votes {
 impl Votes {
     fn new(f: u32) -> Votes {
         Votes {
-            f: f as usize,
-            ones: [0; 128],
+            f,
+            ones: BitTally::new(f),
             weighted: [0.0; 128],
             total: 0.0,
         }
     }
 
+    /// A feature's hash, cut to `f` bits, votes with `weight`.
     fn add(&mut self, hash: u128, weight: f64) {
-        self.total += weight;
-        let f = self.f;
+        let hash = hash & mask(self.f);
         if weight == 1.0 {
-            // Branch-free on 64-bit words, so that the compiler can
-            // vectorise it.
-            let (low, high) = self.ones[..f].split_at_mut(f.min(64));
-            let words = [hash as u64, (hash >> 64) as u64];
-            for (counts, word) in [low, high].into_iter().zip(words) {
-                for (j, count) in counts.iter_mut().enumerate() {
-                    *count += word >> j & 1;
-                }
-            }
+            self.ones.add(hash);
         } else {
-            for (j, sum) in self.weighted[..f].iter_mut().enumerate() {
+            for (j, sum) in self.weighted[..self.f as usize].iter_mut().enumerate() {
                 *sum += weight * ((hash >> j) as u64 & 1) as f64;
             }
         }
     }
 
-    fn value(&self, f: u32) -> u128 {
-        (0..f as usize)
-            .filter(|&j| self.ones[j] as f64 + self.weighted[j] > self.total / 2.0)
-            .fold(0, |v, j| v | 1 << j)
+    fn value(mut self) -> u128 {
+        let half = self.total / 2.0;
+        let weighted = self.weighted;
+        self.ones
+            .counts()
+            .iter()
+            .zip(weighted)
+            .enumerate()
+            .filter(|&(_, (&ones, weighted))| ones as f64 + weighted > half)
+            .fold(0, |v, (j, _)| v | 1 << j)
+    }
+}
+
+/// The `python-simhash` fingerprinter at `width`, built once.
+fn python_simhash(width: Width) -> PyResult<&'static Fingerprinter> {
+    static BUILT: OnceLock<Result<[Fingerprinter; 2], String>> = OnceLock::new();
+    let built = BUILT.get_or_init(|| {
+        let build = |w| {
+            Fingerprinter::builder(Profile::PythonSimhash)
+                .width(w)
+                .build()
+                .map_err(|e| e.to_string())
+        };
+        Ok([build(Width::W64)?, build(Width::W128)?])
+    });
+    match built {
+        Ok(fingerprinters) => Ok(&fingerprinters[usize::from(width == Width::W128)]),
+        Err(e) => Err(NeardupError::new_err(e.clone())),
     }
 }
 
 /// `Simhash(text, f).value` with the default `reg` and `hashfunc`.
 #[pyfunction]
-pub(crate) fn simhash_text(py: Python<'_>, text: PyBackedStr, f: u32) -> PyResult<u128> {
+pub(crate) fn simhash_text(py: Python<'_>, text: &Bound<'_, PyString>, f: u32) -> PyResult<u128> {
     check_f(f)?;
+    let bytes = utf8(text)?;
+    let text =
+        std::str::from_utf8(&bytes).map_err(|e| NeardupError::new_err(format!("text: {e}")))?;
     if f == 64 || f == 128 {
-        let fp = Fingerprinter::builder(Profile::PythonSimhash)
-            .width(Width::from_bits(f).map_err(to_py)?)
-            .build()
-            .map_err(to_py)?;
-        return Ok(py.detach(|| fp.fingerprint(&text).bits()));
+        let fp = python_simhash(Width::from_bits(f).map_err(to_py)?)?;
+        return Ok(py.detach(|| fp.fingerprint(text).bits()));
     }
     // Other widths take the last bytes of the same MD5s.
-    let fp = Fingerprinter::builder(Profile::PythonSimhash)
-        .width(Width::W128)
-        .build()
-        .map_err(to_py)?;
     let mut votes = Votes::new(f);
-    for feature in fp.weighted_features(&text) {
-        votes.add(feature.hash & mask(f), feature.weight);
+    for feature in python_simhash(Width::W128)?.weighted_features(text) {
+        votes.total += feature.weight;
+        votes.add(feature.hash, feature.weight);
     }
-    Ok(votes.value(f))
+    Ok(votes.value())
 }
 
 /// `Simhash(features, f).value` with the default `hashfunc`: features are
@@ -138,24 +125,38 @@ pub(crate) fn simhash_features(features: &Bound<'_, PyAny>, f: u32) -> PyResult<
         Ok(dict) => dict.items().into_any(),
         Err(_) => features.clone(),
     };
+    // Features of weight 1 and at most 16 bytes, hashed together at the
+    // end (their votes do not depend on the order).
+    let mut short = Vec::new();
     let mut weight = 1.0;
     for item in items.try_iter()? {
         let item = item?;
-        let feature: PyBackedStr = if item.is_instance_of::<PyString>() {
-            item.extract()?
-        } else {
-            let (feature, w): (PyBackedStr, f64) = item.extract().map_err(|_| {
-                PyTypeError::new_err(
-                    "a feature is a str or a (str, weight) pair, the weight a number",
-                )
-            })?;
-            // As in the package, a weight holds for the plain strs after it.
-            weight = w;
-            feature
+        let feature = match item.cast::<PyString>() {
+            Ok(s) => s.clone(),
+            Err(_) => {
+                let (feature, w): (Bound<'_, PyString>, f64) = item.extract().map_err(|_| {
+                    PyTypeError::new_err(
+                        "a feature is a str or a (str, weight) pair, the weight a number",
+                    )
+                })?;
+                // As in the package, a weight holds for the plain strs after it.
+                weight = w;
+                feature
+            }
         };
-        votes.add(feature_hash(feature.as_bytes(), f), weight);
+        let bytes = utf8(&feature)?;
+        votes.total += weight;
+        match ShortBytes::new(&bytes).filter(|_| weight == 1.0) {
+            Some(bytes) => short.push(bytes),
+            None => votes.add(FeatureHash::Md5.hash(&bytes, Width::W128), weight),
+        }
     }
-    Ok(votes.value(f))
+    let mut digests = Vec::new();
+    md5_each(&short, &mut digests);
+    for digest in digests {
+        votes.add(digest, 1.0);
+    }
+    Ok(votes.value())
 }
 
 /// `SimhashIndex`'s state: `(value, id)` entries, each once, and the keys
@@ -195,9 +196,9 @@ impl CompatIndex {
             )));
         }
         let width = if f <= 64 { Width::W64 } else { Width::W128 };
-        let plan = TablePlan::choose(width, k, 1e5, None)
-            .and_then(|c| c.plan(width, k))
-            .map_err(to_py)?;
+        // The package's own layout, k + 1 tables: an insertion costs a
+        // probe of each, and its users' indexes are small or middling.
+        let plan = TablePlan::pigeonhole(width, k).map_err(to_py)?;
         Ok(CompatIndex {
             f,
             k,
@@ -211,15 +212,16 @@ impl CompatIndex {
     fn add(&mut self, id: String, value: u128) -> PyResult<()> {
         let value = value & mask(self.f);
         self.touch(value);
-        if self.entries.contains_key(&(value, id.clone())) {
+        let std::collections::hash_map::Entry::Vacant(entry) = self.entries.entry((value, id))
+        else {
             return Ok(());
-        }
+        };
         let number = self.table.insert(value).map_err(to_py)?;
         if number as usize >= self.ids.len() {
             self.ids.resize(number as usize + 1, String::new());
         }
-        self.ids[number as usize] = id.clone();
-        self.entries.insert((value, id), number);
+        self.ids[number as usize] = entry.key().1.clone();
+        entry.insert(number);
         Ok(())
     }
 

@@ -16,6 +16,7 @@ mod fingerprint;
 mod index;
 mod spark;
 mod texts;
+mod utf8;
 
 use pyo3::prelude::*;
 

@@ -45,6 +45,21 @@ def test_feature_values_are_bit_identical(samples):
     assert compat.Simhash([]).value == simhash.Simhash([]).value
 
 
+def test_features_of_every_length_and_script():
+    # Features of up to 16 bytes have their MD5s remembered, longer ones
+    # not; a weight other than 1 is counted apart; strs are read in place.
+    words = ["a", "", "\0", "a\0", "0123456789abcdef", "0123456789abcdefg", "é" * 8, "é" * 9,
+             "中文的文本", "ΟΔΟΣ", "x" * 40, "\U0001f600!"]
+    rng = random.Random(5)
+    for _ in range(200):
+        features = rng.choices(words, k=rng.randint(1, 30))
+        assert compat.Simhash(features).value == simhash.Simhash(features).value, features
+        pairs = [(w, rng.choice([1, 2, 7])) for w in features]
+        assert compat.Simhash(pairs).value == simhash.Simhash(pairs).value, pairs
+        for f in [8, 32, 128]:
+            assert compat.Simhash(features, f=f).value == simhash.Simhash(features, f=f).value
+
+
 def test_custom_reg_and_hashfunc():
     import hashlib
 

@@ -49,6 +49,7 @@ mod normalize;
 mod packed;
 mod profile;
 mod python_compat;
+mod remembered_md5;
 mod segment;
 mod stopwords;
 mod vector;
@@ -62,6 +63,7 @@ pub use fingerprinter::{Explanation, Fingerprinter, FingerprinterBuilder, Weight
 pub use hash::FeatureHash;
 pub use normalize::normalize;
 pub use profile::Profile;
+pub use remembered_md5::{BitTally, ShortBytes, md5_each};
 pub use segment::for_each_word;
 pub use stopwords::StopWords;
 pub use weight::Weighting;

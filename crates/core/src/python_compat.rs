@@ -10,14 +10,12 @@
 //! more than half of the weight votes for it. A golden file made with the
 //! real package pins this.
 
-use std::cell::RefCell;
-
-use rustc_hash::FxHashMap;
 use unicode_general_category::{GeneralCategory, get_general_category};
 
 use crate::fingerprint::{Fingerprint, Width};
 use crate::fingerprinter::WeightedFeature;
 use crate::hash::FeatureHash;
+use crate::remembered_md5::{BitTally, ShortBytes, md5_each};
 
 const WINDOW: usize = 4;
 
@@ -81,38 +79,6 @@ fn encode(gram: &[char; WINDOW], buf: &mut [u8; 4 * WINDOW]) -> usize {
     len
 }
 
-/// Windows whose MD5 a thread keeps at most; past it, it starts again.
-const REMEMBERED: usize = 1 << 19;
-
-thread_local! {
-    /// The MD5s (all 128 bits, read big-endian) of the windows a thread met
-    /// lately. Texts share most of their 4-character windows (English uses
-    /// a few hundred thousand), and a lookup costs a fifth of an MD5.
-    static DIGESTS: RefCell<FxHashMap<[char; WINDOW], u128>> = RefCell::new(FxHashMap::default());
-}
-
-/// The MD5 of window `gram`, to `width` bits as [`FeatureHash::Md5`] gives
-/// it (the last bytes of the digest).
-fn window_hash(gram: &[char; WINDOW], width: Width) -> u128 {
-    let digest = DIGESTS.with_borrow_mut(|digests| {
-        if let Some(&d) = digests.get(gram) {
-            return d;
-        }
-        let mut buf = [0u8; 4 * WINDOW];
-        let len = encode(gram, &mut buf);
-        let d = FeatureHash::Md5.hash(&buf[..len], Width::W128);
-        if digests.len() >= REMEMBERED {
-            digests.clear();
-        }
-        digests.insert(*gram, d);
-        d
-    });
-    match width {
-        Width::W64 => u128::from(digest as u64),
-        Width::W128 => digest,
-    }
-}
-
 pub(crate) fn weighted_features(text: &str, width: Width) -> Vec<WeightedFeature> {
     let mut buf = [0u8; 4 * WINDOW];
     windows(text)
@@ -132,36 +98,39 @@ pub(crate) fn fingerprint(text: &str, width: Width) -> Fingerprint {
     // Each window votes once per occurrence: the same sums as counting
     // the distinct windows first, without sorting them.
     let kept = kept_chars(text);
-    let mut ones = [0u64; 128];
-    let bits = width.bits() as usize;
-    let mut vote = |gram: &[char; WINDOW]| {
-        let hash = window_hash(gram, width);
-        // Branch-free on 64-bit words, so that the compiler can vectorise it.
-        let (low, high) = ones[..bits].split_at_mut(bits.min(64));
-        for (counts, word) in [low, high]
-            .into_iter()
-            .zip([hash as u64, (hash >> 64) as u64])
-        {
-            for (j, count) in counts.iter_mut().enumerate() {
-                *count += word >> j & 1;
-            }
-        }
+    let window = |gram: &[char; WINDOW]| {
+        // Four characters take at most 16 bytes.
+        let mut buf = [0u8; 4 * WINDOW];
+        let len = encode(gram, &mut buf);
+        ShortBytes::zero_padded(buf, len)
     };
-    let votes = if kept.len() < WINDOW {
+    let windows: Vec<ShortBytes> = if kept.len() < WINDOW {
         let mut short = ['\0'; WINDOW];
         short[..kept.len()].copy_from_slice(&kept);
-        vote(&short);
-        1
+        vec![window(&short)]
     } else {
-        for w in kept.windows(WINDOW) {
-            vote(&[w[0], w[1], w[2], w[3]]);
-        }
-        kept.len() - WINDOW + 1
+        kept.windows(WINDOW)
+            .map(|w| window(&[w[0], w[1], w[2], w[3]]))
+            .collect()
     };
+    let mut digests = Vec::new();
+    md5_each(&windows, &mut digests);
+    let mut tally = BitTally::new(width.bits());
+    for digest in digests {
+        // The last bytes of the digest, as FeatureHash::Md5 cuts it.
+        tally.add(match width {
+            Width::W64 => u128::from(digest as u64),
+            Width::W128 => digest,
+        });
+    }
     // Set where more than half of the votes are for it.
-    let value = (0..bits)
-        .filter(|&j| 2 * ones[j] > votes as u64)
-        .fold(0u128, |v, j| v | 1 << j);
+    let votes = tally.added();
+    let value = tally
+        .counts()
+        .iter()
+        .enumerate()
+        .filter(|&(_, &count)| 2 * count > votes)
+        .fold(0u128, |v, (j, _)| v | 1 << j);
     Fingerprint::new(value, width)
 }
 

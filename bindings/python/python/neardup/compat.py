@@ -60,8 +60,13 @@ class Simhash:
         self.value = None
         self.hashfunc = hashfunc
         self.log = _LOG if log is None else log
-        if isinstance(value, str):
-            if reg == _DEFAULT_REG and hashfunc is _md5:
+        if type(value) is int:
+            # The package's last case, taken first when it is a plain int
+            # (neither a str nor iterable): its abstract-class checks cost
+            # more than the rest of the call.
+            self.value = value
+        elif isinstance(value, str):
+            if (reg is _DEFAULT_REG or reg == _DEFAULT_REG) and hashfunc is _md5:
                 self.value = _neardup.simhash_text(value, f)
             else:
                 self.build_by_text(value)
@@ -90,7 +95,7 @@ class Simhash:
 
     def build_by_text(self, content):
         """Fingerprints ``content`` by its 4-character windows."""
-        if self.reg == _DEFAULT_REG and self.hashfunc is _md5:
+        if (self.reg is _DEFAULT_REG or self.reg == _DEFAULT_REG) and self.hashfunc is _md5:
             self.value = _neardup.simhash_text(content, self.f)
             return
         windows = sorted(self._tokenize(content))

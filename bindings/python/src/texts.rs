@@ -1,6 +1,6 @@
 //! Texts handed over from Python: an Arrow string array (pyarrow, or
 //! anything with `__arrow_c_array__`), read in place, or any iterable of
-//! `str`, borrowed where the interpreter allows.
+//! `str`, borrowed ([`HeldStr`]).
 
 use arrow_array::{Array, ArrayRef, LargeStringArray, StringArray, StringViewArray, make_array};
 use arrow_pyarrow::FromPyArrow;
@@ -8,14 +8,14 @@ use arrow_schema::DataType;
 use neardup_dedup::DocumentsAt;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 
 use crate::error::NeardupError;
+use crate::utf8::HeldStr;
 
 /// Texts from Python, held without the GIL.
 pub(crate) enum Texts {
     Arrow(ArrayRef),
-    Python(Vec<PyBackedStr>),
+    Python(Vec<HeldStr>),
 }
 
 impl Texts {
@@ -41,14 +41,18 @@ impl Texts {
         let mut out = Vec::with_capacity(texts.len().unwrap_or(0));
         for (i, item) in texts.try_iter()?.enumerate() {
             let item = item?;
-            let text = item.extract::<PyBackedStr>().map_err(|_| {
+            let text = item.cast::<pyo3::types::PyString>().map_err(|_| {
                 let kind = item
                     .get_type()
                     .name()
                     .map_or_else(|_| "?".to_string(), |n| n.to_string());
                 PyTypeError::new_err(format!("{what}[{i}]: a {kind}, not a str"))
             })?;
-            out.push(text);
+            out.push(HeldStr::new(text).map_err(|e| {
+                NeardupError::new_err(format!(
+                    "{what}[{i}]: {e}; give text that UTF-8 can encode (no lone surrogates)"
+                ))
+            })?);
         }
         Ok(Texts::Python(out))
     }

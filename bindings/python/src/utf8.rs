@@ -44,3 +44,57 @@ pub(crate) fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<std::borrow::Cow<
         s.to_cow()?.into_owned().into_bytes(),
     ))
 }
+
+/// A `str`'s UTF-8 held without the GIL: the string is kept alive by a
+/// reference, its bytes borrowed (copied on Windows).
+pub(crate) struct HeldStr {
+    #[cfg(not(windows))]
+    _owner: Py<PyString>,
+    #[cfg(not(windows))]
+    bytes: std::ptr::NonNull<[u8]>,
+    #[cfg(windows)]
+    text: String,
+}
+
+// SAFETY: a str never changes, and CPython frees its UTF-8 only with the
+// object, which `_owner` keeps alive; the bytes are only read.
+#[cfg(not(windows))]
+unsafe impl Send for HeldStr {}
+#[cfg(not(windows))]
+unsafe impl Sync for HeldStr {}
+
+impl HeldStr {
+    /// `s`, held; an error when it has no UTF-8 (a lone surrogate).
+    pub(crate) fn new(s: &Bound<'_, PyString>) -> PyResult<HeldStr> {
+        let bytes = utf8(s)?;
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|e| pyo3::exceptions::PyUnicodeError::new_err(e.to_string()))?;
+        #[cfg(not(windows))]
+        {
+            let bytes = std::ptr::NonNull::from(text.as_bytes());
+            Ok(HeldStr {
+                _owner: s.clone().unbind(),
+                bytes,
+            })
+        }
+        #[cfg(windows)]
+        Ok(HeldStr {
+            text: text.to_string(),
+        })
+    }
+}
+
+impl std::ops::Deref for HeldStr {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        #[cfg(not(windows))]
+        // SAFETY: the bytes were checked to be UTF-8 in `new`, and live as
+        // long as `_owner` (see the Send impl).
+        unsafe {
+            std::str::from_utf8_unchecked(self.bytes.as_ref())
+        }
+        #[cfg(windows)]
+        &self.text
+    }
+}

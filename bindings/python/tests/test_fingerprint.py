@@ -73,6 +73,8 @@ def test_bad_input_is_a_python_exception():
         fp.fingerprint_batch(["a", 3])
     with pytest.raises(TypeError, match="one str"):
         fp.fingerprint_batch("a text")
+    with pytest.raises(neardup.NeardupError, match=r"texts\[1\]: .*surrogates not allowed"):
+        neardup.dedup(["a", "b\ud800"])
     pa = pytest.importorskip("pyarrow")
     with pytest.raises(neardup.NeardupError, match=r"texts\[1\]: null"):
         fp.fingerprint_batch(pa.array(["a", None]))

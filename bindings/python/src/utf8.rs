@@ -60,6 +60,7 @@ pub(crate) struct HeldStr {
 // object, which `_owner` keeps alive; the bytes are only read.
 #[cfg(not(windows))]
 unsafe impl Send for HeldStr {}
+// SAFETY: as for Send: shared, the bytes are only read.
 #[cfg(not(windows))]
 unsafe impl Sync for HeldStr {}
 

@@ -15,7 +15,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::error::{NeardupError, to_py};
 use crate::utf8::utf8;
 
-fn mask(f: u32) -> u128 {
+pub(crate) fn mask(f: u32) -> u128 {
     if f >= 128 {
         u128::MAX
     } else {

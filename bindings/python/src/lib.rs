@@ -9,6 +9,7 @@
 //! `DedupResult`, `dedup_files`, and `neardup.compat`.
 
 mod compat;
+mod compat_simhash;
 mod dedup;
 mod dedup_files;
 mod error;
@@ -33,6 +34,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compat::simhash_text, m)?)?;
     m.add_function(wrap_pyfunction!(compat::simhash_features, m)?)?;
     m.add_class::<compat::CompatIndex>()?;
+    m.add_class::<compat_simhash::Simhash>()?;
     m.add_function(wrap_pyfunction!(spark::spark_plan_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(spark::table_keys, m)?)?;
     m.add_function(wrap_pyfunction!(spark::pairs_in_groups, m)?)?;

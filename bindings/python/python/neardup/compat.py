@@ -18,6 +18,9 @@ A custom ``reg`` is honoured (the text is cut in Python); a custom
 ``hashfunc`` is honoured too, in Python, at Python's speed. What differs:
 ``f`` is at most 128 (MD5's bits; the package fails past it too), and
 ``SimhashIndex`` has no ``bucket`` dict (``bucket_size()`` is kept).
+``Simhash`` is a class of the compiled module (construction costs a
+fraction of a Python object's); it pickles, takes attributes and
+subclasses like the package's.
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ import hashlib
 import logging
 import numbers
 import re
-from collections.abc import Iterable
 from itertools import groupby
 
 from neardup import _neardup
@@ -43,95 +45,38 @@ def _md5(data: bytes) -> bytes:
     return hashlib.md5(data).digest()
 
 
-class Simhash:
-    """A SimHash fingerprint of a text, of features, or given as an int.
+Simhash = _neardup.Simhash
 
-    ``value`` is a str (fingerprinted by its 4-character windows), an
-    iterable of features (strs, ``(str, weight)`` pairs, or a dict of them),
-    another ``Simhash``, or an int (the fingerprint itself).
-    """
 
-    def __init__(self, value, f=64, reg=_DEFAULT_REG, hashfunc=_md5, log=None):
-        if f % 8:
-            raise ValueError("f must be a multiple of 8")
-        self.f = f
-        self.f_bytes = f // 8
-        self.reg = reg
-        self.value = None
-        self.hashfunc = hashfunc
-        self.log = _LOG if log is None else log
-        if type(value) is int:
-            # The package's last case, taken first when it is a plain int
-            # (neither a str nor iterable): its abstract-class checks cost
-            # more than the rest of the call.
-            self.value = value
-        elif isinstance(value, str):
-            if (reg is _DEFAULT_REG or reg == _DEFAULT_REG) and hashfunc is _md5:
-                self.value = _neardup.simhash_text(value, f)
-            else:
-                self.build_by_text(value)
-        elif isinstance(value, Simhash):
-            self.value = value.value
-        elif isinstance(value, (list, tuple, dict)) and hashfunc is _md5:
-            self.value = _neardup.simhash_features(value, f)
-        elif isinstance(value, Iterable):
-            self.build_by_features(value)
-        elif isinstance(value, numbers.Integral):
-            self.value = value
-        else:
-            raise Exception("Bad parameter with type {}".format(type(value)))
+def _slide(content, width=4):
+    return [content[i : i + width] for i in range(max(len(content) - width + 1, 1))]
 
-    def __eq__(self, other):
-        return self.value == other.value
 
-    __hash__ = None
-
-    def _slide(self, content, width=4):
-        return [content[i : i + width] for i in range(max(len(content) - width + 1, 1))]
-
-    def _tokenize(self, content):
-        content = "".join(re.findall(self.reg, content.lower()))
-        return self._slide(content)
-
-    def build_by_text(self, content):
-        """Fingerprints ``content`` by its 4-character windows."""
-        if (self.reg is _DEFAULT_REG or self.reg == _DEFAULT_REG) and self.hashfunc is _md5:
-            self.value = _neardup.simhash_text(content, self.f)
-            return
-        windows = sorted(self._tokenize(content))
-        self.build_by_features({w: sum(1 for _ in g) for w, g in groupby(windows)})
-
-    def build_by_features(self, features):
-        """Fingerprints weighted features: strs (weight 1), ``(str,
-        weight)`` pairs, or a dict of str to weight."""
-        if self.hashfunc is _md5:
-            self.value = _neardup.simhash_features(features, self.f)
-            return
-        self.value = self._vote(features)
-
-    def _vote(self, features):
-        # A custom hash function: the same vote, in Python.
-        if isinstance(features, dict):
-            features = features.items()
-        mask = (1 << self.f) - 1
-        sums = [0] * self.f
-        total = 0
-        weight = 1
-        for feature in features:
-            if not isinstance(feature, str):
-                feature, weight = feature
-            total += weight
-            h = self.hashfunc(feature.encode("utf-8"))
-            h = h & mask if isinstance(h, numbers.Integral) else int.from_bytes(h[-self.f_bytes :], "big")
-            for j in range(self.f):
-                if h >> j & 1:
-                    sums[j] += weight
-        return sum(1 << j for j in range(self.f) if sums[j] > total / 2)
-
-    def distance(self, another):
-        """The number of bits in which the two fingerprints differ."""
-        assert self.f == another.f
-        return _neardup.distance(self.value & ((1 << self.f) - 1), another.value & ((1 << self.f) - 1))
+def _custom_value(value, f, reg, hashfunc):
+    """``Simhash(value, f, reg, hashfunc).value`` for a custom ``reg`` (a
+    text cut by it) or ``hashfunc`` (features hashed by it, in Python)."""
+    if isinstance(value, str):
+        windows = sorted(_slide("".join(re.findall(reg, value.lower()))))
+        value = {w: sum(1 for _ in g) for w, g in groupby(windows)}
+    if hashfunc is _md5:
+        return _neardup.simhash_features(value, f)
+    if isinstance(value, dict):
+        value = value.items()
+    mask = (1 << f) - 1
+    f_bytes = f // 8
+    sums = [0] * f
+    total = 0
+    weight = 1
+    for feature in value:
+        if not isinstance(feature, str):
+            feature, weight = feature
+        total += weight
+        h = hashfunc(feature.encode("utf-8"))
+        h = h & mask if isinstance(h, numbers.Integral) else int.from_bytes(h[-f_bytes:], "big")
+        for j in range(f):
+            if h >> j & 1:
+                sums[j] += weight
+    return sum(1 << j for j in range(f) if sums[j] > total / 2)
 
 
 class SimhashIndex:

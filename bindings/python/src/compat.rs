@@ -1,16 +1,13 @@
-//! What `neardup.compat` needs to be PyPI `simhash` 2.x bit for bit: its
-//! text fingerprint (the core's `python-simhash` profile), its fingerprint
-//! of weighted features, and its index's answers (exact, so any table plan
-//! gives them; its bucket count is kept as it counts them).
+//! The values `neardup.compat` needs to be PyPI `simhash` 2.x bit for bit:
+//! its text fingerprint (the core's `python-simhash` profile) and its
+//! fingerprint of weighted features.
 
 use std::sync::OnceLock;
 
 use neardup_core::{BitTally, FeatureHash, Fingerprinter, Profile, ShortBytes, Width, md5_each};
-use neardup_index::{AnyOnlineIndex, TablePlan};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::{NeardupError, to_py};
 use crate::utf8::utf8;
@@ -23,7 +20,7 @@ pub(crate) fn mask(f: u32) -> u128 {
     }
 }
 
-fn check_f(f: u32) -> PyResult<()> {
+pub(crate) fn check_f(f: u32) -> PyResult<()> {
     if f == 0 || !f.is_multiple_of(8) || f > 128 {
         return Err(NeardupError::new_err(format!(
             "f = {f}: give a multiple of 8 from 8 to 128 (MD5 gives 128 bits)"
@@ -157,96 +154,4 @@ pub(crate) fn simhash_features(features: &Bound<'_, PyAny>, f: u32) -> PyResult<
         votes.add(digest, 1.0);
     }
     Ok(votes.value())
-}
-
-/// `SimhashIndex`'s state: `(value, id)` entries, each once, and the keys
-/// of the buckets it has made.
-#[pyclass(module = "neardup.compat")]
-pub(crate) struct CompatIndex {
-    f: u32,
-    k: u32,
-    table: AnyOnlineIndex,
-    entries: FxHashMap<(u128, String), u32>,
-    ids: Vec<String>,
-    buckets: FxHashSet<(u32, u128)>,
-}
-
-impl CompatIndex {
-    /// The package's bucket keys of `value`: k + 1 slices of equal width
-    /// (the last takes the rest), each with its number.
-    fn touch(&mut self, value: u128) {
-        let step = self.f / (self.k + 1);
-        for i in 0..=self.k {
-            let offset = step * i;
-            let end = if i == self.k { self.f } else { step * (i + 1) };
-            let part = (value >> offset) & mask(end - offset);
-            self.buckets.insert((i, part));
-        }
-    }
-}
-
-#[pymethods]
-impl CompatIndex {
-    #[new]
-    fn new(f: u32, k: u32) -> PyResult<CompatIndex> {
-        check_f(f)?;
-        if k >= f {
-            return Err(NeardupError::new_err(format!(
-                "k = {k}: give less than f = {f}"
-            )));
-        }
-        let width = if f <= 64 { Width::W64 } else { Width::W128 };
-        // The package's own layout, k + 1 tables: an insertion costs a
-        // probe of each, and its users' indexes are small or middling.
-        let plan = TablePlan::pigeonhole(width, k).map_err(to_py)?;
-        Ok(CompatIndex {
-            f,
-            k,
-            table: AnyOnlineIndex::new(plan).map_err(to_py)?,
-            entries: FxHashMap::default(),
-            ids: Vec::new(),
-            buckets: FxHashSet::default(),
-        })
-    }
-
-    fn add(&mut self, id: String, value: u128) -> PyResult<()> {
-        let value = value & mask(self.f);
-        self.touch(value);
-        let std::collections::hash_map::Entry::Vacant(entry) = self.entries.entry((value, id))
-        else {
-            return Ok(());
-        };
-        let number = self.table.insert(value).map_err(to_py)?;
-        if number as usize >= self.ids.len() {
-            self.ids.resize(number as usize + 1, String::new());
-        }
-        self.ids[number as usize] = entry.key().1.clone();
-        entry.insert(number);
-        Ok(())
-    }
-
-    fn delete(&mut self, id: String, value: u128) {
-        let value = value & mask(self.f);
-        self.touch(value);
-        if let Some(number) = self.entries.remove(&(value, id)) {
-            self.table.remove(number);
-        }
-    }
-
-    fn get_near_dups(&mut self, value: u128) -> Vec<String> {
-        let value = value & mask(self.f);
-        self.touch(value);
-        let mut found: Vec<String> = self.table.query_batch(&[value])[0]
-            .iter()
-            .map(|m| self.ids[m.id as usize].clone())
-            .collect();
-        // One answer per id, as the package's set gives.
-        found.sort_unstable();
-        found.dedup();
-        found
-    }
-
-    fn bucket_size(&self) -> usize {
-        self.buckets.len()
-    }
 }

@@ -15,7 +15,7 @@ use crate::compat::{mask, simhash_features, simhash_text};
 
 /// A value of `neardup.compat` (the default `reg`, `hashfunc` and `log`,
 /// the helper for the others), imported once.
-fn compat_attr<'py>(
+pub(crate) fn compat_attr<'py>(
     py: Python<'py>,
     cell: &'static PyOnceLock<Py<PyAny>>,
     name: &str,
@@ -25,7 +25,7 @@ fn compat_attr<'py>(
 
 static DEFAULT_REG: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static DEFAULT_HASHFUNC: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-static DEFAULT_LOG: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+pub(crate) static DEFAULT_LOG: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static CUSTOM_VALUE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static INTEGRAL: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
@@ -61,6 +61,26 @@ fn masked(value: &Bound<'_, PyAny>, f: u32) -> Option<u128> {
     int.call_method1("__and__", (mask(f),))
         .and_then(|m| m.extract::<u128>())
         .ok()
+}
+
+/// The fingerprint of `simhash` (a `Simhash`, or any object with `f` and
+/// `value`), cut to its `f` bits, which must be `f` (an `AssertionError`
+/// otherwise, as the package's `assert`).
+pub(crate) fn bits_of(simhash: &Bound<'_, PyAny>, f: u32) -> PyResult<u128> {
+    let (theirs, bits) = match simhash.cast::<Simhash>() {
+        Ok(s) => {
+            let s = s.borrow();
+            (s.f, s.bits)
+        }
+        Err(_) => {
+            let theirs: u32 = simhash.getattr("f")?.extract()?;
+            (theirs, masked(&simhash.getattr("value")?, theirs))
+        }
+    };
+    if theirs != f {
+        return Err(PyAssertionError::new_err(()));
+    }
+    bits.ok_or_else(|| PyTypeError::new_err("a Simhash's value is an int"))
 }
 
 impl Simhash {
@@ -225,22 +245,10 @@ impl Simhash {
 
     /// The number of bits in which the two fingerprints differ.
     fn distance(&self, another: &Bound<'_, PyAny>) -> PyResult<u32> {
-        let (f, bits) = match another.cast::<Simhash>() {
-            Ok(other) => {
-                let other = other.borrow();
-                (other.f, other.bits)
-            }
-            Err(_) => {
-                let f: u32 = another.getattr("f")?.extract()?;
-                (f, masked(&another.getattr("value")?, f))
-            }
-        };
-        if f != self.f {
-            return Err(PyAssertionError::new_err(()));
-        }
-        match (self.bits, bits) {
-            (Some(a), Some(b)) => Ok((a ^ b).count_ones()),
-            _ => Err(PyTypeError::new_err("a Simhash's value is an int")),
+        let theirs = bits_of(another, self.f)?;
+        match self.bits {
+            Some(ours) => Ok((ours ^ theirs).count_ones()),
+            None => Err(PyTypeError::new_err("a Simhash's value is an int")),
         }
     }
 

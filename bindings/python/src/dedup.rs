@@ -50,22 +50,7 @@ impl Settings<'_> {
                 )));
             }
         };
-        let verification = match self.verify {
-            None => {
-                if !(self.threshold > 0.0 && self.threshold <= 1.0) {
-                    return Err(NeardupError::new_err(format!(
-                        "threshold: {}; give a Jaccard similarity above 0 and at most 1",
-                        self.threshold
-                    )));
-                }
-                Some(Verification::Jaccard(self.threshold))
-            }
-            Some("none") => None,
-            Some(v) => Some(
-                v.parse::<Verification>()
-                    .map_err(|e| NeardupError::new_err(format!("verify: {e}")))?,
-            ),
-        };
+        let verification = verification(self.threshold, self.verify)?;
         job.k(self.k)
             .keep(keep)
             .grouping(grouping)
@@ -125,6 +110,27 @@ impl Settings<'_> {
             "against": self.against.as_ref().map(|p| p.display().to_string()),
         })
     }
+}
+
+/// The verification of `threshold=` and `verify=` (which wins when given),
+/// as the CLI reads `--threshold` and `--verify`.
+pub(crate) fn verification(threshold: f64, verify: Option<&str>) -> PyResult<Option<Verification>> {
+    match verify {
+        None => Verification::threshold(threshold)
+            .map(Some)
+            .map_err(|e| NeardupError::new_err(format!("threshold: {threshold}; {e}"))),
+        Some(v) => {
+            Verification::from_setting(v).map_err(|e| NeardupError::new_err(format!("verify: {e}")))
+        }
+    }
+}
+
+/// `verify=` as `neardup.spark` passes it to its batches: the
+/// verification of `threshold=` and `verify=`, written out, or `None`.
+#[pyfunction]
+#[pyo3(signature = (threshold, verify = None))]
+pub(crate) fn verify_spec(threshold: f64, verify: Option<&str>) -> PyResult<Option<String>> {
+    Ok(verification(threshold, verify)?.map(|v| v.to_string()))
 }
 
 /// Runs the dedup job over `texts` (with `ids` naming them in errors);

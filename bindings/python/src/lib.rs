@@ -9,6 +9,7 @@
 //! `DedupResult`, `dedup_files`, and `neardup.compat`.
 
 mod compat;
+mod compat_index;
 mod compat_simhash;
 mod dedup;
 mod dedup_files;
@@ -30,10 +31,11 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fingerprint::distance, m)?)?;
     m.add_class::<index::Index>()?;
     m.add_function(wrap_pyfunction!(dedup::dedup, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup::verify_spec, m)?)?;
     m.add_function(wrap_pyfunction!(dedup_files::dedup_files, m)?)?;
     m.add_function(wrap_pyfunction!(compat::simhash_text, m)?)?;
     m.add_function(wrap_pyfunction!(compat::simhash_features, m)?)?;
-    m.add_class::<compat::CompatIndex>()?;
+    m.add_class::<compat_index::SimhashIndex>()?;
     m.add_class::<compat_simhash::Simhash>()?;
     m.add_function(wrap_pyfunction!(spark::spark_plan_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(spark::table_keys, m)?)?;

@@ -52,6 +52,11 @@ def test_result_columns(samples):
 def test_bad_settings_and_texts():
     with pytest.raises(neardup.NeardupError, match="threshold"):
         neardup.dedup(["a"], threshold=1.5)
+    # As the CLI: 0 would pass every pair.
+    with pytest.raises(neardup.NeardupError, match=r"threshold: 0; .*above 0.*verify none"):
+        neardup.dedup(["a"], threshold=0)
+    with pytest.raises(neardup.NeardupError, match=r"verify: \"jaccard:0\".*or none"):
+        neardup.dedup(["a"], verify="jaccard:0")
     with pytest.raises(neardup.NeardupError, match="keep"):
         neardup.dedup(["a"], keep="max")
     with pytest.raises(neardup.NeardupError, match="cluster"):

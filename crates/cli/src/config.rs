@@ -83,20 +83,11 @@ pub fn read_options(input: &InputArgs) -> ReadOptions {
 /// (`jaccard:T`, `words:D` or `none`).
 pub fn verification(args: &NearnessArgs) -> Result<Option<Verification>> {
     if let Some(t) = args.threshold {
-        return match (0.0..=1.0).contains(&t) {
-            true => Ok(Some(Verification::Jaccard(t))),
-            false => {
-                anyhow::bail!("--threshold {t}: give a Jaccard similarity from 0 to 1, as in 0.8")
-            }
-        };
+        return Verification::threshold(t)
+            .map(Some)
+            .map_err(|e| anyhow::anyhow!("--threshold {t}: {e}"));
     }
-    if args.verify == "none" {
-        return Ok(None);
-    }
-    args.verify
-        .parse::<Verification>()
-        .map(Some)
-        .map_err(|e| anyhow::anyhow!("--verify {e}, or none"))
+    Verification::from_setting(&args.verify).map_err(|e| anyhow::anyhow!("--verify {e}"))
 }
 
 /// The default k of `dedup`, `eval` and `compare`: the dedup job's.

@@ -183,6 +183,17 @@ fn verification_removes_pairs_below_the_threshold() {
     );
     assert_eq!(bad.code(), 2);
     assert!(bad.stderr().contains("jaccard:0.8"), "{}", bad.stderr());
+    // A threshold of 0 would pass every pair: refused, as by the Python
+    // package, with the way to turn verification off.
+    for args in [["--threshold", "0"], ["--verify", "jaccard:0"]] {
+        let zero = d.run(
+            &[&["dedup", licenses, "--out", "zero"][..], &args[..]].concat(),
+            b"",
+        );
+        assert_eq!(zero.code(), 2, "{args:?}");
+        assert!(zero.stderr().contains("above 0"), "{}", zero.stderr());
+        assert!(zero.stderr().contains("none"), "{}", zero.stderr());
+    }
 }
 
 #[test]

@@ -137,6 +137,48 @@ impl Verification {
         low..=high
     }
 
+    /// A Jaccard threshold as the fronts take it (`--threshold`,
+    /// `threshold=`): above 0 and at most 1. At 0 every pair would pass,
+    /// and the short-document rule would pair each short document with
+    /// every one that shares a shingle with it. The error says what to
+    /// give; the caller names the setting.
+    ///
+    /// ```
+    /// use neardup_dedup::Verification;
+    ///
+    /// assert_eq!(Verification::threshold(0.8), Ok(Verification::Jaccard(0.8)));
+    /// assert!(Verification::threshold(0.0).is_err());
+    /// assert!(Verification::threshold(f64::NAN).is_err());
+    /// ```
+    pub fn threshold(t: f64) -> Result<Verification, String> {
+        if t > 0.0 && t <= 1.0 {
+            Ok(Verification::Jaccard(t))
+        } else {
+            Err(
+                "give a Jaccard similarity above 0 and at most 1, as in 0.8 (for no \
+                 verification at all, verify none)"
+                    .to_string(),
+            )
+        }
+    }
+
+    /// A verification as the fronts name it (`--verify`, `verify=`):
+    /// `jaccard:T`, `words:D`, or `none` for no verification.
+    ///
+    /// ```
+    /// use neardup_dedup::Verification;
+    ///
+    /// assert_eq!(Verification::from_setting("none"), Ok(None));
+    /// assert_eq!(Verification::from_setting("words:0.1"), Ok(Some(Verification::Words(0.1))));
+    /// assert!(Verification::from_setting("jaccard:0").is_err());
+    /// ```
+    pub fn from_setting(s: &str) -> Result<Option<Verification>, String> {
+        match s {
+            "none" => Ok(None),
+            _ => s.parse().map(Some).map_err(|e| format!("{e}, or none")),
+        }
+    }
+
     /// What the measure is, and how the limit bounds it, for people.
     pub fn describe(&self) -> String {
         match self {
@@ -154,15 +196,15 @@ impl FromStr for Verification {
     fn from_str(s: &str) -> Result<Self, String> {
         let share = |t: &str| t.parse::<f64>().ok().filter(|t| (0.0..=1.0).contains(t));
         let parsed = match s.split_once(':') {
-            Some(("words", t)) => share(t).map(Verification::Words),
-            Some(("jaccard", t)) => share(t).map(Verification::Jaccard),
+            Some(("words", d)) => share(d).map(Verification::Words),
+            Some(("jaccard", t)) => share(t).filter(|&t| t > 0.0).map(Verification::Jaccard),
             _ => None,
         };
         parsed.ok_or_else(|| {
             format!(
                 "{s:?}: give jaccard:T (shingle Jaccard similarity at least T, as in \
-                 jaccard:0.8) or words:D (at most a share D of the words differ, as in \
-                 words:0.1), with T or D from 0 to 1"
+                 jaccard:0.8, T above 0 and at most 1) or words:D (at most a share D of the \
+                 words differ, as in words:0.1, D from 0 to 1)"
             )
         })
     }

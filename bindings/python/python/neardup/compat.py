@@ -46,6 +46,7 @@ def _md5(data: bytes) -> bytes:
 
 
 Simhash = _neardup.Simhash
+SimhashIndex = _neardup.SimhashIndex
 
 
 def _slide(content, width=4):
@@ -77,49 +78,3 @@ def _custom_value(value, f, reg, hashfunc):
             if h >> j & 1:
                 sums[j] += weight
     return sum(1 << j for j in range(f) if sums[j] > total / 2)
-
-
-class SimhashIndex:
-    """Fingerprints with ids; ``get_near_dups`` gives the ids of every one
-    within ``k`` bits (exactly, as the package's buckets do)."""
-
-    def __init__(self, objs, f=64, k=2, log=None):
-        self.k = k
-        self.f = f
-        self.log = _LOG if log is None else log
-        self._index = _neardup.CompatIndex(f, k)
-        self.log.info("Initializing %s data.", len(objs))
-        for obj_id, simhash in objs:
-            self.add(obj_id, simhash)
-
-    def get_near_dups(self, simhash):
-        """The ids (str) of the fingerprints within k bits of ``simhash``."""
-        assert simhash.f == self.f
-        return self._index.get_near_dups(simhash.value)
-
-    def add(self, obj_id, simhash):
-        """Adds ``simhash`` under ``obj_id`` (kept as ``str(obj_id)``)."""
-        assert simhash.f == self.f
-        self._index.add(str(obj_id), simhash.value)
-
-    def delete(self, obj_id, simhash):
-        """Removes the entry of ``obj_id`` with this ``simhash``, if any."""
-        assert simhash.f == self.f
-        self._index.delete(str(obj_id), simhash.value)
-
-    @property
-    def offsets(self):
-        """Where each of the k + 1 bucket slices of a fingerprint starts."""
-        return [self.f // (self.k + 1) * i for i in range(self.k + 1)]
-
-    def get_keys(self, simhash):
-        """The bucket keys of ``simhash``, as the package names them."""
-        offsets = self.offsets
-        for i, offset in enumerate(offsets):
-            end = self.f if i == len(offsets) - 1 else offsets[i + 1]
-            yield "%x:%x" % (simhash.value >> offset & ((1 << (end - offset)) - 1), i)
-
-    def bucket_size(self):
-        """The number of buckets made so far (queries make them too, as in
-        the package)."""
-        return self._index.bucket_size()

@@ -195,11 +195,10 @@ def _components(edges: DataFrame, max_rounds: int) -> DataFrame:
 
 
 def _verify_spec(threshold: float, verify: Optional[str]) -> Optional[str]:
-    if verify is None:
-        if not 0 < threshold <= 1:
-            raise ValueError(f"threshold: {threshold}; give a Jaccard similarity above 0 and at most 1")
-        return f"jaccard:{threshold}"
-    return None if verify == "none" else verify
+    # Checked and written out as neardup.dedup and the CLI read them.
+    from neardup import _neardup
+
+    return _neardup.verify_spec(threshold, verify)
 
 
 def fates(

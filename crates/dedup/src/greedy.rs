@@ -26,6 +26,7 @@ use neardup_core::Width;
 use neardup_index::{Bits, OnlineIndex, PlanOption, TablePlan};
 use rayon::prelude::*;
 
+use crate::earlier::Earlier;
 use crate::error::{Error, Result};
 use crate::grouping::{Fate, PackedFate};
 use crate::prefix_filter::PrefixFilter;
@@ -68,6 +69,9 @@ pub(crate) struct Rule<'a> {
     /// ([`neardup_index::with_neighbours`]), if known: the others can meet
     /// none by fingerprint, so they are neither looked up nor indexed.
     pub near: Option<&'a [bool]>,
+    /// Each unit's neighbours within k before it, listed by the join, if
+    /// they were few enough: then no index of kept units is kept.
+    pub earlier: Option<&'a Earlier>,
 }
 
 /// The units the prefix filter holds, the short ones the fingerprint
@@ -294,18 +298,32 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
                 }
                 let fu = bits[u as usize];
                 let (mut near, mut here) = (Vec::new(), Vec::new());
-                if rule.searches(u) {
-                    near.extend(
-                        self.kept
-                            .query(fu)
-                            .iter()
-                            .map(|m| (m.distance, self.kept_units[m.id as usize])),
-                    );
-                    let before = searching.partition_point(|&(a, _)| a < u);
-                    here.extend(searching[..before].iter().filter_map(|&(a, fa)| {
-                        let distance = fa.distance(fu);
-                        (distance <= rule.k).then_some((distance, a))
-                    }));
+                match rule.earlier {
+                    Some(earlier) if rule.searches(u) => {
+                        // As the index would: units dropped against an
+                        // indexed document take no part.
+                        for &(distance, a) in earlier.of(u).iter().filter(|&&(_, a)| included(a)) {
+                            if a >= first {
+                                here.push((distance, a));
+                            } else if Fate::from(fates[a as usize]) == Fate::Kept {
+                                near.push((distance, a));
+                            }
+                        }
+                    }
+                    None if rule.searches(u) => {
+                        near.extend(
+                            self.kept
+                                .query(fu)
+                                .iter()
+                                .map(|m| (m.distance, self.kept_units[m.id as usize])),
+                        );
+                        let before = searching.partition_point(|&(a, _)| a < u);
+                        here.extend(searching[..before].iter().filter_map(|&(a, fa)| {
+                            let distance = fa.distance(fu);
+                            (distance <= rule.k).then_some((distance, a))
+                        }));
+                    }
+                    _ => {}
                 }
                 for &a in short_pairs.get((u - first) as usize).into_iter().flatten() {
                     let pair = (bits[a as usize].distance(fu), a);
@@ -353,7 +371,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
                     }
                 }
                 None => {
-                    if rule.searches(u) {
+                    if rule.earlier.is_none() && rule.searches(u) {
                         self.kept.insert(bits[u as usize])?;
                         self.kept_units.push(u);
                     }
@@ -462,6 +480,7 @@ mod tests {
                 verify: Some(&verify),
                 kept_bytes: crate::greedy::KEPT_BYTES_LEAST,
                 near: None,
+                earlier: None,
             };
             // Within k between units the fingerprint search holds, and any
             // pair of units the filter holds with a short one.
@@ -491,6 +510,19 @@ mod tests {
             prop_assert_eq!(&fates, &expected);
             let dropped = expected.iter().filter(|f| **f != Fate::Kept).count() as u64;
             prop_assert_eq!(grouped.pairs_by_distance.iter().sum::<u64>(), dropped);
+            // The same from the join's lists of earlier neighbours, with no
+            // index of kept units; the same candidates met too.
+            let searched: Vec<u32> = (0..n as u32).filter(|&u| rule.searched(u)).collect();
+            let searched_bits: Vec<u64> = searched.iter().map(|&u| bits[u as usize]).collect();
+            let plan = join_plan(Width::W64, 3, searched.len()).unwrap();
+            let earlier = Earlier::join(&plan, n, &searched, &searched_bits, u64::MAX).unwrap().unwrap();
+            let listed = Rule { near: Some(earlier.near()), earlier: Some(&earlier), ..rule };
+            let from_lists = greedy(&bits, &listed, &Silent).unwrap();
+            let fates: Vec<Fate> = from_lists.fates.iter().map(|&f| f.into()).collect();
+            prop_assert_eq!(&fates, &expected);
+            let with_near = Rule { near: Some(earlier.near()), ..rule };
+            let from_index = greedy(&bits, &with_near, &Silent).unwrap();
+            prop_assert_eq!(from_lists.candidates, from_index.candidates);
         }
     }
 

@@ -26,6 +26,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::column::{Array, Column};
 use crate::copies::Copies;
+use crate::earlier::Earlier;
 use crate::error::{Error, Result};
 use crate::greedy::{
     Grouped, KEPT_BYTES_LEAST, Rule, Short, greedy, join_plan, kept_bytes, kept_plan,
@@ -514,14 +515,24 @@ impl Dedup {
             verify: None,
             kept_bytes: kept_bytes(free, bits.len()),
             near: None,
+            earlier: None,
         };
         // Which units have a neighbour by fingerprint: greedy grouping
-        // searches those alone, and verification sketches them.
-        let near = match (self.grouping, self.verification) {
-            (Grouping::Components, None) => None,
+        // searches those alone, and verification sketches them. Greedy
+        // takes the lists of each unit's earlier neighbours instead, when
+        // the pairs are few: at most a few per unit, and an eighth of the
+        // free memory.
+        let earlier = match self.grouping {
+            Grouping::Greedy => self.earlier_by_fingerprint(bits, &rule, free / 8)?,
+            Grouping::Components => None,
+        };
+        let near = match (self.grouping, self.verification, &earlier) {
+            (_, _, Some(earlier)) => Some(earlier.near().to_vec()),
+            (Grouping::Components, None, None) => None,
             _ => Some(self.near_by_fingerprint(bits, &rule)?),
         };
         rule.near = near.as_deref();
+        rule.earlier = earlier.as_ref();
         let Some(verification) = self.verification else {
             return match self.grouping {
                 Grouping::Greedy => greedy(bits, &rule, progress),
@@ -577,6 +588,27 @@ impl Dedup {
             Grouping::Greedy => greedy(bits, &rule, progress),
             Grouping::Components => linked(bits, &rule, progress),
         }
+    }
+
+    /// The lists of each unit's earlier neighbours within k among the
+    /// searched units, if their pairs take at most `bytes`.
+    fn earlier_by_fingerprint<B: Bits>(
+        &self,
+        bits: &[B],
+        rule: &Rule,
+        bytes: u64,
+    ) -> Result<Option<Earlier>> {
+        let searched: Vec<u32> = (0..bits.len() as u32)
+            .filter(|&u| rule.searched(u))
+            .collect();
+        let searched_bits: Vec<B> = searched.iter().map(|&u| bits[u as usize]).collect();
+        Earlier::join(
+            &join_plan(B::WIDTH, self.k, searched.len())?,
+            bits.len(),
+            &searched,
+            &searched_bits,
+            (bytes / Earlier::BYTES_PER_PAIR).min(Earlier::PAIRS_PER_UNIT * searched.len() as u64),
+        )
     }
 
     /// Which units the search by fingerprint holds with another within k.

@@ -52,6 +52,7 @@
 
 mod column;
 mod copies;
+mod earlier;
 mod error;
 mod file_identity;
 mod files;

@@ -267,6 +267,7 @@ mod tests {
                 verify: Some(&verify),
                 kept_bytes: crate::greedy::KEPT_BYTES_LEAST,
                 near: None,
+            earlier: None,
             };
             let pairs: Vec<Pair> = brute_force_pairs(64, &bits)
                 .into_iter()
@@ -302,6 +303,7 @@ mod tests {
             verify: Some(&|_, _| true),
             kept_bytes: crate::greedy::KEPT_BYTES_LEAST,
             near: None,
+            earlier: None,
         };
         let grouped = linked(&bits, &rule, &Silent).unwrap();
         assert_eq!(

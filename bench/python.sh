@@ -7,6 +7,7 @@
 #   bench/python.sh                      # every part
 #   PARTS="compat" bench/python.sh
 #   DOCS=300000 PARTS=dedup bench/python.sh
+#   ROUNDS=3 PARTS=dedup bench/python.sh   # rounds per part (default: 5, 3, 1)
 #
 # Builds the wheel (maturin, from bindings/python/.venv, made by
 # scripts/test-python.sh) unless WHEEL names one, installs it into
@@ -38,6 +39,7 @@ bench/.venv/bin/pip install -q --disable-pip-version-check --force-reinstall --n
 commit=$(git rev-parse --short HEAD)
 for part in $parts; do
     bench/.venv/bin/python bench/python_api.py --part "$part" --docs "${DOCS:-1000000}" \
+        ${ROUNDS:+--rounds "$ROUNDS"} \
         | while read -r line; do
             echo "$line"
             echo "{\"commit\": \"$commit\", \"date\": \"$(date -u +%FT%TZ)\", ${line#\{}" >> "$results"

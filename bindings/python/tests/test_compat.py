@@ -105,3 +105,29 @@ def test_index_answers_as_the_package(samples):
         assert sorted(our.get_near_dups(q)) == sorted(pkg.get_near_dups(objs_pkg[0][1]))
         assert our.bucket_size() == pkg.bucket_size()
         assert list(our.get_keys(q)) == list(pkg.get_keys(objs_pkg[0][1]))
+
+
+def test_simhash_objects_behave_as_the_package_s():
+    import pickle
+
+    s = compat.Simhash("How are you? I am fine. Thanks.")
+    assert (s.f, s.f_bytes) == (64, 8)
+    copy = pickle.loads(pickle.dumps(s))
+    assert copy == s and copy.value == s.value and copy.f == s.f
+    s.note = "kept"  # attributes, as on a plain Python object
+    assert s.note == "kept"
+    with pytest.raises(TypeError):
+        hash(s)  # == is defined, so, as the package's, it is unhashable
+
+    class Mine(compat.Simhash):
+        pass
+
+    assert Mine("abc").value == simhash.Simhash("abc").value
+    assert compat.Simhash(s).value == s.value
+    with pytest.raises(Exception, match="Bad parameter with type <class 'float'>"):
+        compat.Simhash(1.5)
+    with pytest.raises(ValueError, match="multiple of 8"):
+        compat.Simhash("a", f=12)
+    index = compat.SimhashIndex([("1", s)], k=3)
+    with pytest.raises(AssertionError):
+        index.add("2", compat.Simhash("a", f=128))

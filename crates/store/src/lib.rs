@@ -1,0 +1,56 @@
+//! A durable store of fingerprinted documents: what `neardup serve` and
+//! `neardup index` keep, so that a crawler can ask "have we seen this
+//! already?" of everything stored, and store it when new, without losing
+//! an acknowledged document to a crash.
+//!
+//! Its modules follow a write:
+//!
+//! - [`StoreSettings`]: what the fingerprints were made with, recorded when
+//!   the store is made and checked on every open;
+//! - the log (`store.redb`, a redb database): every acknowledged document
+//!   ([`Document`]), the manifest, the recent documents and the deleted
+//!   segment entries, changed in one checksummed transaction per batch;
+//! - the view: immutable index segments on disk ([`neardup_index::Segment`])
+//!   and the recent documents in memory, which queries read;
+//! - [`Store::write`]: a batch of [`Write`]s committed, then applied;
+//!   recent documents flushed to a segment every so often;
+//! - merging: segments of a size merged in the background, tier by tier.
+//!
+//! A directory holds one store, opened by one process at a time (a second
+//! is refused, naming the first's lock).
+//!
+//! # Example
+//!
+//! ```
+//! use neardup_core::Width;
+//! use neardup_store::{Insert, Store, StoreOptions, StoreSettings, Write, Written};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({}), false);
+//! let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
+//! let first = Insert::new(0xff00u64, 3).id("a").only_if_unique();
+//! let near = Insert::new(0xff01u64, 3).id("b").only_if_unique();
+//! let written = store.write(vec![Write::Insert(first), Write::Insert(near)], None)?;
+//! assert!(matches!(&written[1], Written::NotUnique { duplicates, .. } if duplicates[0].id == "a"));
+//! assert_eq!(store.stats().documents, 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![deny(missing_docs)]
+#![doc(test(attr(deny(warnings))))]
+
+mod error;
+mod log;
+mod merge;
+mod record;
+mod settings;
+mod store;
+mod view;
+mod write;
+
+pub use error::{Error, Result};
+pub use record::Document;
+pub use settings::StoreSettings;
+pub use store::{Store, StoreOptions, StoreStats};
+pub use view::Hit;
+pub use write::{Duplicate, Insert, Judge, Write, Written};

@@ -1,0 +1,393 @@
+//! The store: opened, searched and read. Writes are in `write.rs`, merges
+//! in `merge.rs`.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use neardup_index::{Bits, LOCK_FILE, Segment, TablePlan, WriterLock};
+use redb::{ReadableDatabase, ReadableTable};
+
+use crate::error::{Error, Result};
+use crate::log::{self, DOCUMENTS, LAYOUT_VERSION, LOG_FILE, Logged, RECENT};
+use crate::record::Document;
+use crate::settings::StoreSettings;
+use crate::view::{Hit, LiveSegment, View};
+
+/// How a store flushes and merges.
+///
+/// ```
+/// use neardup_store::StoreOptions;
+///
+/// let options = StoreOptions { flush_at: 1000, ..StoreOptions::default() };
+/// assert_eq!(options.merge_factor, 4);
+/// ```
+#[derive(Clone, Debug)]
+pub struct StoreOptions {
+    /// Recent documents written to a segment of their own once this many.
+    pub flush_at: usize,
+    /// Segments of about the same size merged once this many.
+    pub merge_factor: usize,
+}
+
+impl Default for StoreOptions {
+    fn default() -> StoreOptions {
+        StoreOptions {
+            flush_at: 1 << 16,
+            merge_factor: 4,
+        }
+    }
+}
+
+/// A durable store of fingerprinted documents, searched exactly within
+/// its `k` bits.
+///
+/// One process opens a store at a time (a second is refused); within it,
+/// queries run in parallel with each other and with writes, and writes are
+/// applied one batch at a time.
+///
+/// ```
+/// use neardup_core::Width;
+/// use neardup_store::{Insert, Store, StoreOptions, StoreSettings, Write, Written};
+///
+/// let dir = tempfile::tempdir()?;
+/// let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({}), false);
+/// let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
+/// let written = store.write(vec![Write::Insert(Insert::new(0b1011, 3).id("a"))], None)?;
+/// assert!(matches!(&written[0], Written::Inserted { id, .. } if id == "a"));
+/// drop(store);
+/// let store = Store::<u64>::open(dir.path(), None, StoreOptions::default())?;
+/// assert_eq!(store.query(0b1010, 3)?[0].id, "a");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Store<B> {
+    pub(crate) inner: Arc<Inner<B>>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Inner<B> {
+    pub(crate) dir: PathBuf,
+    pub(crate) db: redb::Database,
+    pub(crate) settings: StoreSettings,
+    pub(crate) options: StoreOptions,
+    pub(crate) view: RwLock<View<B>>,
+    /// Held while a batch is written, a flush or a merge swaps segments.
+    pub(crate) writer: Mutex<Counters>,
+    pub(crate) merging: AtomicBool,
+    pub(crate) merges: AtomicU64,
+    pub(crate) merge_error: Mutex<Option<String>>,
+    _lock: WriterLock,
+}
+
+/// The writer's counters.
+#[derive(Debug)]
+pub(crate) struct Counters {
+    pub(crate) next_seq: u64,
+    pub(crate) next_segment: u64,
+}
+
+/// What a store holds, for `/v1/stats` and `neardup index stats`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreStats {
+    /// Documents stored.
+    pub documents: usize,
+    /// The size of each segment (entries, deleted ones included).
+    pub segments: Vec<usize>,
+    /// Documents in no segment yet.
+    pub recent: usize,
+    /// Segment entries deleted and not merged away yet.
+    pub deleted: usize,
+    /// Merges done since the store was opened.
+    pub merges: u64,
+    /// The last merge's error, if it failed.
+    pub merge_error: Option<String>,
+}
+
+impl<B: Bits> Store<B> {
+    /// Opens the store in directory `dir`, creating it with `settings` when
+    /// it holds none. When `settings` are given and the store has others,
+    /// it is refused, naming what differs.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] when another process has the store open, the
+    /// settings differ, or `dir` holds no store and no settings are given;
+    /// [`Error::Format`] when a file of the store is damaged; [`Error::Io`]
+    /// and [`Error::Log`] when the files cannot be read.
+    pub fn open(
+        dir: &Path,
+        settings: Option<&StoreSettings>,
+        options: StoreOptions,
+    ) -> Result<Store<B>> {
+        let log_path = dir.join(LOG_FILE);
+        if !log_path.exists() && settings.is_none() {
+            return Err(Error::Input(format!(
+                "{} holds no store; create one by giving its settings",
+                dir.display()
+            )));
+        }
+        std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
+        let lock = WriterLock::acquire(dir, LOCK_FILE, "a store")?;
+        let db = redb::Database::create(&log_path).logged(dir)?;
+        let manifest = log::read_manifest(&db, dir)?;
+        let settings = match (&manifest.settings, settings) {
+            (None, Some(given)) => {
+                create(&db, dir, given)?;
+                given.clone()
+            }
+            (None, None) => {
+                return Err(Error::Format(
+                    log_path,
+                    "its manifest names no settings".into(),
+                ));
+            }
+            (Some(text), given) => {
+                let stored = serde_json::from_str(text)
+                    .ok()
+                    .and_then(|v| StoreSettings::from_json(&v))
+                    .ok_or_else(|| {
+                        Error::Format(log_path.clone(), format!("bad settings {text:?}"))
+                    })?;
+                if manifest.layout.as_deref() != Some(LAYOUT_VERSION) {
+                    return Err(Error::Format(
+                        log_path,
+                        format!(
+                            "a store of layout {:?}; this neardup reads layout {LAYOUT_VERSION}",
+                            manifest.layout
+                        ),
+                    ));
+                }
+                if let Some(diff) = given.and_then(|g| stored.difference(g)) {
+                    return Err(Error::Input(format!(
+                        "the store in {} has other settings: {diff}; open it with its own, \
+                         or make a new store",
+                        dir.display()
+                    )));
+                }
+                stored
+            }
+        };
+        if settings.width != B::WIDTH {
+            return Err(Error::Input(format!(
+                "the store in {} holds {}-bit fingerprints",
+                dir.display(),
+                settings.width.bits()
+            )));
+        }
+        let manifest = log::read_manifest(&db, dir)?;
+        remove_leftovers(dir, &manifest.segments);
+        let mut view = View::new(recent_plan(&settings, &options)?)?;
+        for &number in &manifest.segments {
+            let segment = Segment::open(&dir.join(segment_name(number)))?;
+            view.segments
+                .push(Arc::new(LiveSegment::new(number, segment)));
+        }
+        for (segment, pos) in log::deleted_entries(&db, dir)? {
+            view.delete(crate::view::Place::Segment { segment, pos });
+        }
+        let next_seq = load_recent(&db, dir, &mut view)?.max(manifest.next_seq);
+        let store = Store {
+            inner: Arc::new(Inner {
+                dir: dir.to_path_buf(),
+                db,
+                settings,
+                options,
+                view: RwLock::new(view),
+                writer: Mutex::new(Counters {
+                    next_seq,
+                    next_segment: manifest.next_segment,
+                }),
+                merging: AtomicBool::new(false),
+                merges: AtomicU64::new(0),
+                merge_error: Mutex::new(None),
+                _lock: lock,
+            }),
+        };
+        store.maybe_merge();
+        Ok(store)
+    }
+
+    /// The store's settings.
+    pub fn settings(&self) -> &StoreSettings {
+        &self.inner.settings
+    }
+
+    /// Every stored document whose fingerprint is within `k` bits of
+    /// `query`, by distance, then id.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] when `k` is past the store's.
+    pub fn query(&self, query: B, k: u32) -> Result<Vec<Hit>> {
+        self.check_k(k)?;
+        Ok(self
+            .inner
+            .read_view()
+            .search(query, k)
+            .into_iter()
+            .map(|(hit, _)| hit)
+            .collect())
+    }
+
+    pub(crate) fn check_k(&self, k: u32) -> Result<()> {
+        let most = self.inner.settings.k;
+        if k > most {
+            return Err(Error::Input(format!(
+                "a distance of {k} bits: this store finds documents at most {most} bits apart"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The stored document `id`, if any.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Log`] when the log cannot be read, [`Error::Format`] when
+    /// the record is damaged.
+    pub fn get(&self, id: &str) -> Result<Option<Document>> {
+        let dir = &self.inner.dir;
+        let txn = self.inner.db.begin_read().logged(dir)?;
+        let table = match txn.open_table(DOCUMENTS) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(e).logged(dir),
+        };
+        let Some(bytes) = table.get(id).logged(dir)? else {
+            return Ok(None);
+        };
+        decode(dir, id, bytes.value()).map(Some)
+    }
+
+    /// What the store holds.
+    pub fn stats(&self) -> StoreStats {
+        let view = self.inner.read_view();
+        StoreStats {
+            documents: view.len(),
+            segments: view.segments.iter().map(|s| s.segment.len()).collect(),
+            recent: view.recent.len(),
+            deleted: view
+                .deleted
+                .values()
+                .flatten()
+                .map(|w| w.count_ones() as usize)
+                .sum(),
+            merges: self.inner.merges.load(Ordering::Relaxed),
+            merge_error: self
+                .inner
+                .merge_error
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+        }
+    }
+
+    /// The directory of the store.
+    pub fn dir(&self) -> &Path {
+        &self.inner.dir
+    }
+}
+
+impl<B> Inner<B> {
+    pub(crate) fn read_view(&self) -> RwLockReadGuard<'_, View<B>> {
+        // A panic elsewhere cannot leave the view half-changed: every change
+        // to it is made after the log commits, by code that does not panic.
+        self.view.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn write_view(&self) -> RwLockWriteGuard<'_, View<B>> {
+        self.view.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn lock_writer(&self) -> MutexGuard<'_, Counters> {
+        self.writer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The document record `bytes` of `id`, decoded.
+pub(crate) fn decode(dir: &Path, id: &str, bytes: &[u8]) -> Result<Document> {
+    Document::decode(bytes).ok_or_else(|| {
+        Error::Format(
+            dir.join(LOG_FILE),
+            format!("the record of document {id:?} is damaged"),
+        )
+    })
+}
+
+/// The plan of the recent documents' index: tables for a flush's worth.
+pub(crate) fn recent_plan(settings: &StoreSettings, options: &StoreOptions) -> Result<TablePlan> {
+    plan_for(settings, options.flush_at)
+}
+
+/// The plan of a segment of `n` fingerprints.
+pub(crate) fn plan_for(settings: &StoreSettings, n: usize) -> Result<TablePlan> {
+    let (width, k) = (settings.width, settings.k);
+    Ok(TablePlan::choose(width, k, n.max(1) as f64, None)?.plan(width, k)?)
+}
+
+pub(crate) fn segment_name(number: u64) -> String {
+    format!("seg-{number:06}.ndx")
+}
+
+fn segment_number(name: &str) -> Option<u64> {
+    name.strip_prefix("seg-")?
+        .strip_suffix(".ndx")?
+        .parse()
+        .ok()
+}
+
+/// Writes a new store's manifest.
+fn create(db: &redb::Database, dir: &Path, settings: &StoreSettings) -> Result<()> {
+    let txn = log::begin(db, dir)?;
+    log::set(&txn, dir, "layout", LAYOUT_VERSION)?;
+    log::set(&txn, dir, "settings", &settings.to_json().to_string())?;
+    log::set(&txn, dir, "segments", "")?;
+    txn.open_table(DOCUMENTS).logged(dir)?;
+    txn.open_table(RECENT).logged(dir)?;
+    txn.open_table(log::DELETED).logged(dir)?;
+    txn.commit().logged(dir)
+}
+
+/// Fills `view`'s recent documents from the log; returns the sequence
+/// number after the last.
+fn load_recent<B: Bits>(db: &redb::Database, dir: &Path, view: &mut View<B>) -> Result<u64> {
+    let txn = db.begin_read().logged(dir)?;
+    let recent = txn.open_table(RECENT).logged(dir)?;
+    let documents = txn.open_table(DOCUMENTS).logged(dir)?;
+    let mut next = 0;
+    for entry in recent.iter().logged(dir)? {
+        let (seq, id) = entry.logged(dir)?;
+        let (seq, id) = (seq.value(), id.value());
+        let bytes = documents.get(id).logged(dir)?.ok_or_else(|| {
+            Error::Format(
+                dir.join(LOG_FILE),
+                format!("recent document {id:?} has no record"),
+            )
+        })?;
+        let doc = decode(dir, id, bytes.value())?;
+        view.recent.insert(B::from_u128(doc.fingerprint))?;
+        view.recent_docs.push(Some((id.to_string(), seq)));
+        next = seq + 1;
+    }
+    Ok(next)
+}
+
+/// Removes segment files the manifest does not name and temporary files:
+/// what a writer killed halfway through a flush or a merge left.
+fn remove_leftovers(dir: &Path, segments: &[u64]) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let temporary = name.starts_with('.') && name.ends_with(".tmp");
+        let stray = segment_number(name).is_some_and(|n| !segments.contains(&n));
+        if temporary || stray {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}

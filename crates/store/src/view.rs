@@ -1,0 +1,174 @@
+//! What queries search: the segments on disk, the entries deleted from
+//! them, and the recent documents in memory.
+//!
+//! A segment is immutable; a deletion marks its entry in a bit set, which
+//! queries skip and the next merge drops. Recent documents (written since
+//! the last flush) sit in an [`OnlineIndex`], numbered in order of writing.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use neardup_index::{Bits, OnlineIndex, Segment, TablePlan};
+
+use crate::error::Result;
+
+/// Where a stored fingerprint lies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Place {
+    /// Entry `pos` of segment number `segment`.
+    Segment { segment: u64, pos: u32 },
+    /// Entry `pos` of the recent documents.
+    Recent { pos: u32 },
+}
+
+/// A fingerprint found near a query.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Hit {
+    /// How many bits it differs by.
+    pub distance: u32,
+    /// The id of its document.
+    pub id: String,
+}
+
+/// A segment file in use; its file goes when the last holder lets go of a
+/// segment that a merge replaced.
+#[derive(Debug)]
+pub(crate) struct LiveSegment<B> {
+    pub(crate) number: u64,
+    pub(crate) segment: Segment<B>,
+    path: PathBuf,
+    replaced: AtomicBool,
+}
+
+impl<B: Bits> LiveSegment<B> {
+    pub(crate) fn new(number: u64, segment: Segment<B>) -> LiveSegment<B> {
+        LiveSegment {
+            number,
+            path: segment.path().to_path_buf(),
+            segment,
+            replaced: AtomicBool::new(false),
+        }
+    }
+}
+
+impl<B> LiveSegment<B> {
+    /// Marks the segment replaced: its file is removed once unused.
+    pub(crate) fn retire(&self) {
+        self.replaced.store(true, Ordering::Release);
+    }
+}
+
+impl<B> Drop for LiveSegment<B> {
+    fn drop(&mut self) {
+        if self.replaced.load(Ordering::Acquire) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// A recent document: its id and sequence number; `None` once deleted.
+pub(crate) type Recent = Option<(String, u64)>;
+
+/// The searchable state of the store.
+#[derive(Debug)]
+pub(crate) struct View<B> {
+    pub(crate) segments: Vec<Arc<LiveSegment<B>>>,
+    /// Deleted entries of each segment, by segment number: bit `pos`.
+    pub(crate) deleted: HashMap<u64, Vec<u64>>,
+    pub(crate) recent: OnlineIndex<B>,
+    pub(crate) recent_docs: Vec<Recent>,
+}
+
+impl<B: Bits> View<B> {
+    pub(crate) fn new(plan: TablePlan) -> Result<View<B>> {
+        Ok(View {
+            segments: Vec::new(),
+            deleted: HashMap::new(),
+            recent: OnlineIndex::new(plan)?,
+            recent_docs: Vec::new(),
+        })
+    }
+
+    /// Every stored fingerprint within `k` bits of `query`, with its place.
+    pub(crate) fn search(&self, query: B, k: u32) -> Vec<(Hit, Place)> {
+        let mut found = Vec::new();
+        for live in &self.segments {
+            let deleted = self.deleted.get(&live.number);
+            for m in live.segment.query(query) {
+                if m.distance > k || deleted.is_some_and(|bits| is_set(bits, m.id)) {
+                    continue;
+                }
+                if let Some(id) = live.segment.name(m.id) {
+                    let hit = Hit {
+                        distance: m.distance,
+                        id: id.to_string(),
+                    };
+                    let place = Place::Segment {
+                        segment: live.number,
+                        pos: m.id,
+                    };
+                    found.push((hit, place));
+                }
+            }
+        }
+        for m in self.recent.query(query) {
+            if m.distance > k {
+                continue;
+            }
+            if let Some(Some((id, _))) = self.recent_docs.get(m.id as usize) {
+                let hit = Hit {
+                    distance: m.distance,
+                    id: id.clone(),
+                };
+                found.push((hit, Place::Recent { pos: m.id }));
+            }
+        }
+        found.sort_unstable();
+        found
+    }
+
+    /// Marks the entry at `place` deleted.
+    pub(crate) fn delete(&mut self, place: Place) {
+        match place {
+            Place::Segment { segment, pos } => {
+                let bits = self.deleted.entry(segment).or_default();
+                set(bits, pos);
+            }
+            Place::Recent { pos } => {
+                self.recent.remove(pos);
+                if let Some(doc) = self.recent_docs.get_mut(pos as usize) {
+                    *doc = None;
+                }
+            }
+        }
+    }
+
+    /// Stored fingerprints, deleted ones not counted.
+    pub(crate) fn len(&self) -> usize {
+        let in_segments: usize = self
+            .segments
+            .iter()
+            .map(|s| s.segment.len() - self.deleted.get(&s.number).map_or(0, |b| count(b)))
+            .sum();
+        in_segments + self.recent.len()
+    }
+}
+
+pub(crate) fn is_set(bits: &[u64], pos: u32) -> bool {
+    bits.get(pos as usize / 64)
+        .is_some_and(|w| w & (1 << (pos % 64)) != 0)
+}
+
+pub(crate) fn set(bits: &mut Vec<u64>, pos: u32) {
+    let word = pos as usize / 64;
+    if bits.len() <= word {
+        bits.resize(word + 1, 0);
+    }
+    bits[word] |= 1 << (pos % 64);
+}
+
+fn count(bits: &[u64]) -> usize {
+    bits.iter().map(|w| w.count_ones() as usize).sum()
+}

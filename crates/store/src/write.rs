@@ -1,0 +1,427 @@
+//! Writes: a batch of inserts and deletes in one transaction of the log,
+//! acknowledged once it commits, then applied to what queries see; and the
+//! flush of recent documents into a segment of their own.
+
+use std::sync::Arc;
+
+use neardup_index::{Bits, OnlineIndex, Segment};
+use redb::ReadableTable;
+
+use crate::error::{Error, Result};
+use crate::log::{self, DELETED, DOCUMENTS, Logged, RECENT};
+use crate::record::Document;
+use crate::store::{Counters, Store, decode, plan_for, recent_plan, segment_name};
+use crate::view::{LiveSegment, Place};
+
+/// Decides whether a new text and a stored one are duplicates: their
+/// similarity when they are, `None` when not.
+pub type Judge<'a> = &'a (dyn Fn(&str, &str) -> Option<f64> + Sync);
+
+/// A document to insert.
+///
+/// ```
+/// use neardup_store::Insert;
+///
+/// let insert = Insert::new(0xabcu64, 3).id("page-1").text("a page").only_if_unique();
+/// assert_eq!(insert.id.as_deref(), Some("page-1"));
+/// assert!(insert.only_if_unique);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Insert<B> {
+    /// Its id; the store makes one when `None`.
+    pub id: Option<String>,
+    /// Its fingerprint.
+    pub fingerprint: B,
+    /// Its text, kept when the store keeps texts.
+    pub text: Option<String>,
+    /// Its metadata, a JSON value as text.
+    pub metadata: Option<String>,
+    /// Stored documents at most this many bits away are its duplicates.
+    pub k: u32,
+    /// Stored only when it has no duplicate.
+    pub only_if_unique: bool,
+}
+
+impl<B> Insert<B> {
+    /// An insert of `fingerprint`, with duplicates within `k` bits.
+    pub fn new(fingerprint: B, k: u32) -> Insert<B> {
+        Insert {
+            id: None,
+            fingerprint,
+            text: None,
+            metadata: None,
+            k,
+            only_if_unique: false,
+        }
+    }
+
+    /// The same, with id `id`.
+    pub fn id(self, id: impl Into<String>) -> Insert<B> {
+        Insert {
+            id: Some(id.into()),
+            ..self
+        }
+    }
+
+    /// The same, with text `text`.
+    pub fn text(self, text: impl Into<String>) -> Insert<B> {
+        Insert {
+            text: Some(text.into()),
+            ..self
+        }
+    }
+
+    /// The same, stored only when it has no duplicate.
+    pub fn only_if_unique(self) -> Insert<B> {
+        Insert {
+            only_if_unique: true,
+            ..self
+        }
+    }
+}
+
+/// One write of a batch.
+#[derive(Clone, Debug)]
+pub enum Write<B> {
+    /// Store a document.
+    Insert(Insert<B>),
+    /// Delete the document of this id.
+    Delete(String),
+}
+
+/// A stored document found to duplicate an inserted one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Duplicate {
+    /// Its id.
+    pub id: String,
+    /// How many bits its fingerprint differs by.
+    pub distance: u32,
+    /// The texts' similarity, when both texts were there to compare.
+    pub similarity: Option<f64>,
+}
+
+/// What a write did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Written {
+    /// Stored, under this id; with the duplicates it has.
+    Inserted {
+        /// The id.
+        id: String,
+        /// Its duplicates among the documents stored before it.
+        duplicates: Vec<Duplicate>,
+    },
+    /// Not stored: asked to be stored only if unique, and it has these
+    /// duplicates.
+    NotUnique {
+        /// The id it was given, if any.
+        id: Option<String>,
+        /// Its duplicates.
+        duplicates: Vec<Duplicate>,
+    },
+    /// Not stored: a document of this id is stored already.
+    IdTaken {
+        /// The id.
+        id: String,
+    },
+    /// Deleted.
+    Deleted {
+        /// The id.
+        id: String,
+    },
+    /// Nothing to delete: no document has this id.
+    Missing {
+        /// The id.
+        id: String,
+    },
+}
+
+/// A document inserted by the batch being written.
+struct Staged<B> {
+    id: String,
+    fingerprint: B,
+    text: Option<String>,
+    seq: u64,
+    deleted: bool,
+}
+
+impl<B: Bits> Store<B> {
+    /// Writes `writes` in order, in one transaction: returned (acknowledged)
+    /// once it is on disk, and from then on seen by queries. Each insert
+    /// learns its duplicates among the documents stored before it, this
+    /// batch's earlier ones included: when `judge` is given and both texts
+    /// are kept, a candidate within `k` bits counts only if the judge says
+    /// so.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] when an insert's `k` is past the store's (nothing
+    /// is written); [`Error::Log`] when the transaction cannot be
+    /// committed (nothing is written, nothing acknowledged).
+    pub fn write(&self, writes: Vec<Write<B>>, judge: Option<Judge>) -> Result<Vec<Written>> {
+        for write in &writes {
+            if let Write::Insert(insert) = write {
+                self.check_k(insert.k)?;
+            }
+        }
+        let inner = &self.inner;
+        let dir = inner.dir.as_path();
+        let mut counters = inner.lock_writer();
+        let txn = log::begin(&inner.db, dir)?;
+        let mut staged: Vec<Staged<B>> = Vec::new();
+        let mut deletes: Vec<Place> = Vec::new();
+        let mut written = Vec::with_capacity(writes.len());
+        {
+            let mut documents = txn.open_table(DOCUMENTS).logged(dir)?;
+            let mut recent = txn.open_table(RECENT).logged(dir)?;
+            let mut deleted = txn.open_table(DELETED).logged(dir)?;
+            let view = inner.read_view();
+            for write in writes {
+                match write {
+                    Write::Insert(insert) => {
+                        let id = match &insert.id {
+                            Some(id) if taken(&documents, &staged, id, dir)? => {
+                                written.push(Written::IdTaken { id: id.clone() });
+                                continue;
+                            }
+                            Some(id) => id.clone(),
+                            None => fresh_id(&documents, &staged, counters.next_seq, dir)?,
+                        };
+                        let mut duplicates = Vec::new();
+                        for (hit, place) in view.search(insert.fingerprint, insert.k) {
+                            if deletes.contains(&place) {
+                                continue;
+                            }
+                            let stored = match (judge, &insert.text) {
+                                (Some(_), Some(_)) => documents
+                                    .get(hit.id.as_str())
+                                    .logged(dir)?
+                                    .map(|b| decode(dir, &hit.id, b.value()))
+                                    .transpose()?
+                                    .and_then(|d| d.text),
+                                _ => None,
+                            };
+                            if let Some(d) =
+                                judged(judge, &insert.text, &stored, hit.id, hit.distance)
+                            {
+                                duplicates.push(d);
+                            }
+                        }
+                        for s in staged.iter().filter(|s| !s.deleted) {
+                            let distance = s.fingerprint.distance(insert.fingerprint);
+                            if distance <= insert.k {
+                                let d =
+                                    judged(judge, &insert.text, &s.text, s.id.clone(), distance);
+                                duplicates.extend(d);
+                            }
+                        }
+                        duplicates.sort_by(|a, b| (a.distance, &a.id).cmp(&(b.distance, &b.id)));
+                        if insert.only_if_unique && !duplicates.is_empty() {
+                            written.push(Written::NotUnique {
+                                id: insert.id,
+                                duplicates,
+                            });
+                            continue;
+                        }
+                        let seq = counters.next_seq;
+                        counters.next_seq += 1;
+                        let text = if inner.settings.texts {
+                            insert.text
+                        } else {
+                            None
+                        };
+                        let doc = Document {
+                            seq,
+                            fingerprint: insert.fingerprint.to_u128(),
+                            text,
+                            metadata: insert.metadata,
+                        };
+                        documents
+                            .insert(id.as_str(), doc.encode().as_slice())
+                            .logged(dir)?;
+                        recent.insert(seq, id.as_str()).logged(dir)?;
+                        staged.push(Staged {
+                            id: id.clone(),
+                            fingerprint: insert.fingerprint,
+                            text: doc.text,
+                            seq,
+                            deleted: false,
+                        });
+                        written.push(Written::Inserted { id, duplicates });
+                    }
+                    Write::Delete(id) => {
+                        let removed = documents.remove(id.as_str()).logged(dir)?;
+                        let Some(bytes) = removed else {
+                            written.push(Written::Missing { id });
+                            continue;
+                        };
+                        let doc = decode(dir, &id, bytes.value())?;
+                        drop(bytes);
+                        if let Some(s) = staged.iter_mut().find(|s| !s.deleted && s.id == id) {
+                            s.deleted = true;
+                            recent.remove(s.seq).logged(dir)?;
+                        } else {
+                            let place = view
+                                .search(B::from_u128(doc.fingerprint), 0)
+                                .into_iter()
+                                .find(|(hit, place)| hit.id == id && !deletes.contains(place))
+                                .map(|(_, place)| place)
+                                .ok_or_else(|| {
+                                    Error::Format(
+                                        dir.join(crate::log::LOG_FILE),
+                                        format!("document {id:?} is stored but not indexed"),
+                                    )
+                                })?;
+                            match place {
+                                Place::Recent { .. } => {
+                                    recent.remove(doc.seq).logged(dir)?;
+                                }
+                                Place::Segment { segment, pos } => {
+                                    deleted.insert((segment, pos), ()).logged(dir)?;
+                                }
+                            }
+                            deletes.push(place);
+                        }
+                        written.push(Written::Deleted { id });
+                    }
+                }
+            }
+        }
+        log::set(&txn, dir, "next_seq", &counters.next_seq.to_string())?;
+        txn.commit().logged(dir)?;
+
+        let recent_len = {
+            let mut view = inner.write_view();
+            for place in deletes {
+                view.delete(place);
+            }
+            for s in staged.into_iter().filter(|s| !s.deleted) {
+                view.recent.insert(s.fingerprint)?;
+                view.recent_docs.push(Some((s.id, s.seq)));
+            }
+            view.recent.len()
+        };
+        if recent_len >= inner.options.flush_at {
+            self.flush(&mut counters)?;
+        }
+        drop(counters);
+        self.maybe_merge();
+        Ok(written)
+    }
+
+    /// Writes the recent documents to a segment of their own, named in the
+    /// manifest in the same transaction that takes them off the recent
+    /// list. The caller holds the writer lock.
+    fn flush(&self, counters: &mut Counters) -> Result<()> {
+        let inner = &self.inner;
+        let dir = inner.dir.as_path();
+        let (fingerprints, ids, seqs) = {
+            let view = inner.read_view();
+            let mut parts = (Vec::new(), Vec::new(), Vec::new());
+            for (pos, doc) in view.recent_docs.iter().enumerate() {
+                if let (Some((id, seq)), Some(fp)) = (doc, view.recent.get(pos as u32)) {
+                    parts.0.push(fp);
+                    parts.1.push(id.clone());
+                    parts.2.push(*seq);
+                }
+            }
+            parts
+        };
+        let number = counters.next_segment;
+        counters.next_segment += 1;
+        let path = dir.join(segment_name(number));
+        let plan = plan_for(&inner.settings, fingerprints.len())?;
+        Segment::write(&path, plan, &fingerprints, &ids)?;
+        sync_dir(dir)?;
+        let segment = Segment::open(&path)?;
+        let numbers: Vec<u64> = {
+            let view = inner.read_view();
+            view.segments
+                .iter()
+                .map(|s| s.number)
+                .chain([number])
+                .collect()
+        };
+        let txn = log::begin(&inner.db, dir)?;
+        {
+            let mut recent = txn.open_table(RECENT).logged(dir)?;
+            for seq in seqs {
+                recent.remove(seq).logged(dir)?;
+            }
+        }
+        log::set(
+            &txn,
+            dir,
+            "segments",
+            &log::segment_list(numbers.into_iter()),
+        )?;
+        log::set(
+            &txn,
+            dir,
+            "next_segment",
+            &counters.next_segment.to_string(),
+        )?;
+        txn.commit().logged(dir)?;
+        let mut view = inner.write_view();
+        view.segments
+            .push(Arc::new(LiveSegment::new(number, segment)));
+        view.recent = OnlineIndex::new(recent_plan(&inner.settings, &inner.options)?)?;
+        view.recent_docs.clear();
+        Ok(())
+    }
+}
+
+/// `candidate` as a duplicate of a new document, or `None` when the judge
+/// says they are not (only when both texts are there to judge).
+fn judged(
+    judge: Option<Judge>,
+    new: &Option<String>,
+    stored: &Option<String>,
+    id: String,
+    distance: u32,
+) -> Option<Duplicate> {
+    let similarity = match (judge, new, stored) {
+        (Some(judge), Some(a), Some(b)) => Some(judge(a, b)?),
+        _ => None,
+    };
+    Some(Duplicate {
+        id,
+        distance,
+        similarity,
+    })
+}
+
+fn taken<B>(
+    documents: &redb::Table<&str, &[u8]>,
+    staged: &[Staged<B>],
+    id: &str,
+    dir: &std::path::Path,
+) -> Result<bool> {
+    Ok(documents.get(id).logged(dir)?.is_some() || staged.iter().any(|s| !s.deleted && s.id == id))
+}
+
+/// An id for a document given none: its sequence number, with a suffix in
+/// the rare case that a caller took that id.
+fn fresh_id<B>(
+    documents: &redb::Table<&str, &[u8]>,
+    staged: &[Staged<B>],
+    seq: u64,
+    dir: &std::path::Path,
+) -> Result<String> {
+    let mut id = seq.to_string();
+    let mut n = 0;
+    while taken(documents, staged, &id, dir)? {
+        n += 1;
+        id = format!("{seq}.{n}");
+    }
+    Ok(id)
+}
+
+/// Syncs directory `dir`, so that a file renamed into it survives a power
+/// cut (a process crash needs no such step).
+pub(crate) fn sync_dir(dir: &std::path::Path) -> Result<()> {
+    #[cfg(unix)]
+    std::fs::File::open(dir)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| Error::Io(dir.to_path_buf(), e))?;
+    Ok(())
+}

@@ -1,0 +1,262 @@
+//! The store against a model: whatever the order of inserts, deletes,
+//! flushes, background merges and reopenings, a query finds exactly the
+//! stored documents within `k` bits, as brute force over the model does.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use neardup_core::Width;
+use neardup_store::{Hit, Insert, Store, StoreOptions, StoreSettings, Write, Written};
+use proptest::prelude::*;
+
+const K: u32 = 4;
+
+fn settings(texts: bool) -> StoreSettings {
+    StoreSettings::new(Width::W64, K, serde_json::json!({"profile": "test"}), texts)
+}
+
+fn small() -> StoreOptions {
+    StoreOptions {
+        flush_at: 6,
+        merge_factor: 2,
+    }
+}
+
+fn open(dir: &Path) -> Store<u64> {
+    Store::open(dir, Some(&settings(false)), small()).expect("opens")
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Insert(u8, u64),
+    Delete(u8),
+    Query(u64, u32),
+    Reopen,
+}
+
+/// Fingerprints near a few centres, so that queries find several.
+fn fingerprint() -> impl Strategy<Value = u64> {
+    (0..4u64, any::<u64>()).prop_map(|(centre, noise)| {
+        let base = centre.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        // Up to 6 random bits flipped.
+        let flips = (0..6).fold(0u64, |m, i| m | 1 << ((noise >> (i * 8)) % 64));
+        base ^ if noise % 3 == 0 { 0 } else { flips }
+    })
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        5 => (0..40u8, fingerprint()).prop_map(|(id, fp)| Op::Insert(id, fp)),
+        2 => (0..40u8).prop_map(Op::Delete),
+        3 => (fingerprint(), 0..=K).prop_map(|(fp, k)| Op::Query(fp, k)),
+        1 => Just(Op::Reopen),
+    ]
+}
+
+fn brute(model: &BTreeMap<String, u64>, query: u64, k: u32) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = model
+        .iter()
+        .map(|(id, fp)| Hit {
+            distance: (fp ^ query).count_ones(),
+            id: id.clone(),
+        })
+        .filter(|h| h.distance <= k)
+        .collect();
+    hits.sort();
+    hits
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn queries_match_brute_force_through_flushes_merges_and_reopens(
+        ops in prop::collection::vec(prop::collection::vec(op(), 1..6), 1..40)
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = open(dir.path());
+        let mut model: BTreeMap<String, u64> = BTreeMap::new();
+        for batch in ops {
+            // Writes gather into one batch until a query or a reopening,
+            // which first writes them.
+            let mut writes = Vec::new();
+            let mut expected = Vec::new();
+            for op in batch.into_iter().map(Some).chain([None]) {
+                if !matches!(op, Some(Op::Insert(..) | Op::Delete(_))) && !writes.is_empty() {
+                    let written = store.write(std::mem::take(&mut writes), None).unwrap();
+                    for (w, refused) in written.iter().zip(expected.drain(..)) {
+                        let was_refused = matches!(w, Written::IdTaken { .. } | Written::Missing { .. });
+                        prop_assert_eq!(was_refused, refused, "{:?}", w);
+                    }
+                    prop_assert_eq!(store.stats().documents, model.len());
+                }
+                match op {
+                    Some(Op::Insert(id, fp)) => {
+                        let id = id.to_string();
+                        let taken = model.contains_key(&id);
+                        if !taken {
+                            model.insert(id.clone(), fp);
+                        }
+                        expected.push(taken);
+                        writes.push(Write::Insert(Insert::new(fp, K).id(id)));
+                    }
+                    Some(Op::Delete(id)) => {
+                        let id = id.to_string();
+                        expected.push(model.remove(&id).is_none());
+                        writes.push(Write::Delete(id));
+                    }
+                    Some(Op::Query(fp, k)) => {
+                        prop_assert_eq!(store.query(fp, k).unwrap(), brute(&model, fp, k));
+                    }
+                    Some(Op::Reopen) => {
+                        drop(store);
+                        store = reopen(dir.path());
+                    }
+                    None => {}
+                }
+            }
+        }
+        for fp in model.values() {
+            prop_assert_eq!(store.query(*fp, K).unwrap(), brute(&model, *fp, K));
+        }
+        drop(store);
+        let store = reopen(dir.path());
+        prop_assert_eq!(store.stats().documents, model.len());
+        for (id, fp) in &model {
+            prop_assert_eq!(store.get(id).unwrap().map(|d| d.fingerprint), Some(u128::from(*fp)));
+            prop_assert_eq!(store.query(*fp, K).unwrap(), brute(&model, *fp, K));
+        }
+    }
+}
+
+/// Opens the store again: a merge of the last handle may still be running
+/// in its thread, holding the lock for a moment.
+fn reopen(dir: &Path) -> Store<u64> {
+    for _ in 0..500 {
+        match Store::open(dir, Some(&settings(false)), small()) {
+            Ok(store) => return store,
+            Err(e) if e.to_string().contains("another neardup") => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    panic!("the store stayed locked");
+}
+
+#[test]
+fn insert_if_unique_sees_the_batch_and_the_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::<u64>::open(dir.path(), Some(&settings(true)), small()).unwrap();
+    let same = |a: &str, b: &str| (a == b).then_some(1.0);
+    let writes = vec![
+        Write::Insert(
+            Insert::new(0xf0, K)
+                .id("a")
+                .text("one text")
+                .only_if_unique(),
+        ),
+        // Within k of "a" and the same text: a duplicate, not stored.
+        Write::Insert(
+            Insert::new(0xf1, K)
+                .id("b")
+                .text("one text")
+                .only_if_unique(),
+        ),
+        // Within k of "a" but another text: the judge says no; stored.
+        Write::Insert(
+            Insert::new(0xf3, K)
+                .id("c")
+                .text("another")
+                .only_if_unique(),
+        ),
+        // No id: the store makes one.
+        Write::Insert(Insert::new(0xffff_0000_0000_0000, K)),
+    ];
+    let written = store.write(writes, Some(&same)).unwrap();
+    assert!(matches!(&written[0], Written::Inserted { duplicates, .. } if duplicates.is_empty()));
+    match &written[1] {
+        Written::NotUnique { id, duplicates } => {
+            assert_eq!(id.as_deref(), Some("b"));
+            assert_eq!(
+                (duplicates[0].id.as_str(), duplicates[0].similarity),
+                ("a", Some(1.0))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(&written[2], Written::Inserted { duplicates, .. } if duplicates.is_empty()));
+    let Written::Inserted { id, .. } = &written[3] else {
+        panic!("{:?}", written[3])
+    };
+    assert_eq!(
+        store.get(id).unwrap().map(|d| d.fingerprint),
+        Some(0xffff_0000_0000_0000)
+    );
+    assert_eq!(
+        store.get("c").unwrap().and_then(|d| d.text).as_deref(),
+        Some("another")
+    );
+    assert_eq!(store.stats().documents, 3);
+}
+
+#[test]
+fn a_second_opener_and_other_settings_are_refused_with_what_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let second = Store::<u64>::open(dir.path(), None, small())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        second.contains("another neardup is writing a store"),
+        "{second}"
+    );
+    drop(store);
+    let other = StoreSettings {
+        k: 3,
+        ..settings(false)
+    };
+    let err = Store::<u64>::open(dir.path(), Some(&other), small())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("other settings") && err.contains("k = 4, not 3"),
+        "{err}"
+    );
+    let err = Store::<u128>::open(dir.path(), None, small())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("holds 64-bit fingerprints"), "{err}");
+    let empty = tempfile::tempdir().unwrap();
+    let err = Store::<u64>::open(empty.path(), None, small())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("holds no store"), "{err}");
+    let store = open(dir.path());
+    let err = store.query(1, K + 1).unwrap_err().to_string();
+    assert!(err.contains("at most 4 bits apart"), "{err}");
+}
+
+#[test]
+fn leftovers_of_an_interrupted_flush_go_and_merges_keep_deletions() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let writes = (0..40u64)
+        .map(|i| Write::Insert(Insert::new(i << 20, K).id(format!("d{i}"))))
+        .collect();
+    store.write(writes, None).unwrap();
+    store
+        .write(
+            vec![Write::Delete("d3".into()), Write::Delete("d30".into())],
+            None,
+        )
+        .unwrap();
+    drop(store);
+    // A segment no manifest names, as a flush killed before its commit leaves.
+    std::fs::write(dir.path().join("seg-999999.ndx"), b"half").unwrap();
+    let store = reopen(dir.path());
+    assert!(!dir.path().join("seg-999999.ndx").exists());
+    assert_eq!(store.stats().documents, 38);
+    assert!(store.query(3 << 20, 0).unwrap().is_empty());
+    assert_eq!(store.query(4 << 20, 0).unwrap()[0].id, "d4");
+}

@@ -4,7 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod serve;
 mod values;
+
+pub use serve::ServeArgs;
 
 use values::{parse_count, parse_k, parse_size, parse_threads};
 
@@ -56,6 +59,10 @@ pub enum Command {
     /// length.
     #[command(after_help = EVAL_EXAMPLES)]
     Eval(Box<EvalArgs>),
+    /// Serve a durable store of documents over HTTP: a crawler asks of each
+    /// page whether it duplicates one stored, and stores it when new.
+    #[command(after_help = serve::SERVE_EXAMPLES)]
+    Serve(Box<ServeArgs>),
 }
 
 const EVAL_EXAMPLES: &str = "\

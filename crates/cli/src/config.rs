@@ -82,12 +82,17 @@ pub fn read_options(input: &InputArgs) -> ReadOptions {
 /// The verification of `--threshold T` (`jaccard:T`) or `--verify`
 /// (`jaccard:T`, `words:D` or `none`).
 pub fn verification(args: &NearnessArgs) -> Result<Option<Verification>> {
-    if let Some(t) = args.threshold {
+    verification_of(args.threshold, &args.verify)
+}
+
+/// The verification `--threshold` (when given) or `--verify` names.
+pub fn verification_of(threshold: Option<f64>, verify: &str) -> Result<Option<Verification>> {
+    if let Some(t) = threshold {
         return Verification::threshold(t)
             .map(Some)
             .map_err(|e| anyhow::anyhow!("--threshold {t}: {e}"));
     }
-    Verification::from_setting(&args.verify).map_err(|e| anyhow::anyhow!("--verify {e}"))
+    Verification::from_setting(verify).map_err(|e| anyhow::anyhow!("--verify {e}"))
 }
 
 /// The default k of `dedup`, `eval` and `compare`: the dedup job's.

@@ -39,6 +39,7 @@ fn main() -> ExitCode {
         Command::Index(c) => commands::index::run(c),
         Command::Dedup(a) => commands::dedup::run(a),
         Command::Eval(a) => commands::eval::run(a),
+        Command::Serve(a) => commands::serve::run(a),
     };
     match result {
         Ok(code) => code,

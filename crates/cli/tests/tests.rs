@@ -7,5 +7,6 @@ mod index;
 mod pairs;
 mod quality;
 mod report;
+mod serve;
 mod trips;
 mod util;

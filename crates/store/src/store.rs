@@ -289,6 +289,31 @@ impl<B: Bits> Store<B> {
     }
 }
 
+impl StoreSettings {
+    /// The settings of the store in `dir`, or `None` when it holds none
+    /// yet: to learn a store's width and `k` before opening it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::open`].
+    pub fn of(dir: &Path) -> Result<Option<StoreSettings>> {
+        let log_path = dir.join(LOG_FILE);
+        if !log_path.exists() {
+            return Ok(None);
+        }
+        let _lock = WriterLock::acquire(dir, LOCK_FILE, "a store")?;
+        let db = redb::Database::create(&log_path).logged(dir)?;
+        let Some(text) = log::read_manifest(&db, dir)?.settings else {
+            return Ok(None);
+        };
+        serde_json::from_str(&text)
+            .ok()
+            .and_then(|v| StoreSettings::from_json(&v))
+            .map(Some)
+            .ok_or_else(|| Error::Format(log_path, format!("bad settings {text:?}")))
+    }
+}
+
 impl<B> Inner<B> {
     pub(crate) fn read_view(&self) -> RwLockReadGuard<'_, View<B>> {
         // A panic elsewhere cannot leave the view half-changed: every change

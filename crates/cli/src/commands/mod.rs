@@ -8,3 +8,4 @@ pub mod idf;
 pub mod index;
 pub mod pairs;
 pub mod plan;
+pub mod serve;

@@ -1,0 +1,67 @@
+//! `neardup serve`'s arguments.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::FingerprintSettings;
+use super::values::parse_k;
+
+pub const SERVE_EXAMPLES: &str = "\
+Examples:
+  neardup serve --index store/                          on 127.0.0.1:8077, texts not kept
+  neardup serve --index store/ --store-text --threshold 0.8
+  neardup serve --index store/ --listen 0.0.0.0:8077 --token-file token.txt
+
+  curl -s localhost:8077/v1/documents -d '{\"id\": \"page-1\", \"text\": \"...\"}'
+
+The API: docs/API.md, and /openapi.json.";
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The store's directory: made on the first start, with the settings
+    /// given; later starts must give the same settings.
+    #[arg(long, value_name = "DIR")]
+    pub index: PathBuf,
+    /// The address to listen on. Anything but loopback needs --token-file.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8077")]
+    pub listen: SocketAddr,
+    /// A file holding the bearer token every request (but /healthz and
+    /// /readyz) must send: Authorization: Bearer <token>.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// The most bits apart two documents' fingerprints may be to be
+    /// duplicates [default: 3 for a new store, the store's k after].
+    #[arg(short, long, value_parser = parse_k)]
+    pub k: Option<u32>,
+    /// Keep each document's text, so that duplicates are checked on the
+    /// texts (as --threshold or --verify say), not on fingerprints alone.
+    #[arg(long)]
+    pub store_text: bool,
+    /// With --store-text: duplicates have a Jaccard similarity of their
+    /// shingles of at least T (as dedup's --threshold).
+    #[arg(long, value_name = "T", conflicts_with = "verify")]
+    pub threshold: Option<f64>,
+    /// With --store-text: jaccard:T, words:D, or none (as dedup's --verify).
+    #[arg(long, value_name = "jaccard:T|words:D|none", default_value_t = crate::config::default_verify())]
+    pub verify: String,
+    /// The largest request body, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 32 << 20)]
+    pub max_body_bytes: usize,
+    /// The most documents in one batch request.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub max_batch: usize,
+    /// The longest text, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 20)]
+    pub max_text_bytes: usize,
+    /// The most requests in flight at once; more are answered 503.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub max_concurrent: usize,
+    /// Recent documents are written to an index segment of their own once
+    /// this many.
+    #[arg(long, value_name = "N", default_value_t = 1 << 16)]
+    pub flush_at: usize,
+    #[command(flatten)]
+    pub settings: FingerprintSettings,
+}

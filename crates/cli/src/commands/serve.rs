@@ -1,0 +1,98 @@
+//! `neardup serve`: the store opened (or made) with the settings given,
+//! served over HTTP until SIGTERM.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use neardup_core::Width;
+use neardup_index::Bits;
+use neardup_server::{Limits, ServeOptions};
+use neardup_store::{Store, StoreOptions, StoreSettings};
+
+use crate::args::ServeArgs;
+use crate::config;
+
+pub fn run(args: &ServeArgs) -> Result<ExitCode> {
+    let fingerprinter = config::fingerprinter(&args.settings)?;
+    let width = fingerprinter.width();
+    let verification = if args.store_text {
+        config::verification_of(args.threshold, &args.verify)?
+    } else {
+        if args.threshold.is_some() {
+            bail!("--threshold checks texts: give --store-text too, so that texts are kept");
+        }
+        None
+    };
+    let token = match &args.token_file {
+        None => None,
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the token file {}", path.display()))?;
+            Some(text.trim().to_string())
+        }
+    };
+    let stored = StoreSettings::of(&args.index)?;
+    let k = args
+        .k
+        .or(stored.as_ref().map(|s| s.k))
+        .unwrap_or(config::DEFAULT_K);
+    let settings = StoreSettings::new(
+        width,
+        k,
+        config::fingerprint_settings(&args.settings, width)?,
+        args.store_text,
+    );
+    let options = ServeOptions {
+        listen: args.listen,
+        token,
+        limits: Limits {
+            max_body_bytes: args.max_body_bytes,
+            max_batch: args.max_batch,
+            max_text_bytes: args.max_text_bytes,
+            max_concurrent: args.max_concurrent,
+            ..Limits::default()
+        },
+        k,
+    };
+    let store_options = StoreOptions {
+        flush_at: args.flush_at,
+        ..StoreOptions::default()
+    };
+    match width {
+        Width::W64 => serve::<u64>(
+            args,
+            &settings,
+            store_options,
+            fingerprinter,
+            verification,
+            options,
+        ),
+        _ => serve::<u128>(
+            args,
+            &settings,
+            store_options,
+            fingerprinter,
+            verification,
+            options,
+        ),
+    }
+}
+
+fn serve<B: Bits>(
+    args: &ServeArgs,
+    settings: &StoreSettings,
+    store_options: StoreOptions,
+    fingerprinter: neardup_core::Fingerprinter,
+    verification: Option<neardup_dedup::Verification>,
+    options: ServeOptions,
+) -> Result<ExitCode> {
+    let store = Store::<B>::open(&args.index, Some(settings), store_options)?;
+    let documents = store.stats().documents;
+    let dir = args.index.display().to_string();
+    neardup_server::serve(store, fingerprinter, verification, options, |address| {
+        // The line a supervisor (or a test) waits for.
+        eprintln!("neardup: serving {dir} ({documents} documents) on http://{address}");
+    })?;
+    eprintln!("neardup: stopped; every acknowledged write is in {dir}");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,415 @@
+//! `neardup serve` as a crawler meets it: over HTTP, killed at any moment,
+//! and sent what an attacker sends.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::util::Dir;
+
+/// A running `neardup serve`.
+struct Server {
+    child: Child,
+    stderr: BufReader<ChildStderr>,
+    url: String,
+}
+
+impl Server {
+    /// Starts a server on a free loopback port; waits for its line saying
+    /// where it listens.
+    fn start(store: &Path, extra: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+            .args(["serve", "--index"])
+            .arg(store)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("neardup runs");
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut line = String::new();
+        stderr.read_line(&mut line).expect("a line");
+        let url = line
+            .split("on http://")
+            .nth(1)
+            .map(|a| format!("http://{}", a.trim()))
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        Server { child, stderr, url }
+    }
+
+    /// Kills the server with SIGKILL: no chance to finish anything.
+    fn kill(mut self) {
+        self.child.kill().expect("killed");
+        self.child.wait().expect("reaped");
+    }
+
+    /// Stops the server with SIGTERM; its exit code and last lines.
+    fn terminate(mut self) -> (Option<i32>, String) {
+        let pid = self.child.id().to_string();
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill runs");
+        let status = self.child.wait().expect("exits");
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut self.stderr, &mut rest);
+        (status.code(), rest)
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(20)))
+        .build()
+        .into()
+}
+
+/// A request's status and JSON body.
+fn call(request: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u16, Value) {
+    let mut response = request.expect("an answer");
+    let status = response.status().as_u16();
+    let text = response.body_mut().read_to_string().unwrap_or_default();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+fn documents(agent: &ureq::Agent, url: &str, token: Option<&str>) -> u64 {
+    let mut request = agent.get(format!("{url}/v1/stats"));
+    if let Some(token) = token {
+        request = request.header("Authorization", format!("Bearer {token}"));
+    }
+    let (status, body) = call(request.call());
+    assert_eq!(status, 200, "{body}");
+    body["documents"].as_u64().expect("a count")
+}
+
+#[test]
+fn a_crawler_stores_pages_once_and_the_service_stops_cleanly_on_sigterm() {
+    let dir = Dir::new();
+    let store = dir.path("store");
+    let server = Server::start(&store, &["--store-text", "--threshold", "0.8"]);
+    let agent = agent();
+    let url = server.url.clone();
+    let page = "the river rose in the night and the town woke to water in every street and square";
+    let post = |body: Value| call(agent.post(format!("{url}/v1/documents")).send_json(body));
+    let (status, first) = post(json!({"id": "p1", "text": page, "metadata": {"url": "a"}}));
+    assert_eq!((status, &first["inserted"]), (201, &json!(true)), "{first}");
+    // The same page again, one character changed: found, not stored.
+    let (status, again) = post(json!({"id": "p2", "text": format!("{page}!")}));
+    assert_eq!(
+        (status, &again["inserted"]),
+        (200, &json!(false)),
+        "{again}"
+    );
+    assert_eq!(again["duplicates"][0]["id"], "p1");
+    assert!(
+        again["duplicates"][0]["similarity"].as_f64().unwrap() >= 0.8,
+        "{again}"
+    );
+    assert!(
+        again["verified"].as_str().unwrap().contains("Jaccard"),
+        "{again}"
+    );
+    // A taken id is a conflict, not an overwrite.
+    let (status, taken) =
+        post(json!({"id": "p1", "text": "another page entirely", "mode": "insert"}));
+    assert_eq!(
+        (status, &taken["error"]["code"]),
+        (409, &json!("id_taken")),
+        "{taken}"
+    );
+    let (status, got) = call(agent.get(format!("{url}/v1/documents/p1")).call());
+    assert_eq!(
+        (status, &got["text"], &got["metadata"]["url"]),
+        (200, &json!(page), &json!("a"))
+    );
+    let (status, batch) = call(agent.post(format!("{url}/v1/documents:batch")).send_json(json!({
+        "mode": "insert_if_unique",
+        "documents": [{"id": "b1", "text": "bread and butter"}, {"id": "b2", "text": page, "mode": "query"}]
+    })));
+    assert_eq!(status, 200, "{batch}");
+    assert_eq!(batch["results"][0]["inserted"], true);
+    assert_eq!(batch["results"][1]["duplicates"][0]["id"], "p1");
+    let (status, _) = call(agent.delete(format!("{url}/v1/documents/b1")).call());
+    assert_eq!(status, 200);
+    let (status, gone) = call(agent.delete(format!("{url}/v1/documents/b1")).call());
+    assert_eq!((status, &gone["error"]["code"]), (404, &json!("not_found")));
+    let (status, metrics) = call(agent.get(format!("{url}/metrics")).call());
+    assert_eq!(status, 200);
+    assert!(
+        metrics.as_str().unwrap().contains("neardup_documents 1"),
+        "{metrics}"
+    );
+    let (status, openapi) = call(agent.get(format!("{url}/openapi.json")).call());
+    assert_eq!((status, &openapi["openapi"]), (200, &json!("3.1.0")));
+
+    let (code, said) = server.terminate();
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("stopped"), "{said}");
+    // Opened again with other fingerprint settings: refused, saying why.
+    let other = dir.run(
+        &[
+            "serve",
+            "--index",
+            store.to_str().unwrap(),
+            "--profile",
+            "en",
+        ],
+        b"",
+    );
+    assert_eq!(other.code(), 2);
+    assert!(
+        other.stderr().contains("other settings"),
+        "{}",
+        other.stderr()
+    );
+    let server = Server::start(&store, &["--store-text", "--threshold", "0.8"]);
+    assert_eq!(documents(&agent, &server.url, None), 1);
+    server.kill();
+}
+
+#[test]
+fn what_an_attacker_sends_is_refused_and_changes_nothing() {
+    let dir = Dir::new();
+    let store = dir.path("store");
+    // Beyond loopback, a token is required before anything starts.
+    let open = dir.run(
+        &[
+            "serve",
+            "--index",
+            store.to_str().unwrap(),
+            "--listen",
+            "0.0.0.0:0",
+        ],
+        b"",
+    );
+    assert_eq!(open.code(), 2);
+    assert!(open.stderr().contains("--token-file"), "{}", open.stderr());
+    let token = dir.write("token", "s3cret-token\n");
+    let server = Server::start(
+        &store,
+        &[
+            "--token-file",
+            token.to_str().unwrap(),
+            "--max-body-bytes",
+            "2000",
+            "--max-text-bytes",
+            "500",
+            "--max-batch",
+            "3",
+        ],
+    );
+    let (agent, url) = (agent(), server.url.clone());
+    let auth = "Bearer s3cret-token";
+    let post = |path: &str, body: &str, auth: Option<&str>| {
+        let mut request = agent
+            .post(format!("{url}{path}"))
+            .header("content-type", "application/json");
+        if let Some(auth) = auth {
+            request = request.header("Authorization", auth);
+        }
+        call(request.send(body))
+    };
+    let doc = r#"{"id": "a", "text": "a page of text"}"#;
+    for (who, sent, want) in [
+        ("no token", None, 401),
+        ("a wrong token", Some("Bearer s3cret-tokem"), 401),
+        ("a token cut short", Some("Bearer s3cret"), 401),
+        ("not bearer", Some("Basic s3cret-token"), 401),
+    ] {
+        let (status, body) = post("/v1/documents", doc, sent);
+        assert_eq!(status, want, "{who}: {body}");
+        assert_eq!(body["error"]["code"], "unauthorized", "{who}");
+    }
+    let big_text = format!(r#"{{"text": "{}"}}"#, "word ".repeat(200));
+    let big_batch =
+        json!({"documents": [{"text": "a"}, {"text": "b"}, {"text": "c"}, {"text": "d"}]})
+            .to_string();
+    let big_body = format!(r#"{{"text": "{}"}}"#, "x".repeat(5000));
+    for (what, body, want, code) in [
+        (
+            "a body past --max-body-bytes",
+            big_body.as_str(),
+            413,
+            "body_too_large",
+        ),
+        (
+            "a text past --max-text-bytes",
+            big_text.as_str(),
+            413,
+            "text_too_long",
+        ),
+        (
+            "malformed JSON",
+            r#"{"id": "a", "text": "#,
+            400,
+            "bad_request",
+        ),
+        (
+            "an unknown field",
+            r#"{"id": "a", "txt": "a"}"#,
+            400,
+            "bad_request",
+        ),
+        (
+            "neither text nor fingerprint",
+            r#"{"id": "a"}"#,
+            400,
+            "bad_request",
+        ),
+        (
+            "a bad fingerprint",
+            r#"{"fingerprint": "xyz"}"#,
+            400,
+            "bad_request",
+        ),
+        (
+            "a k past the store's",
+            r#"{"text": "a", "k": 60}"#,
+            400,
+            "bad_request",
+        ),
+        ("not JSON at all", "\u{0}\u{1}binary", 400, "bad_request"),
+    ] {
+        let path = "/v1/documents";
+        let (status, body) = post(path, body, Some(auth));
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (want, Some(code)),
+            "{what}: {body}"
+        );
+        assert!(
+            !body["error"]["message"].as_str().unwrap_or("").is_empty(),
+            "{what}"
+        );
+    }
+    let (status, body) = post("/v1/documents:batch", &big_batch, Some(auth));
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (413, Some("batch_too_large")),
+        "{body}"
+    );
+    assert_eq!(
+        documents(&agent, &url, Some("s3cret-token")),
+        0,
+        "nothing refused was stored"
+    );
+    // Health answers anyone; the rest only with the token.
+    assert_eq!(call(agent.get(format!("{url}/healthz")).call()).0, 200);
+    assert_eq!(call(agent.get(format!("{url}/readyz")).call()).0, 200);
+    assert_eq!(call(agent.get(format!("{url}/metrics")).call()).0, 401);
+    let (status, body) = post("/v1/documents", doc, Some(auth));
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(documents(&agent, &url, Some("s3cret-token")), 1);
+    server.kill();
+}
+
+/// Crash safety: inserts from several clients, the server killed with
+/// SIGKILL at a random moment, restarted; every insert it acknowledged must
+/// be there, found by its fingerprint. `NEARDUP_CRASH_TRIALS` sets the
+/// number of trials (bench/serve-crash.sh runs 1,000).
+#[test]
+fn no_acknowledged_insert_is_lost_to_sigkill() {
+    let trials: u64 = std::env::var("NEARDUP_CRASH_TRIALS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(100);
+    let dir = Dir::new();
+    let store = dir.path("store");
+    // Small flushes, so that kills land in flushes and merges too.
+    let flags = ["--flush-at", "40"];
+    let mut server = Server::start(&store, &flags);
+    let mut acknowledged: Vec<(String, String)> = Vec::new();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for trial in 0..trials {
+        let url = server.url.clone();
+        let acked = Arc::new(Mutex::new(Vec::new()));
+        let clients: Vec<_> = (0..4)
+            .map(|c| {
+                let (url, acked) = (url.clone(), acked.clone());
+                let mut state = next();
+                std::thread::spawn(move || {
+                    let agent = agent();
+                    for n in 0.. {
+                        state = state
+                            .wrapping_mul(6_364_136_223_846_793_005)
+                            .wrapping_add(1);
+                        let (id, fp) = (format!("t{trial}-c{c}-{n}"), format!("{state:016x}"));
+                        let body = json!({"id": id, "fingerprint": fp, "mode": "insert"});
+                        match agent.post(format!("{url}/v1/documents")).send_json(body) {
+                            Ok(r) if r.status() == 201 => acked.lock().unwrap().push((id, fp)),
+                            Ok(r) => panic!("{id}: status {}", r.status()),
+                            Err(_) => return,
+                        }
+                    }
+                })
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(20 + next() % 130));
+        server.kill();
+        for client in clients {
+            client.join().expect("a client");
+        }
+        acknowledged.extend(acked.lock().unwrap().drain(..));
+        server = Server::start(&store, &flags);
+        check_all_there(&server.url, &acknowledged, trial);
+    }
+    eprintln!(
+        "{trials} trials: {} inserts acknowledged, none lost",
+        acknowledged.len()
+    );
+    assert!(
+        acknowledged.len() as u64 > trials,
+        "the clients were acknowledged too little to test"
+    );
+    server.kill();
+}
+
+/// Every `(id, fingerprint)` of `acknowledged` is stored and found by its
+/// fingerprint.
+fn check_all_there(url: &str, acknowledged: &[(String, String)], trial: u64) {
+    let agent = agent();
+    let stored = documents(&agent, url, None);
+    assert!(
+        stored >= acknowledged.len() as u64,
+        "trial {trial}: {stored} stored, {} acknowledged",
+        acknowledged.len()
+    );
+    for chunk in acknowledged.chunks(1000) {
+        let queries: Vec<Value> = chunk
+            .iter()
+            .map(|(_, fp)| json!({"fingerprint": fp, "k": 0}))
+            .collect();
+        let (status, body) = call(
+            agent
+                .post(format!("{url}/v1/documents:batch"))
+                .send_json(json!({"mode": "query", "documents": queries})),
+        );
+        assert_eq!(status, 200, "{body}");
+        for ((id, _), result) in chunk
+            .iter()
+            .zip(body["results"].as_array().expect("results"))
+        {
+            let found = result["duplicates"]
+                .as_array()
+                .expect("duplicates")
+                .iter()
+                .any(|d| d["id"] == *id);
+            assert!(found, "trial {trial}: acknowledged {id} is lost: {result}");
+        }
+    }
+}

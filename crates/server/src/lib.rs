@@ -1,0 +1,248 @@
+//! `neardup serve`: a durable near-duplicate service over HTTP.
+//!
+//! A crawler or a content platform asks, for each new page, "have we seen
+//! this already?" against everything stored, and stores it when it is new:
+//! `POST /v1/documents` with `mode: insert_if_unique`. The answer comes once
+//! the document is durable in the [`neardup_store::Store`]; concurrent
+//! requests share one commit ([`commit`]).
+//!
+//! The service is thin: documents are fingerprinted by
+//! [`neardup_core::Fingerprinter`], pairs checked by
+//! [`neardup_dedup::Verification`], stored and searched by the store. Here
+//! are HTTP, limits and the token:
+//!
+//! - [`api`]: the bodies of requests and answers;
+//! - [`routes`]: the handlers;
+//! - [`guard`]: the token, the limit on requests in flight, the count of
+//!   answers;
+//! - [`commit`]: group commit;
+//! - [`metrics`]: the counters that `/metrics` shows.
+//!
+//! docs/API.md describes the API; `/openapi.json` serves it.
+
+#![deny(missing_docs)]
+
+pub mod api;
+pub mod commit;
+pub mod error;
+pub mod guard;
+pub mod metrics;
+pub mod routes;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use neardup_core::Fingerprinter;
+use neardup_dedup::Verification;
+use neardup_index::Bits;
+use neardup_store::Store;
+
+use crate::commit::{Committer, SharedJudge};
+use crate::metrics::Metrics;
+use crate::routes::App;
+
+/// The OpenAPI document of the service, served at `/openapi.json` and
+/// shown in docs/API.md.
+pub const OPENAPI: &str = include_str!("openapi.json");
+
+/// Limits on what one request may ask; past them, a JSON error.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Bytes of a request body (413 past it).
+    pub max_body_bytes: usize,
+    /// Documents of a batch (413 past it).
+    pub max_batch: usize,
+    /// Bytes of one text (413 past it).
+    pub max_text_bytes: usize,
+    /// Requests in flight at once (503 past it).
+    pub max_concurrent: usize,
+    /// Writes gathered into one commit, at most.
+    pub max_commit: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_body_bytes: 32 << 20,
+            max_batch: 1000,
+            max_text_bytes: 4 << 20,
+            max_concurrent: 256,
+            max_commit: 4096,
+        }
+    }
+}
+
+/// How the service runs.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// Where it listens.
+    pub listen: SocketAddr,
+    /// The bearer token every request but `/healthz` and `/readyz` must
+    /// carry, if any. Required unless `listen` is a loopback address.
+    pub token: Option<String>,
+    /// The limits on requests.
+    pub limits: Limits,
+    /// The `k` of requests that give none (at most the store's).
+    pub k: u32,
+}
+
+/// What stops the service from starting.
+#[derive(Debug)]
+pub struct StartError(pub String);
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StartError {}
+
+/// Serves `store` until SIGTERM or Ctrl-C, then stops taking requests,
+/// answers those in flight, commits what they wrote, and returns.
+/// `started` is called with the address listened on (a port of 0 picks
+/// one).
+///
+/// # Errors
+///
+/// [`StartError`] when the address is not loopback and no token is given,
+/// the token is empty, the address cannot be listened on, or the runtime
+/// cannot start.
+pub fn serve<B: Bits>(
+    store: Store<B>,
+    fingerprinter: Fingerprinter,
+    verification: Option<Verification>,
+    options: ServeOptions,
+    started: impl FnOnce(SocketAddr),
+) -> Result<(), StartError> {
+    if !options.listen.ip().is_loopback() && options.token.is_none() {
+        return Err(StartError(format!(
+            "--listen {}: anyone who can reach that address could write to the store; \
+             give --token-file with a secret token, or listen on 127.0.0.1",
+            options.listen
+        )));
+    }
+    if options.token.as_deref().is_some_and(str::is_empty) {
+        return Err(StartError(
+            "the token file is empty: put a secret token in it".into(),
+        ));
+    }
+    if fingerprinter.width() != B::WIDTH {
+        return Err(StartError(format!(
+            "the store holds {}-bit fingerprints and the fingerprint settings make {}-bit ones",
+            B::WIDTH.bits(),
+            fingerprinter.width().bits()
+        )));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| StartError(format!("cannot start the runtime: {e}")))?;
+    let metrics = Arc::new(Metrics::default());
+    let judge: Option<SharedJudge> = verification.map(|v| {
+        let judge: SharedJudge = Arc::new(move |a: &str, b: &str| {
+            let measure = v.measure(&v.sketch(a), &v.sketch(b));
+            v.holds(measure).then_some(measure)
+        });
+        judge
+    });
+    let (committer, writer) = Committer::start(
+        store.clone(),
+        judge.clone(),
+        options.limits.max_commit,
+        metrics.clone(),
+    )
+    .map_err(|e| StartError(format!("cannot start the writer: {e}")))?;
+    let app = Arc::new(App {
+        store,
+        committer,
+        fingerprinter,
+        verification,
+        judge,
+        limits: options.limits.clone(),
+        k: options.k,
+        metrics,
+        ready: AtomicBool::new(true),
+    });
+    let result = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(options.listen)
+            .await
+            .map_err(|e| StartError(format!("cannot listen on {}: {e}", options.listen)))?;
+        let address = listener
+            .local_addr()
+            .map_err(|e| StartError(format!("cannot listen on {}: {e}", options.listen)))?;
+        let router = router(app.clone(), &options);
+        started(address);
+        let stopping = app.clone();
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                stop_signal().await;
+                stopping.ready.store(false, Ordering::Release);
+            })
+            .await
+            .map_err(|e| StartError(format!("the server failed: {e}")))
+    });
+    // Every handle of the committer goes with the app: the writer thread
+    // commits what it holds and ends.
+    drop(app);
+    let _ = writer.join();
+    result
+}
+
+/// The routes, with the guard around all of them.
+fn router<B: Bits>(app: Arc<App<B>>, options: &ServeOptions) -> Router {
+    let guard = guard::Guard::new(
+        options.token.clone(),
+        options.limits.max_concurrent,
+        app.metrics.clone(),
+    );
+    Router::new()
+        .route("/v1/documents", post(routes::post_document::<B>))
+        .route("/v1/documents:batch", post(routes::post_batch::<B>))
+        .route(
+            "/v1/documents/{id}",
+            get(routes::get_document::<B>).delete(routes::delete_document::<B>),
+        )
+        .route("/v1/stats", get(routes::stats::<B>))
+        .route("/metrics", get(routes::metrics::<B>))
+        .route("/healthz", get(routes::healthz))
+        .route("/readyz", get(routes::readyz::<B>))
+        .route("/openapi.json", get(openapi))
+        .fallback(routes::unknown)
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(guard),
+            guard::check,
+        ))
+        .layer(DefaultBodyLimit::max(options.limits.max_body_bytes))
+        .with_state(app)
+}
+
+async fn openapi() -> impl axum::response::IntoResponse {
+    ([("content-type", "application/json")], OPENAPI)
+}
+
+/// SIGTERM, or Ctrl-C.
+async fn stop_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}

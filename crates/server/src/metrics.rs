@@ -1,0 +1,102 @@
+//! `/metrics`: counters in the Prometheus text format.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use neardup_store::StoreStats;
+
+/// The service's counters.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    /// Group commits made.
+    pub commits: AtomicU64,
+    /// Writes acknowledged by them.
+    pub committed_writes: AtomicU64,
+    /// Microseconds spent committing.
+    pub commit_micros: AtomicU64,
+    /// Requests answered, by route and status.
+    requests: Mutex<BTreeMap<(String, u16), u64>>,
+}
+
+impl Metrics {
+    /// Counts a request to `route` answered with `status`.
+    pub fn request(&self, route: &str, status: u16) {
+        let mut requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        *requests.entry((route.to_string(), status)).or_default() += 1;
+    }
+
+    /// The counters, and the store's figures, as Prometheus text.
+    pub fn render(&self, stats: &StoreStats) -> String {
+        let mut out = String::new();
+        let mut metric = |name: &str, kind: &str, help: &str, value: f64| {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
+            );
+        };
+        let load = |c: &AtomicU64| c.load(Ordering::Relaxed) as f64;
+        metric(
+            "neardup_documents",
+            "gauge",
+            "Documents stored.",
+            stats.documents as f64,
+        );
+        metric(
+            "neardup_segments",
+            "gauge",
+            "Index segments on disk.",
+            stats.segments.len() as f64,
+        );
+        metric(
+            "neardup_recent_documents",
+            "gauge",
+            "Documents in no segment yet.",
+            stats.recent as f64,
+        );
+        metric(
+            "neardup_deleted_entries",
+            "gauge",
+            "Segment entries deleted, not merged away yet.",
+            stats.deleted as f64,
+        );
+        metric(
+            "neardup_merges_total",
+            "counter",
+            "Segment merges since start.",
+            stats.merges as f64,
+        );
+        metric(
+            "neardup_commits_total",
+            "counter",
+            "Group commits since start.",
+            load(&self.commits),
+        );
+        metric(
+            "neardup_committed_writes_total",
+            "counter",
+            "Writes acknowledged since start.",
+            load(&self.committed_writes),
+        );
+        metric(
+            "neardup_commit_seconds_total",
+            "counter",
+            "Time spent committing.",
+            load(&self.commit_micros) / 1e6,
+        );
+        let _ = writeln!(
+            out,
+            "# HELP neardup_requests_total Requests answered, by route and status.\n\
+             # TYPE neardup_requests_total counter"
+        );
+        let requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        for ((route, status), n) in requests.iter() {
+            let _ = writeln!(
+                out,
+                "neardup_requests_total{{route=\"{route}\",status=\"{status}\"}} {n}"
+            );
+        }
+        out
+    }
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# neardup serve under load on loopback: a store of N random 64-bit
+# fingerprints (k = 3; default N = 10^7), then
+#   - restart: from starting `neardup serve` to /readyz answering, after a
+#     clean stop (SIGTERM) and after SIGKILL, median of 3 each;
+#   - queries: wrk, one fingerprint a request (POST /v1/documents, mode
+#     query; half of them stored fingerprints with 1 to 3 bits flipped),
+#     2 threads and 32 connections for 20 s: requests a second and p99;
+#     then the load example checks the answers (every planted fingerprint
+#     found) with 16 clients for 10 s;
+#   - durable inserts: wrk, one new fingerprint a request (mode insert,
+#     acknowledged after the group commit syncs it), 64 and 256
+#     connections, 20 s each.
+# Server and load share the machine's cores, as on a 2-core box they must.
+# Needs wrk (Debian package wrk). Results: bench/results/serve.jsonl.
+#
+#   bench/serve.sh            N = 10^7
+#   N=1e6 bench/serve.sh
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+n="${N:-1e7}"
+port="${PORT:-18090}"
+url="http://127.0.0.1:$port"
+command -v wrk >/dev/null || { echo "bench/serve.sh needs wrk: apt-get install wrk" >&2; exit 2; }
+cargo build --release -q -p neardup-cli
+cargo build --release -q -p neardup-server --example load
+load=target/release/examples/load
+mkdir -p bench/results
+scratch="$(mktemp -d "$root/bench/results/serve.XXXXXX")"
+server=""
+trap '[ -n "$server" ] && kill -9 "$server" 2>/dev/null; rm -rf "$scratch"' EXIT
+results="$scratch/rows"
+commit=$(git rev-parse --short HEAD)
+
+"$load" fill "$scratch/store" "$n" | tee -a "$results"
+
+# Starts the server; sets $server and $ready_ms (spawn to /readyz).
+start() {
+    local t0 t1
+    t0=$(date +%s%N)
+    target/release/neardup serve --index "$scratch/store" -k 3 --listen "127.0.0.1:$port" 2>>"$scratch/server.log" &
+    server=$!
+    until curl -sf "$url/readyz" >/dev/null 2>&1; do
+        kill -0 "$server" 2>/dev/null || { cat "$scratch/server.log" >&2; exit 1; }
+        sleep 0.01
+    done
+    t1=$(date +%s%N)
+    ready_ms=$(( (t1 - t0) / 1000000 ))
+}
+
+for how in TERM KILL; do
+    times=()
+    start
+    for _ in 1 2 3; do
+        kill -"$how" "$server"; wait "$server" 2>/dev/null || true
+        start
+        times+=("$ready_ms")
+    done
+    median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
+    echo "{\"what\": \"restart\", \"after\": \"SIG$how\", \"fingerprints\": $n, \"ms\": [${times[0]}, ${times[1]}, ${times[2]}], \"median_ms\": $median}" | tee -a "$results"
+    kill -TERM "$server"; wait "$server" 2>/dev/null || true
+done
+
+start
+"$load" bodies "$n" 200000 > "$scratch/bodies.jsonl"
+wrk_row() { # what connections output
+    local rps p99
+    rps=$(grep "Requests/sec" <<<"$3" | awk '{print $2}')
+    p99=$(grep " 99%" <<<"$3" | awk '{print $2}')
+    if grep -qE "Non-2xx|errors" <<<"$3"; then echo "$3" >&2; echo "wrk saw errors" >&2; exit 1; fi
+    echo "{\"what\": \"$1\", \"tool\": \"wrk\", \"connections\": $2, \"fingerprints\": $n, \"requests_per_second\": $rps, \"p99\": \"$p99\", \"commit\": \"$commit\"}" | tee -a "$results"
+}
+out=$(BODIES="$scratch/bodies.jsonl" wrk -t2 -c32 -d20s --latency -s bench/serve-query.lua "$url")
+wrk_row query 32 "$out"
+"$load" query "$url" "$n" 10 16 1 | tee -a "$results"
+for c in 64 256; do
+    out=$(wrk -t2 -c"$c" -d20s --latency -s bench/serve-insert.lua "$url")
+    wrk_row insert "$c" "$out"
+done
+curl -s "$url/v1/stats" | tee -a "$scratch/stats.json"; echo
+kill -TERM "$server"; wait "$server" 2>/dev/null || true
+server=""
+cat "$results" >> bench/results/serve.jsonl
+echo "rows added to bench/results/serve.jsonl" >&2

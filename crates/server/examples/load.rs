@@ -70,7 +70,7 @@ fn stored(i: u64) -> u64 {
 /// A query: half the time a stored fingerprint of the `n` with 1 to 3
 /// bits flipped (and its id, which the answer must hold), else a random one.
 fn query(n: u64, state: u64) -> (u64, Option<String>) {
-    if state % 2 == 0 {
+    if state.is_multiple_of(2) {
         let i = (state >> 1) % n;
         let flips = 1 + (state >> 40) % 3;
         let fp = (0..flips).fold(stored(i), |fp, f| fp ^ 1 << ((state >> (8 * f)) % 64));

@@ -246,3 +246,22 @@ async fn stop_signal() {
         () = term => {},
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn docs_api_md_shows_the_openapi_document_served() {
+        let doc = include_str!("../../../docs/API.md");
+        let shown = doc
+            .split("<!-- openapi begin -->\n```json\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```\n<!-- openapi end -->").next());
+        assert_eq!(
+            shown,
+            Some(super::OPENAPI),
+            "copy crates/server/src/openapi.json into docs/API.md"
+        );
+        let parsed: serde_json::Value = serde_json::from_str(super::OPENAPI).expect("valid JSON");
+        assert_eq!(parsed["openapi"], "3.1.0");
+    }
+}

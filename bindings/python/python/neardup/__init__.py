@@ -21,7 +21,8 @@ calls it directly (no subprocess), on all cores, with the GIL released.
   memory (a list, or a pyarrow, pandas or polars string column);
 - :func:`dedup_files`: ``neardup dedup`` over files, with its outputs;
 - :mod:`neardup.compat`: a drop-in for PyPI ``simhash``;
-- :mod:`neardup.spark`: the same on Spark DataFrames.
+- :mod:`neardup.spark`: the same on Spark DataFrames;
+- :class:`Client`: a client of ``neardup serve``, the durable service.
 """
 
 from neardup._neardup import (
@@ -31,11 +32,14 @@ from neardup._neardup import (
     __version__,
     distance,
 )
+from neardup._client import Client, ServiceError
 from neardup._files import dedup_files
 from neardup._result import DedupResult, dedup
 from neardup._texts import as_texts
 
 __all__ = [
+    "Client",
+    "ServiceError",
     "DedupResult",
     "Fingerprinter",
     "Index",

@@ -6,8 +6,10 @@
 #   - queries: wrk, one fingerprint a request (POST /v1/documents, mode
 #     query; half of them stored fingerprints with 1 to 3 bits flipped),
 #     2 threads and 32 connections for 20 s: requests a second and p99;
-#     then the load example checks the answers (every planted fingerprint
-#     found) with 16 clients for 10 s;
+#     first on the segments the bulk load left (tiers, as under a steady
+#     stream of writes), then once the idle service merged them into one
+#     (--compact-after 5), where the load example also checks the answers
+#     (every planted fingerprint found) with 16 clients for 10 s;
 #   - durable inserts: wrk, one new fingerprint a request (mode insert,
 #     acknowledged after the group commit syncs it), 64 and 256
 #     connections, 20 s each.
@@ -36,10 +38,10 @@ commit=$(git rev-parse --short HEAD)
 "$load" fill "$scratch/store" "$n" | tee -a "$results"
 
 # Starts the server; sets $server and $ready_ms (spawn to /readyz).
-start() {
+start() { # extra flags
     local t0 t1
     t0=$(date +%s%N)
-    target/release/neardup serve --index "$scratch/store" -k 3 --listen "127.0.0.1:$port" 2>>"$scratch/server.log" &
+    target/release/neardup serve --index "$scratch/store" -k 3 --listen "127.0.0.1:$port" "$@" 2>>"$scratch/server.log" &
     server=$!
     until curl -sf "$url/readyz" >/dev/null 2>&1; do
         kill -0 "$server" 2>/dev/null || { cat "$scratch/server.log" >&2; exit 1; }
@@ -51,10 +53,10 @@ start() {
 
 for how in TERM KILL; do
     times=()
-    start
+    start --compact-after 0
     for _ in 1 2 3; do
         kill -"$how" "$server"; wait "$server" 2>/dev/null || true
-        start
+        start --compact-after 0
         times+=("$ready_ms")
     done
     median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
@@ -62,21 +64,30 @@ for how in TERM KILL; do
     kill -TERM "$server"; wait "$server" 2>/dev/null || true
 done
 
-start
+segments() { curl -s "$url/v1/stats" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["segments"]))'; }
 "$load" bodies "$n" 200000 > "$scratch/bodies.jsonl"
 wrk_row() { # what connections output
     local rps p99
     rps=$(grep "Requests/sec" <<<"$3" | awk '{print $2}')
     p99=$(grep " 99%" <<<"$3" | awk '{print $2}')
     if grep -qE "Non-2xx|errors" <<<"$3"; then echo "$3" >&2; echo "wrk saw errors" >&2; exit 1; fi
-    echo "{\"what\": \"$1\", \"tool\": \"wrk\", \"connections\": $2, \"fingerprints\": $n, \"requests_per_second\": $rps, \"p99\": \"$p99\", \"commit\": \"$commit\"}" | tee -a "$results"
+    echo "{\"what\": \"$1\", \"tool\": \"wrk\", \"connections\": $2, \"fingerprints\": $n, \"segments\": $4, \"requests_per_second\": $rps, \"p99\": \"$p99\", \"commit\": \"$commit\"}" | tee -a "$results"
 }
+start --compact-after 0
+tiers=$(segments)
 out=$(BODIES="$scratch/bodies.jsonl" wrk -t2 -c32 -d20s --latency -s bench/serve-query.lua "$url")
-wrk_row query 32 "$out"
+wrk_row query 32 "$out" "$tiers"
+kill -TERM "$server"; wait "$server" 2>/dev/null || true
+start --compact-after 5
+t0=$(date +%s)
+until [ "$(segments)" = 1 ]; do sleep 1; done
+echo "{\"what\": \"idle compaction\", \"from_segments\": $tiers, \"seconds_after_start\": $(( $(date +%s) - t0 ))}" | tee -a "$results"
+out=$(BODIES="$scratch/bodies.jsonl" wrk -t2 -c32 -d20s --latency -s bench/serve-query.lua "$url")
+wrk_row query 32 "$out" 1
 "$load" query "$url" "$n" 10 16 1 | tee -a "$results"
 for c in 64 256; do
     out=$(wrk -t2 -c"$c" -d20s --latency -s bench/serve-insert.lua "$url")
-    wrk_row insert "$c" "$out"
+    wrk_row insert "$c" "$out" "$(segments)"
 done
 curl -s "$url/v1/stats" | tee -a "$scratch/stats.json"; echo
 kill -TERM "$server"; wait "$server" 2>/dev/null || true

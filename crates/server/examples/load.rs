@@ -44,6 +44,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             number(4)? as usize,
             number(5)? as usize,
         ),
+        "compact" => {
+            let store = Store::<u64>::open(Path::new(arg(1)?), None, StoreOptions::default())?;
+            let started = Instant::now();
+            store.compact()?;
+            println!(
+                "{}",
+                json!({"what": "compact", "seconds": started.elapsed().as_secs_f64(), "segments": store.stats().segments})
+            );
+            Ok(())
+        }
         "bodies" => {
             bodies(number(1)? as u64, number(2)? as u64);
             Ok(())

@@ -32,6 +32,7 @@ pub mod routes;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -88,6 +89,9 @@ pub struct ServeOptions {
     pub limits: Limits,
     /// The `k` of requests that give none (at most the store's).
     pub k: u32,
+    /// Once no write has come for this long, every segment is merged into
+    /// one, so that a query reads one segment's tables; `None`: never.
+    pub compact_after: Option<Duration>,
 }
 
 /// What stops the service from starting.
@@ -176,6 +180,9 @@ pub fn serve<B: Bits>(
             .local_addr()
             .map_err(|e| StartError(format!("cannot listen on {}: {e}", options.listen)))?;
         let router = router(app.clone(), &options);
+        if let Some(idle) = options.compact_after {
+            tokio::spawn(compact_when_idle(app.clone(), idle));
+        }
         started(address);
         let stopping = app.clone();
         axum::serve(listener, router)
@@ -191,6 +198,32 @@ pub fn serve<B: Bits>(
     drop(app);
     let _ = writer.join();
     result
+}
+
+/// Merges every segment into one once no write has come for `idle`: a
+/// store loaded and then mostly read answers from one segment's tables
+/// (at 10^7 fingerprints, twice the queries a second of the tiers a
+/// bulk load leaves; docs/BENCHMARKS.md). Writes go on meanwhile.
+async fn compact_when_idle<B: Bits>(app: Arc<App<B>>, idle: Duration) {
+    let mut seen = app.metrics.committed_writes.load(Ordering::Relaxed);
+    let mut quiet_since = Instant::now();
+    let mut tick = tokio::time::interval(Duration::from_secs(1).min(idle));
+    loop {
+        tick.tick().await;
+        let now = app.metrics.committed_writes.load(Ordering::Relaxed);
+        if now != seen {
+            (seen, quiet_since) = (now, Instant::now());
+            continue;
+        }
+        if quiet_since.elapsed() < idle || app.store.stats().segments.len() < 2 {
+            continue;
+        }
+        let store = app.store.clone();
+        if let Ok(Ok(())) = tokio::task::spawn_blocking(move || store.compact()).await {
+            app.metrics.compactions.fetch_add(1, Ordering::Relaxed);
+        }
+        quiet_since = Instant::now();
+    }
 }
 
 /// The routes, with the guard around all of them.

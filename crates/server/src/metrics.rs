@@ -16,6 +16,8 @@ pub struct Metrics {
     pub committed_writes: AtomicU64,
     /// Microseconds spent committing.
     pub commit_micros: AtomicU64,
+    /// Compactions done (every segment merged into one, when idle).
+    pub compactions: AtomicU64,
     /// Requests answered, by route and status.
     requests: Mutex<BTreeMap<(String, u16), u64>>,
 }

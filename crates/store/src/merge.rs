@@ -92,6 +92,34 @@ impl<B: Bits> Store<B> {
         }
     }
 
+    /// Merges every segment into one, now (waiting for a background merge
+    /// to end first): a query then reads one segment's tables and the
+    /// recent documents'. For a store loaded in bulk and then mostly read.
+    ///
+    /// # Errors
+    ///
+    /// As a merge: the segment cannot be written, or the log cannot commit
+    /// (the store is unchanged).
+    pub fn compact(&self) -> Result<()> {
+        let inner = &self.inner;
+        while inner.merging.swap(true, Ordering::AcqRel) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let (numbers, deleted) = {
+            let view = inner.read_view();
+            let numbers: Vec<u64> = view.segments.iter().map(|s| s.number).collect();
+            (numbers, view.deleted.values().flatten().any(|w| *w != 0))
+        };
+        // One segment is rewritten only to drop deleted entries.
+        let result = if numbers.len() > 1 || (deleted && !numbers.is_empty()) {
+            self.merge(&numbers)
+        } else {
+            Ok(())
+        };
+        inner.merging.store(false, Ordering::Release);
+        result
+    }
+
     /// Merges segments `numbers` into one and swaps it in.
     fn merge(&self, numbers: &[u64]) -> Result<()> {
         let inner = &self.inner;

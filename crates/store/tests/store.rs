@@ -260,3 +260,38 @@ fn leftovers_of_an_interrupted_flush_go_and_merges_keep_deletions() {
     assert!(store.query(3 << 20, 0).unwrap().is_empty());
     assert_eq!(store.query(4 << 20, 0).unwrap()[0].id, "d4");
 }
+
+#[test]
+fn compaction_leaves_one_segment_and_the_same_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let fps: Vec<u64> = (0..50u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i & 3))
+        .collect();
+    let writes = fps
+        .iter()
+        .enumerate()
+        .map(|(i, &fp)| Write::Insert(Insert::new(fp, K).id(format!("d{i}"))))
+        .collect();
+    store.write(writes, None).unwrap();
+    store
+        .write(
+            vec![Write::Delete("d7".into()), Write::Delete("d8".into())],
+            None,
+        )
+        .unwrap();
+    let before: Vec<Vec<Hit>> = fps.iter().map(|&fp| store.query(fp, K).unwrap()).collect();
+    store.compact().unwrap();
+    let stats = store.stats();
+    assert_eq!(
+        (stats.segments.len(), stats.documents, stats.deleted),
+        (1, 48, 0),
+        "{stats:?}"
+    );
+    let after: Vec<Vec<Hit>> = fps.iter().map(|&fp| store.query(fp, K).unwrap()).collect();
+    assert_eq!(before, after);
+    drop(store);
+    let store = reopen(dir.path());
+    assert_eq!(store.stats().segments.len(), 1);
+    assert!(store.query(fps[7], 0).unwrap().is_empty());
+}

@@ -62,6 +62,10 @@ pub struct ServeArgs {
     /// this many.
     #[arg(long, value_name = "N", default_value_t = 1 << 16)]
     pub flush_at: usize,
+    /// Once no write has come for this many seconds, merge every index
+    /// segment into one (queries then read one segment); 0: never.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub compact_after: u64,
     #[command(flatten)]
     pub settings: FingerprintSettings,
 }

@@ -53,6 +53,8 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
             ..Limits::default()
         },
         k,
+        compact_after: (args.compact_after > 0)
+            .then(|| std::time::Duration::from_secs(args.compact_after)),
     };
     let store_options = StoreOptions {
         flush_at: args.flush_at,

@@ -16,12 +16,16 @@
 # Server and load share the machine's cores, as on a 2-core box they must.
 # Needs wrk (Debian package wrk). Results: bench/results/serve.jsonl.
 #
+# Each wrk measurement is made ROUNDS times (default 3): the machine is
+# shared, so take the median.
+#
 #   bench/serve.sh            N = 10^7
-#   N=1e6 bench/serve.sh
+#   N=1e6 ROUNDS=1 bench/serve.sh
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 n="${N:-1e7}"
+rounds="${ROUNDS:-3}"
 port="${PORT:-18090}"
 url="http://127.0.0.1:$port"
 command -v wrk >/dev/null || { echo "bench/serve.sh needs wrk: apt-get install wrk" >&2; exit 2; }
@@ -75,19 +79,25 @@ wrk_row() { # what connections output
 }
 start --compact-after 0
 tiers=$(segments)
-out=$(BODIES="$scratch/bodies.jsonl" wrk -t2 -c32 -d20s --latency -s bench/serve-query.lua "$url")
-wrk_row query 32 "$out" "$tiers"
+for _ in $(seq "$rounds"); do
+    out=$(BODIES="$scratch/bodies.jsonl" wrk -t2 -c32 -d20s --latency -s bench/serve-query.lua "$url")
+    wrk_row query 32 "$out" "$tiers"
+done
 kill -TERM "$server"; wait "$server" 2>/dev/null || true
 start --compact-after 5
 t0=$(date +%s)
 until [ "$(segments)" = 1 ]; do sleep 1; done
 echo "{\"what\": \"idle compaction\", \"from_segments\": $tiers, \"seconds_after_start\": $(( $(date +%s) - t0 ))}" | tee -a "$results"
-out=$(BODIES="$scratch/bodies.jsonl" wrk -t2 -c32 -d20s --latency -s bench/serve-query.lua "$url")
-wrk_row query 32 "$out" 1
+for _ in $(seq "$rounds"); do
+    out=$(BODIES="$scratch/bodies.jsonl" wrk -t2 -c32 -d20s --latency -s bench/serve-query.lua "$url")
+    wrk_row query 32 "$out" 1
+done
 "$load" query "$url" "$n" 10 16 1 | tee -a "$results"
 for c in 64 256; do
-    out=$(wrk -t2 -c"$c" -d20s --latency -s bench/serve-insert.lua "$url")
-    wrk_row insert "$c" "$out" "$(segments)"
+    for _ in $(seq "$rounds"); do
+        out=$(wrk -t2 -c"$c" -d20s --latency -s bench/serve-insert.lua "$url")
+        wrk_row insert "$c" "$out" "$(segments)"
+    done
 done
 curl -s "$url/v1/stats" | tee -a "$scratch/stats.json"; echo
 kill -TERM "$server"; wait "$server" 2>/dev/null || true

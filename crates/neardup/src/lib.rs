@@ -8,7 +8,9 @@
 //! - [`corpus`]: reading documents from files, directories, JSON lines,
 //!   Parquet, gzip and zstd;
 //! - [`dedup`]: the whole dedup job, over files or documents in memory:
-//!   what `neardup dedup` runs.
+//!   what `neardup dedup` runs;
+//! - [`store`]: a durable store of fingerprinted documents, searched
+//!   exactly: what `neardup serve` keeps.
 //!
 //! # Examples
 //!
@@ -46,6 +48,7 @@ pub use neardup_core as core;
 pub use neardup_corpus as corpus;
 pub use neardup_dedup as dedup;
 pub use neardup_index as index;
+pub use neardup_store as store;
 
 /// The README's Rust examples, compiled and run as doctests.
 #[doc = include_str!("../../../README.md")]

@@ -506,3 +506,47 @@ fn mangled_bodies_never_crash_the_server() {
     assert_eq!(status, 201);
     server.kill();
 }
+
+/// An idle service merges its segments into one, and still stops at once
+/// on SIGTERM.
+#[test]
+fn an_idle_service_compacts_and_stops_on_sigterm() {
+    let dir = Dir::new();
+    let server = Server::start(
+        &dir.path("store"),
+        &["--flush-at", "3", "--compact-after", "1"],
+    );
+    let (agent, url) = (agent(), server.url.clone());
+    // Three segments of three: too few for a merge of their tier.
+    for i in 0..9u64 {
+        let fp = format!("{:016x}", i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let body = json!({"id": format!("d{i}"), "fingerprint": fp, "mode": "insert"});
+        assert_eq!(
+            call(agent.post(format!("{url}/v1/documents")).send_json(body)).0,
+            201
+        );
+    }
+    let segments = |agent: &ureq::Agent| {
+        let (_, stats) = call(agent.get(format!("{url}/v1/stats")).call());
+        stats["segments"].as_array().map_or(0, Vec::len)
+    };
+    assert!(segments(&agent) > 1);
+    let mut waited = 0;
+    while segments(&agent) > 1 {
+        assert!(waited < 300, "no compaction after 30 s idle");
+        std::thread::sleep(Duration::from_millis(100));
+        waited += 1;
+    }
+    let (status, metrics) = call(agent.get(format!("{url}/metrics")).call());
+    assert!(
+        status == 200
+            && metrics
+                .as_str()
+                .unwrap()
+                .contains("neardup_compactions_total 1"),
+        "{metrics}"
+    );
+    assert_eq!(documents(&agent, &url, None), 9);
+    let (code, said) = server.terminate();
+    assert_eq!(code, Some(0), "{said}");
+}

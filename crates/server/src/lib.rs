@@ -193,8 +193,11 @@ pub fn serve<B: Bits>(
             .await
             .map_err(|e| StartError(format!("the server failed: {e}")))
     });
-    // Every handle of the committer goes with the app: the writer thread
-    // commits what it holds and ends.
+    // The background tasks (the idle compaction) go with the runtime; a
+    // compaction under way is left to finish or to die with the process,
+    // which a merge survives. Then every handle of the committer is gone
+    // with the app: the writer thread commits what it holds and ends.
+    runtime.shutdown_timeout(Duration::from_secs(1));
     drop(app);
     let _ = writer.join();
     result

@@ -87,6 +87,12 @@ impl Metrics {
             "Time spent committing.",
             load(&self.commit_micros) / 1e6,
         );
+        metric(
+            "neardup_compactions_total",
+            "counter",
+            "Compactions into one segment, when idle.",
+            load(&self.compactions),
+        );
         let _ = writeln!(
             out,
             "# HELP neardup_requests_total Requests answered, by route and status.\n\

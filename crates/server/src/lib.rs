@@ -11,23 +11,44 @@
 //! [`neardup_dedup::Verification`], stored and searched by the store. Here
 //! are HTTP, limits and the token:
 //!
-//! - [`api`]: the bodies of requests and answers;
-//! - [`routes`]: the handlers;
-//! - [`guard`]: the token, the limit on requests in flight, the count of
+//! - `api`: the bodies of requests and answers;
+//! - `routes`: the handlers;
+//! - `guard`: the token, the limit on requests in flight, the count of
 //!   answers;
-//! - [`commit`]: group commit;
-//! - [`metrics`]: the counters that `/metrics` shows.
+//! - `commit`: group commit;
+//! - `metrics`: the counters that `/metrics` shows.
 //!
-//! docs/API.md describes the API; `/openapi.json` serves it.
+//! docs/API.md describes the API; `/openapi.json` serves it ([`OPENAPI`]).
+//!
+//! # Example
+//!
+//! ```no_run
+//! use neardup_core::{Fingerprinter, Profile, Width};
+//! use neardup_server::{Limits, ServeOptions, serve};
+//! use neardup_store::{Store, StoreOptions, StoreSettings};
+//!
+//! let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({"profile": "auto"}), false);
+//! let store = Store::<u64>::open("store".as_ref(), Some(&settings), StoreOptions::default())?;
+//! let options = ServeOptions {
+//!     listen: "127.0.0.1:8077".parse()?,
+//!     token: None,
+//!     limits: Limits::default(),
+//!     k: 3,
+//!     compact_after: None,
+//! };
+//! // Until SIGTERM or Ctrl-C.
+//! serve(store, Fingerprinter::new(Profile::Auto)?, None, options, |at| eprintln!("on {at}"))?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![deny(missing_docs)]
 
-pub mod api;
-pub mod commit;
-pub mod error;
-pub mod guard;
-pub mod metrics;
-pub mod routes;
+mod api;
+mod commit;
+mod error;
+mod guard;
+mod metrics;
+mod routes;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -51,6 +72,13 @@ use crate::routes::App;
 pub const OPENAPI: &str = include_str!("openapi.json");
 
 /// Limits on what one request may ask; past them, a JSON error.
+///
+/// ```
+/// use neardup_server::Limits;
+///
+/// let limits = Limits { max_batch: 100, ..Limits::default() };
+/// assert_eq!((limits.max_batch, limits.max_body_bytes), (100, 32 << 20));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Limits {
     /// Bytes of a request body (413 past it).
@@ -78,6 +106,20 @@ impl Default for Limits {
 }
 
 /// How the service runs.
+///
+/// ```
+/// use neardup_server::{Limits, ServeOptions};
+///
+/// let options = ServeOptions {
+///     listen: "127.0.0.1:8077".parse()?,
+///     token: Some("a secret".into()),
+///     limits: Limits::default(),
+///     k: 3,
+///     compact_after: Some(std::time::Duration::from_secs(30)),
+/// };
+/// assert!(options.listen.ip().is_loopback());
+/// # Ok::<(), std::net::AddrParseError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
     /// Where it listens.
@@ -94,7 +136,14 @@ pub struct ServeOptions {
     pub compact_after: Option<Duration>,
 }
 
-/// What stops the service from starting.
+/// What stops the service from starting, said for people.
+///
+/// ```
+/// use neardup_server::StartError;
+///
+/// let err = StartError("cannot listen on 0.0.0.0:80".into());
+/// assert_eq!(err.to_string(), "cannot listen on 0.0.0.0:80");
+/// ```
 #[derive(Debug)]
 pub struct StartError(pub String);
 

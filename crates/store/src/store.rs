@@ -87,7 +87,19 @@ pub(crate) struct Counters {
     pub(crate) next_segment: u64,
 }
 
-/// What a store holds, for `/v1/stats` and `neardup index stats`.
+/// What a store holds, for `/v1/stats`.
+///
+/// ```
+/// use neardup_core::Width;
+/// use neardup_store::{Store, StoreOptions, StoreSettings};
+///
+/// let dir = tempfile::tempdir()?;
+/// let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({}), false);
+/// let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
+/// let stats = store.stats();
+/// assert_eq!((stats.documents, stats.segments.len(), stats.merge_error), (0, 0, None));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreStats {
     /// Documents stored.

@@ -24,6 +24,14 @@ pub(crate) enum Place {
 }
 
 /// A fingerprint found near a query.
+///
+/// ```
+/// use neardup_store::Hit;
+///
+/// let mut hits = vec![Hit { distance: 2, id: "a".into() }, Hit { distance: 1, id: "b".into() }];
+/// hits.sort();
+/// assert_eq!(hits[0].id, "b", "nearest first");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Hit {
     /// How many bits it differs by.

@@ -81,6 +81,13 @@ impl<B> Insert<B> {
 }
 
 /// One write of a batch.
+///
+/// ```
+/// use neardup_store::{Insert, Write};
+///
+/// let batch: Vec<Write<u64>> = vec![Write::Insert(Insert::new(0xab, 3).id("a")), Write::Delete("b".into())];
+/// assert_eq!(batch.len(), 2);
+/// ```
 #[derive(Clone, Debug)]
 pub enum Write<B> {
     /// Store a document.
@@ -90,6 +97,13 @@ pub enum Write<B> {
 }
 
 /// A stored document found to duplicate an inserted one.
+///
+/// ```
+/// use neardup_store::Duplicate;
+///
+/// let d = Duplicate { id: "a".into(), distance: 1, similarity: Some(0.9) };
+/// assert!(d.similarity.is_some_and(|s| s >= 0.8));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Duplicate {
     /// Its id.
@@ -101,6 +115,13 @@ pub struct Duplicate {
 }
 
 /// What a write did.
+///
+/// ```
+/// use neardup_store::Written;
+///
+/// let taken = Written::IdTaken { id: "a".into() };
+/// assert!(!matches!(taken, Written::Inserted { .. }));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Written {
     /// Stored, under this id; with the duplicates it has.

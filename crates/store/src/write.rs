@@ -189,6 +189,13 @@ impl<B: Bits> Store<B> {
         let mut counters = inner.lock_writer();
         let txn = log::begin(&inner.db, dir)?;
         let mut staged: Vec<Staged<B>> = Vec::new();
+        let mut staged_index = match writes.len() > 64 {
+            true => Some(OnlineIndex::<B>::new(recent_plan(
+                &inner.settings,
+                &inner.options,
+            )?)?),
+            false => None,
+        };
         let mut deletes: Vec<Place> = Vec::new();
         let mut written = Vec::with_capacity(writes.len());
         {
@@ -227,9 +234,21 @@ impl<B: Bits> Store<B> {
                                 duplicates.push(d);
                             }
                         }
-                        for s in staged.iter().filter(|s| !s.deleted) {
-                            let distance = s.fingerprint.distance(insert.fingerprint);
-                            if distance <= insert.k {
+                        // This batch's earlier inserts: by an index of their
+                        // own when the batch is large, else one by one.
+                        let near: Vec<(usize, u32)> = match &staged_index {
+                            Some(index) => index
+                                .query(insert.fingerprint)
+                                .into_iter()
+                                .map(|m| (m.id as usize, m.distance))
+                                .collect(),
+                            None => (0..staged.len())
+                                .map(|i| (i, staged[i].fingerprint.distance(insert.fingerprint)))
+                                .collect(),
+                        };
+                        for (i, distance) in near {
+                            let s = &staged[i];
+                            if distance <= insert.k && !s.deleted {
                                 let d =
                                     judged(judge, &insert.text, &s.text, s.id.clone(), distance);
                                 duplicates.extend(d);
@@ -260,6 +279,9 @@ impl<B: Bits> Store<B> {
                             .insert(id.as_str(), doc.encode().as_slice())
                             .logged(dir)?;
                         recent.insert(seq, id.as_str()).logged(dir)?;
+                        if let Some(index) = &mut staged_index {
+                            index.insert(insert.fingerprint)?;
+                        }
                         staged.push(Staged {
                             id: id.clone(),
                             fingerprint: insert.fingerprint,
@@ -277,8 +299,12 @@ impl<B: Bits> Store<B> {
                         };
                         let doc = decode(dir, &id, bytes.value())?;
                         drop(bytes);
-                        if let Some(s) = staged.iter_mut().find(|s| !s.deleted && s.id == id) {
+                        if let Some(pos) = staged.iter().position(|s| !s.deleted && s.id == id) {
+                            let s = &mut staged[pos];
                             s.deleted = true;
+                            if let Some(index) = &mut staged_index {
+                                index.remove(pos as u32);
+                            }
                             recent.remove(s.seq).logged(dir)?;
                         } else {
                             let place = view

@@ -295,3 +295,42 @@ fn compaction_leaves_one_segment_and_the_same_answers() {
     assert_eq!(store.stats().segments.len(), 1);
     assert!(store.query(fps[7], 0).unwrap().is_empty());
 }
+
+#[test]
+fn a_large_batch_finds_duplicates_among_its_own_inserts() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    // 300 inserts, each third one a near copy (2 bits off) of the one before.
+    let mut fps = Vec::new();
+    for i in 0..300u64 {
+        fps.push(match i % 3 {
+            2 => fps[i as usize - 1] ^ 0b101,
+            _ => i.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        });
+    }
+    let writes = fps
+        .iter()
+        .enumerate()
+        .map(|(i, &fp)| Write::Insert(Insert::new(fp, K).id(format!("d{i}")).only_if_unique()))
+        .collect();
+    let written = store.write(writes, None).unwrap();
+    for (i, w) in written.iter().enumerate() {
+        // Brute force over the kept earlier ones.
+        let kept_earlier = (0..i).filter(|&j| j % 3 != 2);
+        let near: Vec<String> = kept_earlier
+            .filter(|&j| (fps[j] ^ fps[i]).count_ones() <= K)
+            .map(|j| format!("d{j}"))
+            .collect();
+        match w {
+            Written::NotUnique { duplicates, .. } => {
+                let ids: Vec<String> = duplicates.iter().map(|d| d.id.clone()).collect();
+                assert_eq!(ids, near, "d{i}");
+            }
+            Written::Inserted { duplicates, .. } => {
+                assert!(duplicates.is_empty() && near.is_empty(), "d{i}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(store.stats().documents, 200);
+}

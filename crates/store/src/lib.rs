@@ -39,6 +39,7 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+mod any_width;
 mod error;
 mod log;
 mod merge;
@@ -48,6 +49,7 @@ mod store;
 mod view;
 mod write;
 
+pub use any_width::AnyStore;
 pub use error::{Error, Result};
 pub use record::Document;
 pub use settings::StoreSettings;

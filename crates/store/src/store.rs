@@ -295,6 +295,28 @@ impl<B: Bits> Store<B> {
         }
     }
 
+    /// Every stored fingerprint with its document's id, in no set order.
+    pub fn entries(&self) -> Vec<(String, u128)> {
+        let view = self.inner.read_view();
+        let mut out = Vec::with_capacity(view.len());
+        for live in &view.segments {
+            let deleted = view.deleted.get(&live.number);
+            let segment = &live.segment;
+            for (pos, fp) in segment.fingerprints().iter().enumerate() {
+                let gone = deleted.is_some_and(|bits| crate::view::is_set(bits, pos as u32));
+                if let (false, Some(id)) = (gone, segment.name(pos as u32)) {
+                    out.push((id.to_string(), fp.to_u128()));
+                }
+            }
+        }
+        for (pos, doc) in view.recent_docs.iter().enumerate() {
+            if let (Some((id, _)), Some(fp)) = (doc, view.recent.get(pos as u32)) {
+                out.push((id.clone(), fp.to_u128()));
+            }
+        }
+        out
+    }
+
     /// The directory of the store.
     pub fn dir(&self) -> &Path {
         &self.inner.dir

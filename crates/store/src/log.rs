@@ -110,9 +110,16 @@ pub(crate) fn set(txn: &WriteTransaction, dir: &Path, name: &str, value: &str) -
     Ok(())
 }
 
-/// The segment list as the manifest records it.
-pub(crate) fn segment_list(numbers: impl Iterator<Item = u64>) -> String {
-    numbers.map(|n| n.to_string()).collect::<Vec<_>>().join(",")
+/// Records the segment list, and the next segment's number, within `txn`.
+pub(crate) fn set_segments(
+    txn: &WriteTransaction,
+    dir: &Path,
+    numbers: &[u64],
+    next_segment: u64,
+) -> Result<()> {
+    let list: Vec<String> = numbers.iter().map(u64::to_string).collect();
+    set(txn, dir, "segments", &list.join(","))?;
+    set(txn, dir, "next_segment", &next_segment.to_string())
 }
 
 /// Every entry of table `deleted`, in order.

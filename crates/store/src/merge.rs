@@ -219,18 +219,7 @@ impl<B: Bits> Store<B> {
                 deleted.insert((number, pos), ()).logged(dir)?;
             }
         }
-        log::set(
-            &txn,
-            dir,
-            "segments",
-            &log::segment_list(list.iter().copied()),
-        )?;
-        log::set(
-            &txn,
-            dir,
-            "next_segment",
-            &counters.next_segment.to_string(),
-        )?;
+        log::set_segments(&txn, dir, &list, counters.next_segment)?;
         txn.commit().logged(dir)?;
         {
             let mut view = inner.write_view();

@@ -395,18 +395,7 @@ impl<B: Bits> Store<B> {
                 recent.remove(seq).logged(dir)?;
             }
         }
-        log::set(
-            &txn,
-            dir,
-            "segments",
-            &log::segment_list(numbers.into_iter()),
-        )?;
-        log::set(
-            &txn,
-            dir,
-            "next_segment",
-            &counters.next_segment.to_string(),
-        )?;
+        log::set_segments(&txn, dir, &numbers, counters.next_segment)?;
         txn.commit().logged(dir)?;
         let mut view = inner.write_view();
         view.segments

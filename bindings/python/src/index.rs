@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use neardup_core::Width;
-use neardup_index::{AnyIndexDir, AnyOnlineIndex, TablePlan};
+use neardup_index::{AnyOnlineIndex, TablePlan};
+use neardup_store::{AnyStore, StoreOptions, StoreSettings};
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use rustc_hash::FxHashMap;
@@ -130,8 +131,10 @@ impl Index {
     }
 
     /// Writes the index to directory `path` (made if missing; it must not
-    /// hold an index yet), as `neardup index build` does: `neardup index
-    /// query` and `Index.open` read it.
+    /// hold an index yet) as a store, the one `neardup index build` makes:
+    /// `neardup index query`, `neardup serve` and `Index.open` read it. The
+    /// store records no fingerprint settings (an index does not know how
+    /// its fingerprints were made), so runs against it are taken on trust.
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         let mut entries: Vec<(&String, u32)> =
             self.numbers.iter().map(|(id, &n)| (id, n)).collect();
@@ -141,21 +144,36 @@ impl Index {
             .filter_map(|&(_, n)| self.table.get(n))
             .collect();
         let names: Vec<&String> = entries.iter().map(|&(id, _)| id).collect();
-        let plan = self.table.plan().clone();
-        py.detach(|| AnyIndexDir::create(&path, plan, &fingerprints, &names))
-            .map_err(to_py)
+        let settings = StoreSettings::new(self.width(), self.k(), serde_json::Value::Null, false);
+        py.detach(|| {
+            if AnyStore::exists(&path) {
+                return Err(neardup_store::Error::Input(format!(
+                    "{} already holds an index; add to it, or remove it first",
+                    path.display()
+                )));
+            }
+            AnyStore::open(&path, Some(&settings), StoreOptions::default())?
+                .insert_all(&fingerprints, &names)
+        })
+        .map_err(to_py)
     }
 
     /// The index in directory `path`, as `neardup index build` or
     /// `Index.save` wrote it, loaded into memory.
     #[staticmethod]
     fn open(py: Python<'_>, path: PathBuf) -> PyResult<Index> {
-        let dir = py.detach(|| AnyIndexDir::open(&path)).map_err(to_py)?;
-        let mut index = Index::empty(dir.plan().clone())?;
-        let fingerprints = dir.fingerprints();
-        let names: Vec<String> = (0..fingerprints.len() as u32)
-            .map(|id| dir.name(id).unwrap_or_default().to_string())
-            .collect();
+        let (settings, entries) = py
+            .detach(|| {
+                let store = AnyStore::open(&path, None, StoreOptions::default())?;
+                Ok::<_, neardup_store::Error>((store.settings().clone(), store.entries()))
+            })
+            .map_err(to_py)?;
+        let (width, k) = (settings.width, settings.k);
+        let plan = TablePlan::choose(width, k, entries.len().max(1) as f64, None)
+            .and_then(|c| c.plan(width, k))
+            .map_err(to_py)?;
+        let mut index = Index::empty(plan)?;
+        let (names, fingerprints): (Vec<String>, Vec<u128>) = entries.into_iter().unzip();
         index.insert(&names, &fingerprints)?;
         Ok(index)
     }

@@ -322,21 +322,19 @@ pub struct IndexBuildArgs {
     /// Fingerprint JSON lines, or - for stdin.
     #[arg(required = true, value_name = "FILE")]
     pub paths: Vec<PathBuf>,
-    /// The index directory to create.
+    /// The index directory to create: a store, as `neardup serve` keeps.
     #[arg(long, value_name = "DIR")]
     pub index: PathBuf,
     /// Queries find fingerprints at most K bits apart.
     #[arg(short, long, default_value_t = 3, value_parser = parse_k)]
     pub k: u32,
-    /// Blocks of the table plan [default: the planner's choice for the
-    /// fingerprints given, or --expected].
-    #[arg(long, value_name = "R")]
-    pub blocks: Option<u32>,
-    /// Plan the tables for this many fingerprints (the index will grow).
-    #[arg(long, value_name = "N", value_parser = parse_count)]
-    pub expected: Option<f64>,
     #[command(flatten)]
     pub fields: FingerprintFields,
+    /// The settings the fingerprints were made with, recorded in the
+    /// index: `index query --documents`, `dedup --against` and `serve`
+    /// check theirs against them.
+    #[command(flatten)]
+    pub settings: FingerprintSettings,
 }
 
 #[derive(Debug, Args)]

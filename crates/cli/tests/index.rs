@@ -86,7 +86,7 @@ fn index_errors_are_named() {
         ),
         (
             &["index", "stats", "--index", "nowhere"],
-            "nowhere/MANIFEST",
+            "nowhere holds no index: make one with neardup index build",
         ),
     ];
     for (args, message) in cases {
@@ -94,22 +94,31 @@ fn index_errors_are_named() {
         assert_eq!(run.code(), 2, "{args:?}");
         assert!(run.stderr().contains(message), "{args:?}: {}", run.stderr());
     }
-    // An index directory of another version.
-    let manifest = d.path("idx/MANIFEST");
-    let text = std::fs::read_to_string(&manifest).unwrap();
+    // An index directory of the layout before the store.
+    let old_dir = d.path("old");
+    std::fs::create_dir_all(&old_dir).unwrap();
     std::fs::write(
-        &manifest,
-        text.replace("neardup-index 1", "neardup-index 2"),
+        old_dir.join("MANIFEST"),
+        "neardup-index 1\nwidth 64\nsegment seg-000001.ndx\n",
     )
     .unwrap();
-    let old = d.run(&["index", "stats", "--index", "idx"], b"");
+    let old = d.run(&["index", "stats", "--index", "old"], b"");
     assert_eq!(old.code(), 2);
     assert!(
         old.stderr()
-            .contains("layout version 2; this neardup reads version 1"),
+            .contains("an index of an earlier layout, before the store: rebuild it"),
         "{}",
         old.stderr()
     );
+    // Another neardup holding the store (a running `neardup serve`) is named.
+    let held = neardup_store::AnyStore::open(&d.path("idx"), None, Default::default()).unwrap();
+    let busy = d.run(&["index", "add", "a.jsonl", "--index", "idx"], b"");
+    assert!(
+        busy.stderr().contains("another neardup is writing a store"),
+        "{}",
+        busy.stderr()
+    );
+    drop(held);
 }
 
 #[test]

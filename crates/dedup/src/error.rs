@@ -26,6 +26,9 @@ pub enum Error {
     /// The fingerprinter refused its settings.
     #[error(transparent)]
     Fingerprint(#[from] neardup_core::Error),
+    /// The store of earlier runs' documents refused or failed.
+    #[error(transparent)]
+    Store(#[from] neardup_store::Error),
     /// A temporary file or an index directory could not be used.
     #[error("cannot {doing} {}: {cause}", path.display())]
     Io {

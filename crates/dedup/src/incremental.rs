@@ -1,18 +1,19 @@
 //! Incremental runs: a batch deduplicated against the documents kept by
-//! earlier runs, whose fingerprints an index directory holds, and the kept
-//! documents of a run added to one.
+//! earlier runs, whose fingerprints a store holds, and the kept documents
+//! of a run added to one.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use neardup_core::Width;
-use neardup_index::{AnyIndexDir, TablePlan};
+use neardup_store::{AnyStore, StoreOptions, StoreSettings};
 use rayon::prelude::*;
+use serde_json::Value;
 
 use crate::error::{Error, Result};
 
-/// For each document of a run, the nearest indexed one within k (its entry
-/// in the index, and their distance), and the names of those entries.
+/// For each document of a run, the nearest stored one within k (a number
+/// for its id, and their distance), and the ids by number.
 #[derive(Debug, Default)]
 pub(crate) struct Indexed {
     pub nearest: Vec<Option<(u32, u32)>>,
@@ -27,77 +28,87 @@ impl Indexed {
 }
 
 /// The nearest fingerprint within `k` bits of each of `fingerprints` in the
-/// index at `dir` (the first by number among equals).
+/// store at `dir` (the first by id among equals).
 pub(crate) fn against(dir: &Path, fingerprints: &[u128], width: Width, k: u32) -> Result<Indexed> {
     let refuse = |message: String| Error::Against {
         path: dir.to_path_buf(),
         message,
     };
-    let index = AnyIndexDir::open(dir)?;
-    if index.width() != width {
+    let store = AnyStore::open(dir, None, StoreOptions::default())?;
+    let settings = store.settings();
+    if settings.width != width {
         return Err(refuse(format!(
             "it holds {}-bit fingerprints, these are {}-bit; fingerprint at its width",
-            index.width().bits(),
+            settings.width.bits(),
             width.bits()
         )));
     }
-    let index_k = index.plan().k();
-    if k > index_k {
+    if k > settings.k {
         return Err(refuse(format!(
-            "it finds fingerprints at most {index_k} bits apart, and {k} were asked for; \
-             ask for {index_k} or less, or build a new index"
+            "it finds fingerprints at most {} bits apart, and {k} were asked for; \
+             ask for {} or less, or build a new index",
+            settings.k, settings.k
         )));
     }
-    let nearest: Vec<Option<(u32, u32)>> = fingerprints
+    let found: Vec<Option<(String, u32)>> = fingerprints
         .par_iter()
         .map(|&f| {
-            index
-                .query(f)
-                .into_iter()
-                .find(|m| m.distance <= k)
-                .map(|m| (m.id, m.distance))
+            let hits = store.query(f, k)?;
+            Ok(hits.into_iter().next().map(|h| (h.id, h.distance)))
         })
-        .collect();
-    let names = nearest
-        .iter()
-        .flatten()
-        .filter_map(|&(id, _)| Some((id, index.name(id)?.to_string())))
+        .collect::<Result<_>>()?;
+    let mut numbers: HashMap<String, u32> = HashMap::new();
+    let mut names = HashMap::new();
+    let nearest = found
+        .into_iter()
+        .map(|hit| {
+            hit.map(|(id, distance)| {
+                let next = numbers.len() as u32;
+                let number = *numbers.entry(id.clone()).or_insert(next);
+                names.entry(number).or_insert(id);
+                (number, distance)
+            })
+        })
         .collect();
     Ok(Indexed { nearest, names })
 }
 
-/// Adds `fingerprints`, named `names`, to the index at `dir`, creating it
-/// (planned for queries within `k` bits) if it holds none.
+/// Adds `fingerprints`, named `names`, to the store at `dir`, creating it
+/// (for queries within `k` bits, recording the fingerprint settings
+/// `fingerprint`) if it holds none.
 ///
 /// ```
 /// use neardup_core::Width;
 /// use neardup_dedup::save_to_index;
 ///
 /// let dir = tempfile::tempdir()?;
-/// save_to_index(dir.path(), Width::W64, 6, &[1, 2], &["a", "b"])?;
-/// save_to_index(dir.path(), Width::W64, 6, &[3], &["c"])?;
-/// assert!(save_to_index(dir.path(), Width::W64, 6, &[4], &["a"]).is_err(), "names are unique");
+/// let settings = serde_json::json!({"profile": "auto"});
+/// save_to_index(dir.path(), Width::W64, 6, &[1, 2], &["a", "b"], &settings)?;
+/// save_to_index(dir.path(), Width::W64, 6, &[3], &["c"], &settings)?;
+/// assert!(save_to_index(dir.path(), Width::W64, 6, &[4], &["a"], &settings).is_err(), "names are unique");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Errors
 ///
-/// As the index crate's [`AnyIndexDir::create`] and [`AnyIndexDir::add`]:
-/// names that repeat, an index of another width, a directory that cannot
-/// be written.
+/// As the store's [`AnyStore::open`] and [`AnyStore::insert_all`]: names
+/// that repeat, a store of other settings, a directory that cannot be
+/// written.
 pub fn save_to_index(
     dir: &Path,
     width: Width,
     k: u32,
     fingerprints: &[u128],
     names: &[&str],
+    fingerprint: &Value,
 ) -> Result<()> {
-    if dir.join("MANIFEST").exists() {
-        AnyIndexDir::open(dir)?.add(fingerprints, names)?;
-    } else {
-        let plan =
-            TablePlan::choose(width, k, fingerprints.len().max(1) as f64, None)?.plan(width, k)?;
-        AnyIndexDir::create(dir, plan, fingerprints, names)?;
-    }
+    let store = match StoreSettings::of(dir)? {
+        Some(_) => AnyStore::open(dir, None, StoreOptions::default())?,
+        None => {
+            let settings = StoreSettings::new(width, k, fingerprint.clone(), false);
+            AnyStore::open(dir, Some(&settings), StoreOptions::default())?
+        }
+    };
+    store.insert_all(fingerprints, names)?;
     Ok(())
 }

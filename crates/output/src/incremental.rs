@@ -3,20 +3,14 @@
 
 use std::path::Path;
 
-use crate::atomic::write_atomically;
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
 use neardup_dedup::{Fate, Outcome, save_to_index};
 use serde_json::{Value, json};
 use xxhash_rust::xxh3::xxh3_128;
 
-/// The file in an index directory that records the fingerprint settings of
-/// the fingerprints it holds: fingerprints made otherwise are not
-/// comparable, and a run that would mix them is refused.
-pub const SETTINGS: &str = "fingerprint-settings.json";
-
 /// The settings that decide a fingerprint, as given (`None`: the profile's
-/// default), for [`SETTINGS`].
+/// default), as a store records them.
 ///
 /// ```
 /// use neardup_core::Width;
@@ -83,23 +77,24 @@ impl SettingsRecord {
     }
 }
 
-/// Refuses an index directory whose recorded settings are not `ours`. An
-/// index without a record (made by `neardup index build`) is taken on
-/// trust: the warning that says so is returned.
+/// Refuses a store whose recorded fingerprint settings are not `ours`. A
+/// store that records none (made by the Python `Index.save`, which does not
+/// know how its fingerprints were made) is taken on trust: the warning that
+/// says so is returned.
 pub(crate) fn check_settings(dir: &Path, ours: &Value, option: &str) -> Result<Option<String>> {
-    if !dir.join("MANIFEST").exists() {
+    let Some(stored) = neardup_store::StoreSettings::of(dir)
+        .with_context(|| format!("{option} {}", dir.display()))?
+    else {
         return Ok(None);
-    }
-    let path = dir.join(SETTINGS);
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    };
+    let theirs = stored.fingerprint;
+    if theirs.is_null() {
         return Ok(Some(format!(
-            "{option} {}: no {SETTINGS}, so the index's fingerprint settings are not known; \
+            "{option} {}: it records no fingerprint settings, so they are not known; \
              they must be this run's",
             dir.display()
         )));
-    };
-    let theirs: Value = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not valid JSON", path.display()))?;
+    }
     let differ: Vec<String> = ours
         .as_object()
         .into_iter()
@@ -122,8 +117,9 @@ pub(crate) fn check_settings(dir: &Path, ours: &Value, option: &str) -> Result<O
     Ok(None)
 }
 
-/// Adds the kept documents of `outcome` to the index at `dir`, creating it
-/// (planned for queries at `k`, its settings recorded) if it does not exist.
+/// Adds the kept documents of `outcome` to the store at `dir`, creating it
+/// (for queries at `k`, its fingerprint settings recorded) if it does not
+/// exist.
 pub(crate) fn save<'a>(
     dir: &Path,
     outcome: &Outcome,
@@ -141,17 +137,7 @@ pub(crate) fn save<'a>(
         .iter()
         .map(|&d| outcome.records()[d as usize].fingerprint())
         .collect();
-    let context = || format!("--save-index {}", dir.display());
-    // Settings are recorded by the run that makes the index: of one made
-    // otherwise, they are not known.
-    let creating = !dir.join("MANIFEST").exists();
-    save_to_index(dir, width, k, &fingerprints, &names).with_context(context)?;
-    if creating {
-        write_atomically(&dir.join(SETTINGS), |out| {
-            serde_json::to_writer_pretty(&mut *out, settings)?;
-            Ok(())
-        })
-        .with_context(context)?;
-    }
+    save_to_index(dir, width, k, &fingerprints, &names, settings)
+        .with_context(|| format!("--save-index {}", dir.display()))?;
     Ok(())
 }

@@ -31,5 +31,5 @@ mod reread;
 mod run;
 
 pub use atomic::{is_temporary_of, refuse_input_as_output, write_atomically};
-pub use incremental::{SETTINGS, SettingsRecord};
+pub use incremental::SettingsRecord;
 pub use run::{DedupRun, Finished, against_index};

@@ -53,9 +53,9 @@ pub struct DedupRun {
     pub against: Option<PathBuf>,
     /// The index directory the kept documents are added to.
     pub save_index: Option<PathBuf>,
-    /// The settings that decide the fingerprints, recorded beside a saved
-    /// index ([`crate::SETTINGS`]) and checked against the index of
-    /// `against` or `save_index`.
+    /// The settings that decide the fingerprints, recorded in a saved
+    /// index's manifest and checked against the index of `against` or
+    /// `save_index`.
     pub fingerprint_settings: Value,
     /// `summary.json`'s `settings`: how the run was asked for.
     pub settings: Value,
@@ -81,7 +81,7 @@ pub struct Finished {
 pub fn against_index(against: Option<&Path>, save_index: Option<&Path>) -> Option<PathBuf> {
     against
         // A first run saving to the index it names has none to run against yet.
-        .filter(|dir| save_index != Some(*dir) || dir.join("MANIFEST").exists())
+        .filter(|dir| save_index != Some(*dir) || neardup_store::AnyStore::exists(dir))
         .map(Path::to_path_buf)
 }
 

@@ -53,21 +53,36 @@ impl AnyStore {
     ) -> Result<AnyStore> {
         let width = match settings {
             Some(s) => s.width,
-            None => {
-                StoreSettings::of(dir)?
-                    .ok_or_else(|| {
-                        Error::Input(format!(
-                            "{} holds no store (no index); make one first",
-                            dir.display()
-                        ))
-                    })?
-                    .width
-            }
+            None => match StoreSettings::of(dir)? {
+                Some(stored) => stored.width,
+                // The index directories of neardup before the store.
+                None if dir.join("MANIFEST").exists() => {
+                    return Err(Error::Format(
+                        dir.join("MANIFEST"),
+                        "an index of an earlier layout, before the store: rebuild it with \
+                         neardup index build (or dedup --save-index)"
+                            .into(),
+                    ));
+                }
+                None => {
+                    return Err(Error::Input(format!(
+                        "{} holds no index: make one with neardup index build (or dedup \
+                         --save-index)",
+                        dir.display()
+                    )));
+                }
+            },
         };
         Ok(match width {
             Width::W64 => AnyStore::W64(Store::open(dir, settings, options)?),
             _ => AnyStore::W128(Store::open(dir, settings, options)?),
         })
+    }
+
+    /// Whether `dir` holds a store (or an index of an earlier layout,
+    /// which opening refuses with what to do).
+    pub fn exists(dir: &Path) -> bool {
+        dir.join(crate::log::LOG_FILE).exists() || dir.join("MANIFEST").exists()
     }
 
     /// The store's settings.

@@ -216,7 +216,8 @@ impl<B: Bits> Store<B> {
                 _lock: lock,
             }),
         };
-        store.maybe_merge();
+        // Merges start after writes, not here: a process that opens a
+        // store to read it (a dedup's --against) holds no merge thread.
         Ok(store)
     }
 

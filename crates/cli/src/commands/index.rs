@@ -1,5 +1,5 @@
-//! `neardup index`: an index directory of fingerprints, built, added to,
-//! queried and described.
+//! `neardup index`: a store of fingerprints (the one `neardup serve`
+//! keeps), built, added to, queried and described.
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
 use neardup_corpus::Corpus;
-use neardup_index::{AnyIndexDir, TablePlan};
+use neardup_store::{AnyStore, StoreOptions, StoreSettings};
 use rayon::prelude::*;
 
 use crate::args::{IndexAddArgs, IndexBuildArgs, IndexCommand, IndexQueryArgs, IndexStatsArgs};
@@ -26,6 +26,12 @@ pub fn run(command: &IndexCommand) -> Result<ExitCode> {
 }
 
 fn build(args: &IndexBuildArgs) -> Result<ExitCode> {
+    if AnyStore::exists(&args.index) {
+        bail!(
+            "{} already holds an index; add to it, or remove it first",
+            args.index.display()
+        );
+    }
     let mut width = None;
     let fields = (
         &args.fields.fingerprint_field[..],
@@ -35,16 +41,24 @@ fn build(args: &IndexBuildArgs) -> Result<ExitCode> {
     let Some(width) = width else {
         bail!("no fingerprints in the input: an index needs at least one");
     };
-    let n = args.expected.unwrap_or(set.bits.len() as f64).max(1.0);
-    let plan = match args.blocks {
-        Some(r) => TablePlan::new(width, args.k, r),
-        None => TablePlan::choose(width, args.k, n, None).and_then(|c| c.plan(width, args.k)),
+    if let Some(given) = &args.settings.width
+        && given != &width.bits().to_string()
+    {
+        bail!(
+            "--width {given}: the fingerprints given are {}-bit",
+            width.bits()
+        );
     }
-    .with_context(|| format!("-k {}", args.k))?;
-    let tables = plan.tables();
-    AnyIndexDir::create(&args.index, plan, &set.bits, &set.ids)?;
+    let settings = StoreSettings::new(
+        width,
+        args.k,
+        config::fingerprint_settings(&args.settings, width)?,
+        false,
+    );
+    let store = AnyStore::open(&args.index, Some(&settings), StoreOptions::default())?;
+    store.insert_all(&set.bits, &set.ids)?;
     eprintln!(
-        "neardup: indexed {} in {} ({tables} tables)",
+        "neardup: indexed {} in {}",
         count(set.ids.len() as u64, "fingerprint", "fingerprints"),
         args.index.display()
     );
@@ -52,51 +66,63 @@ fn build(args: &IndexBuildArgs) -> Result<ExitCode> {
 }
 
 fn add(args: &IndexAddArgs) -> Result<ExitCode> {
-    let mut index = AnyIndexDir::open(&args.index)?;
-    let mut read_width = Some(index.width());
+    let store = AnyStore::open(&args.index, None, StoreOptions::default())?;
+    let mut read_width = Some(store.settings().width);
     let fields = (
         &args.fields.fingerprint_field[..],
         &args.fields.id_field[..],
     );
     let set = Set::read(&args.paths, fields, &mut read_width)?;
-    index.add(&set.bits, &set.ids)?;
+    store.insert_all(&set.bits, &set.ids)?;
     eprintln!(
         "neardup: added {} to {} ({} in all)",
         count(set.ids.len() as u64, "fingerprint", "fingerprints"),
         args.index.display(),
-        index.len()
+        store.stats().documents
     );
     Ok(ExitCode::SUCCESS)
 }
 
 fn query(args: &IndexQueryArgs) -> Result<ExitCode> {
-    let index = AnyIndexDir::open(&args.index)?;
-    let width = index.width();
+    let store = AnyStore::open(&args.index, None, StoreOptions::default())?;
+    let width = store.settings().width;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()?;
     let set = pool.install(|| {
         if args.documents {
-            fingerprint_documents(args, width)
+            fingerprint_documents(args, &store)
         } else {
             let mut read_width = Some(width);
             let fields = (&args.fingerprint_field[..], &args.input.id_field[..]);
             Set::read(&args.paths, fields, &mut read_width)
         }
     })?;
-    pool.install(|| query_in(args, &index, &set))?;
+    pool.install(|| query_in(args, &store, &set))?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The documents of the query's inputs, fingerprinted with its settings.
-fn fingerprint_documents(args: &IndexQueryArgs, width: Width) -> Result<Set> {
+/// The documents of the query's inputs, fingerprinted with its settings,
+/// which must be the index's.
+fn fingerprint_documents(args: &IndexQueryArgs, store: &AnyStore) -> Result<Set> {
+    let stored = store.settings();
     let fingerprinter = config::fingerprinter(&args.settings)?;
-    if fingerprinter.width() != width {
+    let width: Width = fingerprinter.width();
+    if width != stored.width {
         bail!(
             "--width {}: the index holds {}-bit fingerprints; fingerprint with --width {}",
-            fingerprinter.width().bits(),
             width.bits(),
-            width.bits()
+            stored.width.bits(),
+            stored.width.bits()
+        );
+    }
+    let ours = config::fingerprint_settings(&args.settings, width)?;
+    if !stored.fingerprint.is_null() && stored.fingerprint != ours {
+        bail!(
+            "the index's fingerprints were made with {}, and these settings make {}: \
+             give the index's settings",
+            stored.fingerprint,
+            ours
         );
     }
     let corpus = Corpus::open(&args.paths, &config::read_options(&args.input))?;
@@ -122,8 +148,8 @@ fn fingerprint_documents(args: &IndexQueryArgs, width: Width) -> Result<Set> {
     Ok(set)
 }
 
-fn query_in(args: &IndexQueryArgs, index: &AnyIndexDir, queries: &Set) -> Result<()> {
-    let k = index.plan().k();
+fn query_in(args: &IndexQueryArgs, store: &AnyStore, queries: &Set) -> Result<()> {
+    let k = store.settings().k;
     let limit = args.k.unwrap_or(k);
     if limit > k {
         bail!(
@@ -131,21 +157,24 @@ fn query_in(args: &IndexQueryArgs, index: &AnyIndexDir, queries: &Set) -> Result
              build one with -k {limit}"
         );
     }
-    let results: Vec<_> = queries.bits.par_iter().map(|&q| index.query(q)).collect();
+    let results: Vec<_> = queries
+        .bits
+        .par_iter()
+        .map(|&q| store.query(q, limit))
+        .collect::<Result<_, _>>()
+        .context("querying the index")?;
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout());
-    for (id, matches) in queries.ids.iter().zip(results) {
+    for (id, hits) in queries.ids.iter().zip(results) {
         out.write_all(b"{\"id\":")?;
         serde_json::to_writer(&mut out, id)?;
         out.write_all(b",\"matches\":[")?;
-        let mut first = true;
-        for m in matches.iter().filter(|m| m.distance <= limit) {
-            if !first {
+        for (i, hit) in hits.iter().enumerate() {
+            if i > 0 {
                 out.write_all(b",")?;
             }
-            first = false;
             out.write_all(b"{\"id\":")?;
-            serde_json::to_writer(&mut out, index.name(m.id).unwrap_or(""))?;
-            write!(out, ",\"distance\":{}}}", m.distance)?;
+            serde_json::to_writer(&mut out, &hit.id)?;
+            write!(out, ",\"distance\":{}}}", hit.distance)?;
         }
         out.write_all(b"]}\n")?;
     }
@@ -154,19 +183,21 @@ fn query_in(args: &IndexQueryArgs, index: &AnyIndexDir, queries: &Set) -> Result
 }
 
 fn stats(args: &IndexStatsArgs) -> Result<ExitCode> {
-    let index = AnyIndexDir::open(&args.index)?;
-    let plan = index.plan();
-    let n = index.len();
+    let store = AnyStore::open(&args.index, None, StoreOptions::default())?;
+    let settings = store.settings();
+    let stats = store.stats();
+    let n = stats.documents;
     let line = serde_json::json!({
         "index": args.index.display().to_string(),
         "fingerprints": n,
-        "width": plan.width().bits(),
-        "k": plan.k(),
-        "blocks": plan.blocks().len(),
-        "tables": plan.tables(),
+        "width": settings.width.bits(),
+        "k": settings.k,
+        "segments": stats.segments,
+        "recent": stats.recent,
+        "fingerprint_settings": settings.fingerprint,
         "format_version": neardup_index::FORMAT_VERSION,
-        "file_bytes": index.file_bytes(),
-        "bytes_per_fingerprint": index.file_bytes() as f64 / n.max(1) as f64,
+        "file_bytes": store.file_bytes(),
+        "bytes_per_fingerprint": store.file_bytes() as f64 / n.max(1) as f64,
     });
     println!("{line}");
     Ok(ExitCode::SUCCESS)

@@ -128,7 +128,10 @@ fn p05_incremental_first_run_and_rerun() {
     assert_eq!(missing.code(), 2);
     // Said once, with what to do.
     assert_eq!(
-        missing.stderr().matches("nowhere holds no index: make one").count(),
+        missing
+            .stderr()
+            .matches("nowhere holds no index: make one")
+            .count(),
         1,
         "{}",
         missing.stderr()

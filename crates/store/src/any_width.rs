@@ -125,10 +125,11 @@ impl AnyStore {
             ))
         };
         let mut seen = std::collections::HashSet::with_capacity(ids.len());
-        for id in ids {
-            if !seen.insert(id.as_ref()) || self.contains(id.as_ref())? {
-                return Err(taken(id.as_ref()));
-            }
+        if let Some(id) = ids.iter().map(AsRef::as_ref).find(|&id| !seen.insert(id)) {
+            return Err(taken(id));
+        }
+        if let Some(id) = self.first_stored(ids)? {
+            return Err(taken(&id));
         }
         let k = self.settings().k;
         for (fps, ids) in fingerprints.chunks(BATCH).zip(ids.chunks(BATCH)) {
@@ -146,15 +147,25 @@ impl AnyStore {
         Ok(())
     }
 
-    fn contains(&self, id: &str) -> Result<bool> {
+    /// The first of `ids` already stored, looked up in one read
+    /// transaction.
+    fn first_stored(&self, ids: &[impl AsRef<str>]) -> Result<Option<String>> {
+        use crate::log::Logged;
         let (db, dir) = match self {
             AnyStore::W64(s) => (&s.inner.db, &s.inner.dir),
             AnyStore::W128(s) => (&s.inner.db, &s.inner.dir),
         };
-        use crate::log::Logged;
         let txn = db.begin_read().logged(dir)?;
         let table = txn.open_table(crate::log::DOCUMENTS).logged(dir)?;
-        Ok(redb::ReadableTable::get(&table, id).logged(dir)?.is_some())
+        for id in ids {
+            if redb::ReadableTable::get(&table, id.as_ref())
+                .logged(dir)?
+                .is_some()
+            {
+                return Ok(Some(id.as_ref().to_string()));
+            }
+        }
+        Ok(None)
     }
 
     /// Every stored fingerprint with its id.

@@ -52,7 +52,7 @@ impl<'a, B: Bits, F: Fn(usize) -> &'a [u32]> Tables<'a, B, F> {
         let mut hashes = [0u64; PREFETCHED_TABLES];
         for (t, hash) in hashes.iter_mut().enumerate().take(self.plan.tables()) {
             *hash = key_hash(self.plan.key(t, query));
-            table(t).prefetch(*hash);
+            table(t).prefetch_lookup(*hash);
         }
         let k = self.plan.k();
         for t in 0..self.plan.tables() {

@@ -184,11 +184,17 @@ impl<B: Bits> Segment<B> {
     /// file and what is wrong when it is not a segment of this version and
     /// width, is cut short or fails a checksum.
     pub fn open(path: &Path) -> Result<Segment<B>> {
-        let bad = |what: String| Error::Format(path.to_path_buf(), what);
         let file = File::open(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
         // SAFETY: the file is mapped read-only; segment files are written
         // under a temporary name and renamed, never changed in place.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::Io(path.to_path_buf(), e))?;
+        Segment::checked(path, map)
+    }
+
+    /// The segment held in `map`, read from `path`, once every check
+    /// passed.
+    fn checked(path: &Path, map: Mmap) -> Result<Segment<B>> {
+        let bad = |what: String| Error::Format(path.to_path_buf(), what);
         let bytes: &[u8] = &map;
         let header = bytes
             .get(..HEADER_LEN)
@@ -335,7 +341,11 @@ impl<B: Bits> Segment<B> {
     /// Every fingerprint within `k` bits of `query`, by distance, then
     /// number.
     pub fn query(&self, query: B) -> Vec<Match> {
-        let tables = Tables {
+        self.tables().search(query, |_| true)
+    }
+
+    fn tables<'a>(&'a self) -> Tables<'a, B, impl Fn(usize) -> &'a [u32] + 'a> {
+        Tables {
             plan: &self.plan,
             masks: &self.masks,
             slots: |t: usize| -> &[u32] {
@@ -344,8 +354,7 @@ impl<B: Bits> Segment<B> {
             },
             id_bits: self.id_bits,
             fingerprints: self.fingerprints(),
-        };
-        tables.search(query, |_| true)
+        }
     }
 
     /// The number of fingerprints.

@@ -164,7 +164,7 @@ impl Index {
     fn open(py: Python<'_>, path: PathBuf) -> PyResult<Index> {
         let (settings, entries) = py
             .detach(|| {
-                let store = AnyStore::open(&path, None, StoreOptions::default())?;
+                let store = AnyStore::open_read_only(&path)?;
                 Ok::<_, neardup_store::Error>((store.settings().clone(), store.entries()))
             })
             .map_err(to_py)?;

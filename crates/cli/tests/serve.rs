@@ -150,6 +150,30 @@ fn a_crawler_stores_pages_once_and_the_service_stops_cleanly_on_sigterm() {
     );
     let (status, openapi) = call(agent.get(format!("{url}/openapi.json")).call());
     assert_eq!((status, &openapi["openapi"]), (200, &json!("3.1.0")));
+    // Readers beside the running service: neither waits, and they see
+    // what it acknowledged; a second writer is refused, naming the lock.
+    let stats = dir.run(&["index", "stats", "--index", "store"], b"");
+    assert_eq!(stats.code(), 0, "{}", stats.stderr());
+    assert!(
+        stats.stdout().contains("\"fingerprints\":1"),
+        "{}",
+        stats.stdout()
+    );
+    let fingerprint = first["fingerprint"].as_str().unwrap();
+    dir.write(
+        "q.jsonl",
+        format!("{{\"id\":\"q\",\"fingerprint\":\"{fingerprint}\"}}\n"),
+    );
+    let query = dir.run(&["index", "query", "q.jsonl", "--index", "store"], b"");
+    assert_eq!(query.code(), 0, "{}", query.stderr());
+    assert!(query.stdout().contains("\"p1\""), "{}", query.stdout());
+    let second = dir.run(&["index", "add", "q.jsonl", "--index", "store"], b"");
+    assert_eq!(second.code(), 2);
+    assert!(
+        second.stderr().contains("another neardup"),
+        "{}",
+        second.stderr()
+    );
 
     let (code, said) = server.terminate();
     assert_eq!(code, Some(0), "{said}");

@@ -34,7 +34,7 @@ pub(crate) fn against(dir: &Path, fingerprints: &[u128], width: Width, k: u32) -
         path: dir.to_path_buf(),
         message,
     };
-    let store = AnyStore::open(dir, None, StoreOptions::default())?;
+    let store = AnyStore::open_read_only(dir)?;
     let settings = store.settings();
     if settings.width != width {
         return Err(refuse(format!(

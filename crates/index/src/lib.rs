@@ -7,9 +7,8 @@
 //!   suits a number of fingerprints ([`TablePlan::choose`]);
 //! - [`OnlineIndex`]: queries between inserts and deletes; [`AnyOnlineIndex`]:
 //!   the same, of a width known at run time;
-//! - [`Segment`]: an index saved to a file and opened by memory map;
-//!   [`IndexDir`]: a directory holding one, to which fingerprints are added;
-//!   [`AnyIndexDir`]: the same, of the width its manifest says;
+//! - [`Segment`]: an index saved to a file and opened by memory map (the
+//!   store, `neardup-store`, keeps its documents in segments);
 //! - [`self_join`] and [`cross_join`]: every pair within `k` bits, one table
 //!   at a time (Manku, Jain and Das Sarma 2007, §3); [`pairs_in_group`]
 //!   and [`shuffle_plan`]: the same join for engines that group rows by key
@@ -40,7 +39,6 @@
 mod any_width;
 mod bits;
 mod brute;
-mod directory;
 mod error;
 mod join;
 mod key_table;
@@ -52,10 +50,9 @@ mod query;
 mod segment;
 mod spill_sort;
 
-pub use any_width::{AnyIndexDir, AnyOnlineIndex};
+pub use any_width::AnyOnlineIndex;
 pub use bits::Bits;
 pub use brute::{brute_force_cross, brute_force_pairs};
-pub use directory::IndexDir;
 pub use error::{Error, Result};
 pub use join::{
     Pair, Run, cross_join, cross_join_each, for_each_run, self_join, self_join_each,

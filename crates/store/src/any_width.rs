@@ -5,7 +5,6 @@
 use std::path::Path;
 
 use neardup_core::Width;
-use redb::ReadableDatabase;
 
 use crate::error::{Error, Result};
 use crate::settings::StoreSettings;
@@ -53,30 +52,58 @@ impl AnyStore {
     ) -> Result<AnyStore> {
         let width = match settings {
             Some(s) => s.width,
-            None => match StoreSettings::of(dir)? {
-                Some(stored) => stored.width,
-                // The index directories of neardup before the store.
-                None if dir.join("MANIFEST").exists() => {
-                    return Err(Error::Format(
-                        dir.join("MANIFEST"),
-                        "an index of an earlier layout, before the store: rebuild it with \
-                         neardup index build (or dedup --save-index)"
-                            .into(),
-                    ));
-                }
-                None => {
-                    return Err(Error::Input(format!(
-                        "{} holds no index: make one with neardup index build (or dedup \
-                         --save-index)",
-                        dir.display()
-                    )));
-                }
-            },
+            None => AnyStore::width_of(dir)?,
         };
         Ok(match width {
             Width::W64 => AnyStore::W64(Store::open(dir, settings, options)?),
             _ => AnyStore::W128(Store::open(dir, settings, options)?),
         })
+    }
+
+    /// Opens the store in `dir` to read only, beside its writer if one
+    /// runs, as [`Store::open_read_only`].
+    ///
+    /// ```
+    /// use neardup_core::Width;
+    /// use neardup_store::{AnyStore, StoreOptions, StoreSettings};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::Value::Null, false);
+    /// let writer = AnyStore::open(dir.path(), Some(&settings), StoreOptions::default())?;
+    /// writer.insert_all(&[0b1011], &["a"])?;
+    /// let reader = AnyStore::open_read_only(dir.path())?;
+    /// assert_eq!(reader.entries(), [("a".to_string(), 0b1011)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::open_read_only`].
+    pub fn open_read_only(dir: &Path) -> Result<AnyStore> {
+        Ok(match AnyStore::width_of(dir)? {
+            Width::W64 => AnyStore::W64(Store::open_read_only(dir)?),
+            _ => AnyStore::W128(Store::open_read_only(dir)?),
+        })
+    }
+
+    /// The width of the store in `dir`; an error that says what to do when
+    /// there is none.
+    fn width_of(dir: &Path) -> Result<Width> {
+        match StoreSettings::of(dir)? {
+            Some(stored) => Ok(stored.width),
+            // The index directories of neardup before the store.
+            None if dir.join("MANIFEST").exists() => Err(Error::Format(
+                dir.join("MANIFEST"),
+                "an index of an earlier layout, before the store: rebuild it with \
+                 neardup index build (or dedup --save-index)"
+                    .into(),
+            )),
+            None => Err(Error::Input(format!(
+                "{} holds no index: make one with neardup index build (or dedup \
+                 --save-index)",
+                dir.display()
+            ))),
+        }
     }
 
     /// Whether `dir` holds a store (or an index of an earlier layout,
@@ -155,7 +182,7 @@ impl AnyStore {
             AnyStore::W64(s) => (&s.inner.db, &s.inner.dir),
             AnyStore::W128(s) => (&s.inner.db, &s.inner.dir),
         };
-        let txn = db.begin_read().logged(dir)?;
+        let txn = db.begin_read(dir)?;
         let table = txn.open_table(crate::log::DOCUMENTS).logged(dir)?;
         for id in ids {
             if redb::ReadableTable::get(&table, id.as_ref())

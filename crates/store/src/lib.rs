@@ -16,8 +16,9 @@
 //!   recent documents flushed to a segment every so often;
 //! - merging: segments of a size merged in the background, tier by tier.
 //!
-//! A directory holds one store, opened by one process at a time (a second
-//! is refused, naming the first's lock).
+//! A directory holds one store, written by one process at a time (a second
+//! writer is refused, naming the first's lock) and read by any number of
+//! others beside it ([`Store::open_read_only`]).
 //!
 //! # Example
 //!

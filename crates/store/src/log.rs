@@ -15,7 +15,9 @@
 
 use std::path::Path;
 
-use redb::{ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
+use redb::{ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
+
+use neardup_index::{LOCK_FILE, WriterLock};
 
 use crate::error::{Error, Result};
 
@@ -41,12 +43,97 @@ impl<T, E: std::fmt::Display> Logged<T> for std::result::Result<T, E> {
     }
 }
 
-/// A write transaction that records its allocator state, so that opening
-/// the log after a crash takes no full repair.
-pub(crate) fn begin(db: &redb::Database, dir: &Path) -> Result<WriteTransaction> {
-    let mut txn = db.begin_write().logged(dir)?;
-    txn.set_quick_repair(true);
-    Ok(txn)
+/// The log, opened by the store's one writer or by one of its readers.
+///
+/// Both open it in redb's single-writer mode: one process writes, any
+/// number of others may read at once, each from the snapshot of its
+/// transaction, and none waits for another.
+pub(crate) enum Log {
+    /// The writer's (which holds the store's lock).
+    Writer(redb::Database),
+    /// A reader's.
+    Reader(redb::ReadOnlyDatabase),
+}
+
+impl std::fmt::Debug for Log {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Log::Writer(_) => "Log::Writer",
+            Log::Reader(_) => "Log::Reader",
+        })
+    }
+}
+
+fn builder() -> redb::Builder {
+    let mut builder = redb::Builder::new();
+    builder.set_concurrency_mode(redb::ConcurrencyMode::SingleWriter);
+    builder
+}
+
+impl Log {
+    /// Opens the log in `dir` to write, creating it when missing, and
+    /// repairing it when its last writer was killed.
+    pub(crate) fn create(dir: &Path) -> Result<Log> {
+        Ok(Log::Writer(
+            builder().create(dir.join(LOG_FILE)).logged(dir)?,
+        ))
+    }
+
+    /// Opens the log in `dir` to read only. A log whose writer was killed
+    /// needs the repair its next writer makes: `Err(None)` then.
+    fn open_reader(dir: &Path) -> std::result::Result<Log, Option<Error>> {
+        match builder().open_read_only(dir.join(LOG_FILE)) {
+            Ok(db) => Ok(Log::Reader(db)),
+            Err(redb::DatabaseError::RepairAborted) => Err(None),
+            Err(e) => Err(Some(Error::Log(dir.join(LOG_FILE), e.to_string()))),
+        }
+    }
+
+    /// Opens the log of the store in `dir` to read only, beside its writer
+    /// if one runs. A log whose writer was killed is first repaired, as its
+    /// next writer would, under the store's lock.
+    pub(crate) fn for_reading(dir: &Path) -> Result<Log> {
+        if !dir.join(LOG_FILE).exists() {
+            return Err(Error::Input(format!("{} holds no store", dir.display())));
+        }
+        match Log::open_reader(dir) {
+            Ok(log) => Ok(log),
+            Err(Some(e)) => Err(e),
+            Err(None) => {
+                let _lock = WriterLock::acquire(dir, LOCK_FILE, "a store")?;
+                drop(Log::create(dir)?);
+                Log::open_reader(dir).map_err(|e| {
+                    e.unwrap_or_else(|| {
+                        Error::Log(dir.join(LOG_FILE), "it still needs a repair".into())
+                    })
+                })
+            }
+        }
+    }
+
+    /// A read transaction: a snapshot of the last commit.
+    pub(crate) fn begin_read(&self, dir: &Path) -> Result<ReadTransaction> {
+        match self {
+            Log::Writer(db) => db.begin_read().logged(dir),
+            Log::Reader(db) => db.begin_read().logged(dir),
+        }
+    }
+
+    /// A write transaction that records its allocator state, so that
+    /// opening the log after a crash takes no full repair; refused to a
+    /// reader.
+    pub(crate) fn begin(&self, dir: &Path) -> Result<WriteTransaction> {
+        let Log::Writer(db) = self else {
+            return Err(Error::Input(format!(
+                "the store in {} is open for reading only (another neardup writes it): \
+                 write through that one",
+                dir.display()
+            )));
+        };
+        let mut txn = db.begin_write().logged(dir)?;
+        txn.set_quick_repair(true);
+        Ok(txn)
+    }
 }
 
 /// The manifest's entries, read.
@@ -58,8 +145,7 @@ pub(crate) struct Manifest {
     pub(crate) next_seq: u64,
 }
 
-pub(crate) fn read_manifest(db: &redb::Database, dir: &Path) -> Result<Manifest> {
-    let txn = db.begin_read().logged(dir)?;
+pub(crate) fn read_manifest(txn: &ReadTransaction, dir: &Path) -> Result<Manifest> {
     let table = match txn.open_table(MANIFEST) {
         Ok(t) => t,
         Err(redb::TableError::TableDoesNotExist(_)) => {
@@ -123,8 +209,7 @@ pub(crate) fn set_segments(
 }
 
 /// Every entry of table `deleted`, in order.
-pub(crate) fn deleted_entries(db: &redb::Database, dir: &Path) -> Result<Vec<(u64, u32)>> {
-    let txn = db.begin_read().logged(dir)?;
+pub(crate) fn deleted_entries(txn: &ReadTransaction, dir: &Path) -> Result<Vec<(u64, u32)>> {
     let table = match txn.open_table(DELETED) {
         Ok(t) => t,
         Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),

@@ -201,7 +201,7 @@ impl<B: Bits> Store<B> {
                 .chain([number])
                 .collect()
         };
-        let txn = log::begin(&inner.db, dir)?;
+        let txn = inner.db.begin(dir)?;
         {
             let mut deleted = txn.open_table(DELETED).logged(dir)?;
             for &n in numbers {

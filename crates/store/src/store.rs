@@ -6,10 +6,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use neardup_index::{Bits, LOCK_FILE, Segment, TablePlan, WriterLock};
-use redb::{ReadableDatabase, ReadableTable};
+use redb::{ReadTransaction, ReadableTable};
 
 use crate::error::{Error, Result};
-use crate::log::{self, DOCUMENTS, LAYOUT_VERSION, LOG_FILE, Logged, RECENT};
+use crate::log::{self, DOCUMENTS, LAYOUT_VERSION, LOG_FILE, Log, Logged, Manifest, RECENT};
 use crate::record::Document;
 use crate::settings::StoreSettings;
 use crate::view::{Hit, LiveSegment, View};
@@ -42,9 +42,10 @@ impl Default for StoreOptions {
 /// A durable store of fingerprinted documents, searched exactly within
 /// its `k` bits.
 ///
-/// One process opens a store at a time (a second is refused); within it,
-/// queries run in parallel with each other and with writes, and writes are
-/// applied one batch at a time.
+/// One process writes a store at a time (a second writer is refused;
+/// readers open it beside, [`Store::open_read_only`]); within it, queries
+/// run in parallel with each other and with writes, and writes are applied
+/// one batch at a time.
 ///
 /// ```
 /// use neardup_core::Width;
@@ -68,7 +69,7 @@ pub struct Store<B> {
 #[derive(Debug)]
 pub(crate) struct Inner<B> {
     pub(crate) dir: PathBuf,
-    pub(crate) db: redb::Database,
+    pub(crate) db: Log,
     pub(crate) settings: StoreSettings,
     pub(crate) options: StoreOptions,
     pub(crate) view: RwLock<View<B>>,
@@ -77,7 +78,8 @@ pub(crate) struct Inner<B> {
     pub(crate) merging: AtomicBool,
     pub(crate) merges: AtomicU64,
     pub(crate) merge_error: Mutex<Option<String>>,
-    _lock: WriterLock,
+    /// The writer's lock; a reader holds none.
+    _lock: Option<WriterLock>,
 }
 
 /// The writer's counters.
@@ -141,84 +143,112 @@ impl<B: Bits> Store<B> {
         }
         std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
         let lock = WriterLock::acquire(dir, LOCK_FILE, "a store")?;
-        let db = redb::Database::create(&log_path).logged(dir)?;
-        let manifest = log::read_manifest(&db, dir)?;
-        let settings = match (&manifest.settings, settings) {
-            (None, Some(given)) => {
-                create(&db, dir, given)?;
-                given.clone()
-            }
-            (None, None) => {
-                return Err(Error::Format(
-                    log_path,
-                    "its manifest names no settings".into(),
-                ));
-            }
-            (Some(text), given) => {
-                let stored = serde_json::from_str(text)
-                    .ok()
-                    .and_then(|v| StoreSettings::from_json(&v))
-                    .ok_or_else(|| {
-                        Error::Format(log_path.clone(), format!("bad settings {text:?}"))
-                    })?;
-                if manifest.layout.as_deref() != Some(LAYOUT_VERSION) {
-                    return Err(Error::Format(
-                        log_path,
-                        format!(
-                            "a store of layout {:?}; this neardup reads layout {LAYOUT_VERSION}",
-                            manifest.layout
-                        ),
+        let log = Log::create(dir)?;
+        let fresh = log::read_manifest(&log.begin_read(dir)?, dir)?
+            .settings
+            .is_none();
+        if let (true, Some(given)) = (fresh, settings) {
+            create(&log, dir, given)?;
+        }
+        let txn = log.begin_read(dir)?;
+        let manifest = log::read_manifest(&txn, dir)?;
+        let settings = settings_of(dir, &manifest, settings)?;
+        remove_leftovers(dir, &manifest.segments);
+        let (view, next_seq) = load_view(dir, &txn, &manifest, &settings, &options)?;
+        drop(txn);
+        Ok(Store::assemble(
+            dir,
+            log,
+            settings,
+            options,
+            view,
+            Counters {
+                next_seq: next_seq.max(manifest.next_seq),
+                next_segment: manifest.next_segment,
+            },
+            Some(lock),
+        ))
+    }
+
+    /// Opens the store in `dir` to read only, whether or not another
+    /// process writes it (`neardup serve`, say): it takes no lock, and
+    /// neither waits for the writer nor makes it wait. Its queries search
+    /// the store as it was when opened; its writes are refused.
+    ///
+    /// ```
+    /// use neardup_core::Width;
+    /// use neardup_store::{Insert, Store, StoreOptions, StoreSettings, Write};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({}), false);
+    /// let writer = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
+    /// writer.write(vec![Write::Insert(Insert::new(0b1011, 3).id("a"))], None)?;
+    /// let reader = Store::<u64>::open_read_only(dir.path())?;
+    /// assert_eq!(reader.query(0b1010, 3)?[0].id, "a");
+    /// let refused = reader.write(vec![Write::Insert(Insert::new(7, 3).id("b"))], None);
+    /// assert!(refused.unwrap_err().to_string().contains("reading only"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::open`], and [`Error::Input`] when `dir` holds no store.
+    pub fn open_read_only(dir: &Path) -> Result<Store<B>> {
+        let log = Log::for_reading(dir)?;
+        let options = StoreOptions::default();
+        // A merge may remove a segment between reading the manifest and
+        // opening its file: read the manifest again then.
+        let mut attempts = 0;
+        loop {
+            let txn = log.begin_read(dir)?;
+            let manifest = log::read_manifest(&txn, dir)?;
+            let settings = settings_of(dir, &manifest, None)?;
+            match load_view(dir, &txn, &manifest, &settings, &options) {
+                Err(Error::Index(neardup_index::Error::Io(_, e)))
+                    if e.kind() == std::io::ErrorKind::NotFound && attempts < 8 =>
+                {
+                    attempts += 1;
+                }
+                Err(e) => return Err(e),
+                Ok((view, next_seq)) => {
+                    drop(txn);
+                    let counters = Counters {
+                        next_seq,
+                        next_segment: manifest.next_segment,
+                    };
+                    return Ok(Store::assemble(
+                        dir, log, settings, options, view, counters, None,
                     ));
                 }
-                if let Some(diff) = given.and_then(|g| stored.difference(g)) {
-                    return Err(Error::Input(format!(
-                        "the store in {} has other settings: {diff}; open it with its own, \
-                         or make a new store",
-                        dir.display()
-                    )));
-                }
-                stored
             }
-        };
-        if settings.width != B::WIDTH {
-            return Err(Error::Input(format!(
-                "the store in {} holds {}-bit fingerprints",
-                dir.display(),
-                settings.width.bits()
-            )));
         }
-        let manifest = log::read_manifest(&db, dir)?;
-        remove_leftovers(dir, &manifest.segments);
-        let mut view = View::new(recent_plan(&settings, &options)?)?;
-        for &number in &manifest.segments {
-            let segment = Segment::open(&dir.join(segment_name(number)))?;
-            view.segments
-                .push(Arc::new(LiveSegment::new(number, segment)));
-        }
-        for (segment, pos) in log::deleted_entries(&db, dir)? {
-            view.delete(crate::view::Place::Segment { segment, pos });
-        }
-        let next_seq = load_recent(&db, dir, &mut view)?.max(manifest.next_seq);
-        let store = Store {
+    }
+
+    fn assemble(
+        dir: &Path,
+        log: Log,
+        settings: StoreSettings,
+        options: StoreOptions,
+        view: View<B>,
+        counters: Counters,
+        lock: Option<WriterLock>,
+    ) -> Store<B> {
+        // Merges start after writes, not here: a process that opens a
+        // store to read it (a dedup's --against) holds no merge thread.
+        Store {
             inner: Arc::new(Inner {
                 dir: dir.to_path_buf(),
-                db,
+                db: log,
                 settings,
                 options,
                 view: RwLock::new(view),
-                writer: Mutex::new(Counters {
-                    next_seq,
-                    next_segment: manifest.next_segment,
-                }),
+                writer: Mutex::new(counters),
                 merging: AtomicBool::new(false),
                 merges: AtomicU64::new(0),
                 merge_error: Mutex::new(None),
                 _lock: lock,
             }),
-        };
-        // Merges start after writes, not here: a process that opens a
-        // store to read it (a dedup's --against) holds no merge thread.
-        Ok(store)
+        }
     }
 
     /// The store's settings.
@@ -261,7 +291,7 @@ impl<B: Bits> Store<B> {
     /// the record is damaged.
     pub fn get(&self, id: &str) -> Result<Option<Document>> {
         let dir = &self.inner.dir;
-        let txn = self.inner.db.begin_read().logged(dir)?;
+        let txn = self.inner.db.begin_read(dir)?;
         let table = match txn.open_table(DOCUMENTS) {
             Ok(t) => t,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
@@ -336,9 +366,8 @@ impl StoreSettings {
         if !log_path.exists() {
             return Ok(None);
         }
-        let _lock = WriterLock::acquire(dir, LOCK_FILE, "a store")?;
-        let db = redb::Database::create(&log_path).logged(dir)?;
-        let Some(text) = log::read_manifest(&db, dir)?.settings else {
+        let log = Log::for_reading(dir)?;
+        let Some(text) = log::read_manifest(&log.begin_read(dir)?, dir)?.settings else {
             return Ok(None);
         };
         serde_json::from_str(&text)
@@ -398,8 +427,8 @@ fn segment_number(name: &str) -> Option<u64> {
 }
 
 /// Writes a new store's manifest.
-fn create(db: &redb::Database, dir: &Path, settings: &StoreSettings) -> Result<()> {
-    let txn = log::begin(db, dir)?;
+fn create(log: &Log, dir: &Path, settings: &StoreSettings) -> Result<()> {
+    let txn = log.begin(dir)?;
     log::set(&txn, dir, "layout", LAYOUT_VERSION)?;
     log::set(&txn, dir, "settings", &settings.to_json().to_string())?;
     log::set(&txn, dir, "segments", "")?;
@@ -409,10 +438,75 @@ fn create(db: &redb::Database, dir: &Path, settings: &StoreSettings) -> Result<(
     txn.commit().logged(dir)
 }
 
+/// The settings `manifest` records, checked against `given` when given.
+fn settings_of(
+    dir: &Path,
+    manifest: &Manifest,
+    given: Option<&StoreSettings>,
+) -> Result<StoreSettings> {
+    let log_path = dir.join(LOG_FILE);
+    let Some(text) = &manifest.settings else {
+        return Err(Error::Format(
+            log_path,
+            "its manifest names no settings".into(),
+        ));
+    };
+    let stored = serde_json::from_str(text)
+        .ok()
+        .and_then(|v| StoreSettings::from_json(&v))
+        .ok_or_else(|| Error::Format(log_path.clone(), format!("bad settings {text:?}")))?;
+    if manifest.layout.as_deref() != Some(LAYOUT_VERSION) {
+        return Err(Error::Format(
+            log_path,
+            format!(
+                "a store of layout {:?}; this neardup reads layout {LAYOUT_VERSION}",
+                manifest.layout
+            ),
+        ));
+    }
+    if let Some(diff) = given.and_then(|g| stored.difference(g)) {
+        return Err(Error::Input(format!(
+            "the store in {} has other settings: {diff}; open it with its own, \
+             or make a new store",
+            dir.display()
+        )));
+    }
+    Ok(stored)
+}
+
+/// The view of the store `manifest` describes: its segments opened, their
+/// deleted entries and the recent documents read in one snapshot of the
+/// log; and the sequence number after the last recent document.
+fn load_view<B: Bits>(
+    dir: &Path,
+    txn: &ReadTransaction,
+    manifest: &Manifest,
+    settings: &StoreSettings,
+    options: &StoreOptions,
+) -> Result<(View<B>, u64)> {
+    if settings.width != B::WIDTH {
+        return Err(Error::Input(format!(
+            "the store in {} holds {}-bit fingerprints",
+            dir.display(),
+            settings.width.bits()
+        )));
+    }
+    let mut view = View::new(recent_plan(settings, options)?)?;
+    for &number in &manifest.segments {
+        let segment = Segment::open(&dir.join(segment_name(number)))?;
+        view.segments
+            .push(Arc::new(LiveSegment::new(number, segment)));
+    }
+    for (segment, pos) in log::deleted_entries(txn, dir)? {
+        view.delete(crate::view::Place::Segment { segment, pos });
+    }
+    let next_seq = load_recent(txn, dir, &mut view)?;
+    Ok((view, next_seq))
+}
+
 /// Fills `view`'s recent documents from the log; returns the sequence
 /// number after the last.
-fn load_recent<B: Bits>(db: &redb::Database, dir: &Path, view: &mut View<B>) -> Result<u64> {
-    let txn = db.begin_read().logged(dir)?;
+fn load_recent<B: Bits>(txn: &ReadTransaction, dir: &Path, view: &mut View<B>) -> Result<u64> {
     let recent = txn.open_table(RECENT).logged(dir)?;
     let documents = txn.open_table(DOCUMENTS).logged(dir)?;
     let mut next = 0;

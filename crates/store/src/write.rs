@@ -187,7 +187,7 @@ impl<B: Bits> Store<B> {
         let inner = &self.inner;
         let dir = inner.dir.as_path();
         let mut counters = inner.lock_writer();
-        let txn = log::begin(&inner.db, dir)?;
+        let txn = inner.db.begin(dir)?;
         let mut staged: Vec<Staged<B>> = Vec::new();
         let mut staged_index = match writes.len() > 64 {
             true => Some(OnlineIndex::<B>::new(recent_plan(
@@ -388,7 +388,7 @@ impl<B: Bits> Store<B> {
                 .chain([number])
                 .collect()
         };
-        let txn = log::begin(&inner.db, dir)?;
+        let txn = inner.db.begin(dir)?;
         {
             let mut recent = txn.open_table(RECENT).logged(dir)?;
             for seq in seqs {

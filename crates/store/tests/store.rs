@@ -334,3 +334,52 @@ fn a_large_batch_finds_duplicates_among_its_own_inserts() {
     }
     assert_eq!(store.stats().documents, 200);
 }
+
+#[test]
+fn readers_open_beside_the_writer_and_search_a_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = open(dir.path());
+    let fps: Vec<u64> = (0..40u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i & 3))
+        .collect();
+    let insert = |i: usize| {
+        let doc = Insert::new(fps[i], K).id(format!("d{i}"));
+        writer.write(vec![Write::Insert(doc)], None).unwrap();
+    };
+    // One at a time: flushes every 6, merges two by two.
+    (0..20).for_each(insert);
+    let reader = Store::<u64>::open_read_only(dir.path()).unwrap();
+    let answers = |store: &Store<u64>| -> Vec<Vec<Hit>> {
+        fps.iter().map(|&fp| store.query(fp, K).unwrap()).collect()
+    };
+    let seen = answers(&reader);
+    assert_eq!(seen, answers(&writer));
+    // The writer goes on, and compaction removes every segment file the
+    // reader opened: the reader answers from its snapshot all the same.
+    (20..40).for_each(insert);
+    writer
+        .write(vec![Write::Delete("d3".into())], None)
+        .unwrap();
+    writer.compact().unwrap();
+    assert_eq!(answers(&reader), seen);
+    assert_eq!(reader.stats().documents, 20);
+    let refused = reader
+        .write(vec![Write::Insert(Insert::new(7, K).id("x"))], None)
+        .unwrap_err();
+    assert!(refused.to_string().contains("reading only"), "{refused}");
+    assert!(reader.compact().is_err());
+    // A reader opened now sees all the writer acknowledged.
+    let later = Store::<u64>::open_read_only(dir.path()).unwrap();
+    assert_eq!(answers(&later), answers(&writer));
+    let sorted = |store: &Store<u64>| {
+        let mut all = store.entries();
+        all.sort();
+        all
+    };
+    assert_eq!(sorted(&later).len(), 39);
+    assert_eq!(sorted(&later), sorted(&writer));
+    assert_eq!(later.get("d5").unwrap(), writer.get("d5").unwrap());
+    let empty = tempfile::tempdir().unwrap();
+    let none = Store::<u64>::open_read_only(empty.path()).unwrap_err();
+    assert!(none.to_string().contains("holds no store"), "{none}");
+}

@@ -84,7 +84,7 @@ fn add(args: &IndexAddArgs) -> Result<ExitCode> {
 }
 
 fn query(args: &IndexQueryArgs) -> Result<ExitCode> {
-    let store = AnyStore::open(&args.index, None, StoreOptions::default())?;
+    let store = AnyStore::open_read_only(&args.index)?;
     let width = store.settings().width;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
@@ -183,7 +183,7 @@ fn query_in(args: &IndexQueryArgs, store: &AnyStore, queries: &Set) -> Result<()
 }
 
 fn stats(args: &IndexStatsArgs) -> Result<ExitCode> {
-    let store = AnyStore::open(&args.index, None, StoreOptions::default())?;
+    let store = AnyStore::open_read_only(&args.index)?;
     let settings = store.settings();
     let stats = store.stats();
     let n = stats.documents;

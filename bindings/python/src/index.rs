@@ -159,7 +159,8 @@ impl Index {
     }
 
     /// The index in directory `path`, as `neardup index build` or
-    /// `Index.save` wrote it, loaded into memory.
+    /// `Index.save` wrote it, loaded into memory; it may be read while
+    /// `neardup serve` writes it.
     #[staticmethod]
     fn open(py: Python<'_>, path: PathBuf) -> PyResult<Index> {
         let (settings, entries) = py

@@ -5,14 +5,13 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use neardup_core::{Profile, Width};
-use neardup_dedup::{
-    Dedup, DocumentsAt, Fate, Grouping, Keep, Memory, Outcome, Silent, Verification,
-};
+use neardup_dedup::{Dedup, DocumentsAt, Fate, Grouping, Keep, Memory, Outcome, Verification};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::error::{NeardupError, to_py};
+use crate::interrupt::interruptible;
 use crate::texts::{Texts, documents};
 
 /// The settings of a run, as the Python signature gives them.
@@ -186,8 +185,8 @@ pub(crate) fn dedup<'py>(
         .num_threads(threads.unwrap_or(0))
         .build()
         .map_err(|e| NeardupError::new_err(format!("threads: {e}")))?;
-    let outcome = py.detach(|| -> PyResult<Outcome> {
-        let run = |source: &dyn neardup_dedup::Source| pool.install(|| job.run(source, &Silent));
+    let outcome = interruptible(py, |interrupt| -> PyResult<Outcome> {
+        let run = |source: &dyn neardup_dedup::Source| pool.install(|| job.run(source, interrupt));
         let outcome = match (&texts, &ids) {
             (Texts::Arrow(a), None) => {
                 let docs: &dyn DocumentsAt = documents(a.as_ref())?;
@@ -207,7 +206,7 @@ pub(crate) fn dedup<'py>(
             }
         };
         outcome.map_err(to_py)
-    })?;
+    })??;
     let n = outcome.stats().documents;
     let mut duplicate_of = vec![-1i64; n];
     let mut distance = vec![-1i32; n];

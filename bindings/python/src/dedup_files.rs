@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use neardup_core::Width;
 use neardup_corpus::{Format, ReadOptions};
-use neardup_dedup::Silent;
 use neardup_output::{DedupRun, SettingsRecord, against_index};
 use pyo3::prelude::*;
 
 use crate::dedup::Settings;
 use crate::error::NeardupError;
+use crate::interrupt::interruptible;
 
 fn format(name: &str) -> PyResult<Format> {
     match name {
@@ -101,8 +101,7 @@ pub(crate) fn dedup_files(
         .num_threads(threads.unwrap_or(0))
         .build()
         .map_err(|e| NeardupError::new_err(format!("threads: {e}")))?;
-    let finished = py
-        .detach(|| pool.install(|| run.run(&Silent)))
+    let finished = interruptible(py, |interrupt| pool.install(|| run.run(interrupt)))?
         .map_err(|e| NeardupError::new_err(format!("{e:#}")))?;
     Ok((
         finished.summary.to_string(),

@@ -16,6 +16,7 @@ mod dedup_files;
 mod error;
 mod fingerprint;
 mod index;
+mod interrupt;
 mod spark;
 mod texts;
 mod utf8;

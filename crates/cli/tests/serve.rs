@@ -326,6 +326,22 @@ fn what_an_attacker_sends_is_refused_and_changes_nothing() {
         0,
         "nothing refused was stored"
     );
+    // A route asked with another method: a JSON error too, with Allow.
+    let wrong = agent
+        .put(format!("{url}/v1/documents/a"))
+        .header("Authorization", auth)
+        .send("{}");
+    let allow = wrong
+        .as_ref()
+        .ok()
+        .and_then(|r| r.headers().get("allow").cloned());
+    let (status, body) = call(wrong);
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (405, Some("method_not_allowed")),
+        "{body}"
+    );
+    assert!(allow.is_some_and(|a| a.to_str().unwrap_or("").contains("GET")));
     // Health answers anyone; the rest only with the token.
     assert_eq!(call(agent.get(format!("{url}/healthz")).call()).0, 200);
     assert_eq!(call(agent.get(format!("{url}/readyz")).call()).0, 200);

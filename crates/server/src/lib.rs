@@ -155,6 +155,127 @@ impl std::fmt::Display for StartError {
 
 impl std::error::Error for StartError {}
 
+/// The service without a listener: the store, the thread that
+/// group-commits its writes, and the routes. [`serve`] puts it behind a
+/// socket; a test or a fuzzer can send requests to [`Service::router`]
+/// directly (an axum [`Router`] is a tower service).
+///
+/// ```
+/// use neardup_core::{Fingerprinter, Profile, Width};
+/// use neardup_server::{Limits, ServeOptions, Service};
+/// use neardup_store::{Store, StoreOptions, StoreSettings};
+///
+/// let dir = tempfile::tempdir()?;
+/// let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({"profile": "auto"}), false);
+/// let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
+/// let options = ServeOptions {
+///     listen: "127.0.0.1:0".parse()?,
+///     token: None,
+///     limits: Limits::default(),
+///     k: 3,
+///     compact_after: None,
+/// };
+/// let service = Service::new(store, Fingerprinter::new(Profile::Auto)?, None, &options)?;
+/// let _router = service.router();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Service<B: Bits> {
+    app: Option<Arc<App<B>>>,
+    router: Router,
+    writer: Option<std::thread::JoinHandle<()>>,
+}
+
+impl<B: Bits> Service<B> {
+    /// Checks `options` and starts the writer thread.
+    ///
+    /// # Errors
+    ///
+    /// [`StartError`] when the address is not loopback and no token is
+    /// given, the token is empty, the fingerprints' width is not the
+    /// store's, or the writer thread cannot start.
+    pub fn new(
+        store: Store<B>,
+        fingerprinter: Fingerprinter,
+        verification: Option<Verification>,
+        options: &ServeOptions,
+    ) -> Result<Service<B>, StartError> {
+        if !options.listen.ip().is_loopback() && options.token.is_none() {
+            return Err(StartError(format!(
+                "--listen {}: anyone who can reach that address could write to the store; \
+                 give --token-file with a secret token, or listen on 127.0.0.1",
+                options.listen
+            )));
+        }
+        if options.token.as_deref().is_some_and(str::is_empty) {
+            return Err(StartError(
+                "the token file is empty: put a secret token in it".into(),
+            ));
+        }
+        if fingerprinter.width() != B::WIDTH {
+            return Err(StartError(format!(
+                "the store holds {}-bit fingerprints and the fingerprint settings make {}-bit ones",
+                B::WIDTH.bits(),
+                fingerprinter.width().bits()
+            )));
+        }
+        let metrics = Arc::new(Metrics::default());
+        let judge: Option<SharedJudge> = verification.map(|v| {
+            let judge: SharedJudge = Arc::new(move |a: &str, b: &str| {
+                let measure = v.measure(&v.sketch(a), &v.sketch(b));
+                v.holds(measure).then_some(measure)
+            });
+            judge
+        });
+        let (committer, writer) = Committer::start(
+            store.clone(),
+            judge.clone(),
+            options.limits.max_commit,
+            metrics.clone(),
+        )
+        .map_err(|e| StartError(format!("cannot start the writer: {e}")))?;
+        let app = Arc::new(App {
+            store,
+            committer,
+            fingerprinter,
+            verification,
+            judge,
+            limits: options.limits.clone(),
+            k: options.k,
+            metrics,
+            ready: AtomicBool::new(true),
+        });
+        Ok(Service {
+            router: router(app.clone(), options),
+            app: Some(app),
+            writer: Some(writer),
+        })
+    }
+
+    /// The routes, each request answered by this service.
+    pub fn router(&self) -> Router {
+        self.router.clone()
+    }
+
+    fn app(&self) -> Option<&Arc<App<B>>> {
+        self.app.as_ref()
+    }
+}
+
+impl<B: Bits> Drop for Service<B> {
+    /// Lets the writer thread commit what it holds and end, and waits for
+    /// it, unless a router taken from the service is still in use (the
+    /// writer then ends with the last of them).
+    fn drop(&mut self) {
+        drop(std::mem::take(&mut self.router));
+        if let Some(app) = self.app.take()
+            && Arc::into_inner(app).is_some()
+            && let Some(writer) = self.writer.take()
+        {
+            let _ = writer.join();
+        }
+    }
+}
+
 /// Serves `store` until SIGTERM or Ctrl-C, then stops taking requests,
 /// answers those in flight, commits what they wrote, and returns.
 /// `started` is called with the address listened on (a port of 0 picks
@@ -162,9 +283,8 @@ impl std::error::Error for StartError {}
 ///
 /// # Errors
 ///
-/// [`StartError`] when the address is not loopback and no token is given,
-/// the token is empty, the address cannot be listened on, or the runtime
-/// cannot start.
+/// [`StartError`] as [`Service::new`], and when the address cannot be
+/// listened on or the runtime cannot start.
 pub fn serve<B: Bits>(
     store: Store<B>,
     fingerprinter: Fingerprinter,
@@ -172,55 +292,14 @@ pub fn serve<B: Bits>(
     options: ServeOptions,
     started: impl FnOnce(SocketAddr),
 ) -> Result<(), StartError> {
-    if !options.listen.ip().is_loopback() && options.token.is_none() {
-        return Err(StartError(format!(
-            "--listen {}: anyone who can reach that address could write to the store; \
-             give --token-file with a secret token, or listen on 127.0.0.1",
-            options.listen
-        )));
-    }
-    if options.token.as_deref().is_some_and(str::is_empty) {
-        return Err(StartError(
-            "the token file is empty: put a secret token in it".into(),
-        ));
-    }
-    if fingerprinter.width() != B::WIDTH {
-        return Err(StartError(format!(
-            "the store holds {}-bit fingerprints and the fingerprint settings make {}-bit ones",
-            B::WIDTH.bits(),
-            fingerprinter.width().bits()
-        )));
-    }
+    let service = Service::new(store, fingerprinter, verification, &options)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| StartError(format!("cannot start the runtime: {e}")))?;
-    let metrics = Arc::new(Metrics::default());
-    let judge: Option<SharedJudge> = verification.map(|v| {
-        let judge: SharedJudge = Arc::new(move |a: &str, b: &str| {
-            let measure = v.measure(&v.sketch(a), &v.sketch(b));
-            v.holds(measure).then_some(measure)
-        });
-        judge
-    });
-    let (committer, writer) = Committer::start(
-        store.clone(),
-        judge.clone(),
-        options.limits.max_commit,
-        metrics.clone(),
-    )
-    .map_err(|e| StartError(format!("cannot start the writer: {e}")))?;
-    let app = Arc::new(App {
-        store,
-        committer,
-        fingerprinter,
-        verification,
-        judge,
-        limits: options.limits.clone(),
-        k: options.k,
-        metrics,
-        ready: AtomicBool::new(true),
-    });
+    let Some(app) = service.app().cloned() else {
+        return Err(StartError("the service stopped before it started".into()));
+    };
     let result = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(options.listen)
             .await
@@ -228,13 +307,12 @@ pub fn serve<B: Bits>(
         let address = listener
             .local_addr()
             .map_err(|e| StartError(format!("cannot listen on {}: {e}", options.listen)))?;
-        let router = router(app.clone(), &options);
         if let Some(idle) = options.compact_after {
             tokio::spawn(compact_when_idle(app.clone(), idle));
         }
         started(address);
         let stopping = app.clone();
-        axum::serve(listener, router)
+        axum::serve(listener, service.router())
             .with_graceful_shutdown(async move {
                 stop_signal().await;
                 stopping.ready.store(false, Ordering::Release);
@@ -248,7 +326,7 @@ pub fn serve<B: Bits>(
     // with the app: the writer thread commits what it holds and ends.
     runtime.shutdown_timeout(Duration::from_secs(1));
     drop(app);
-    let _ = writer.join();
+    drop(service);
     result
 }
 
@@ -298,6 +376,7 @@ fn router<B: Bits>(app: Arc<App<B>>, options: &ServeOptions) -> Router {
         .route("/readyz", get(routes::readyz::<B>))
         .route("/openapi.json", get(openapi))
         .fallback(routes::unknown)
+        .method_not_allowed_fallback(routes::method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(guard),
             guard::check,

@@ -420,6 +420,18 @@ pub async fn metrics<B: Bits>(State(app): Shared<B>) -> Response {
     ([("content-type", "text/plain; version=0.0.4")], text).into_response()
 }
 
+/// A route asked with a method it does not take.
+pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!(
+            "{method} {}: this route takes other methods (the Allow header names them; see /openapi.json)",
+            uri.path()
+        ),
+    )
+}
+
 /// Any other path.
 pub async fn unknown() -> ApiError {
     ApiError::new(

@@ -269,9 +269,13 @@ fn commit_error(e: CommitError) -> ApiError {
 /// telling the runtime that this thread is busy, so that the requests it
 /// would serve meanwhile move to another.
 /// Requests of fingerprints alone (the most common in bulk) skip the
-/// hand-over, which costs more than their work.
+/// hand-over, which costs more than their work; so does a runtime of one
+/// thread (a caller's of [`crate::Service::router`]), which has no other
+/// thread to hand over to.
 fn fingerprinting<T>(texts: bool, work: impl FnOnce() -> T) -> T {
-    if texts {
+    let threads = tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+    if texts && threads {
         tokio::task::block_in_place(work)
     } else {
         work()

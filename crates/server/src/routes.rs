@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
+use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -336,8 +336,9 @@ pub async fn post_batch<B: Bits>(
 /// `GET /v1/documents/{id}`.
 pub async fn get_document<B: Bits>(
     State(app): Shared<B>,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<Value>, ApiError> {
+    let id = document_id(id)?;
     let doc = app
         .store
         .get(&id)
@@ -358,8 +359,9 @@ pub async fn get_document<B: Bits>(
 /// `DELETE /v1/documents/{id}`.
 pub async fn delete_document<B: Bits>(
     State(app): Shared<B>,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<Value>, ApiError> {
+    let id = document_id(id)?;
     let written = app
         .committer
         .write(vec![Write::Delete(id.clone())])
@@ -369,6 +371,17 @@ pub async fn delete_document<B: Bits>(
         Some(Written::Deleted { .. }) => Ok(Json(json!({"id": id, "deleted": true}))),
         _ => Err(not_found(&id)),
     }
+}
+
+/// The id of a `/v1/documents/{id}` path, or the API's error when it is
+/// not text (percent-encoded bytes that are not UTF-8).
+fn document_id(id: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    id.map(|Path(id)| id).map_err(|r| {
+        ApiError::bad_request(format!(
+            "{}: an id is text, percent-encoded as UTF-8",
+            r.body_text()
+        ))
+    })
 }
 
 fn not_found(id: &str) -> ApiError {

@@ -85,6 +85,15 @@ fn texts_are_stored_and_checked_on_a_runtime_of_one_thread() {
         );
         let (status, _) = send(&service, "GET", "/v1/documents/a", "").await;
         assert_eq!(status, StatusCode::OK);
+        // An id that is not UTF-8: the API's JSON error, not the router's text.
+        for method in ["GET", "DELETE"] {
+            let (status, bad) = send(&service, method, "/v1/documents/%40%AF%40a", "").await;
+            assert_eq!(
+                (status, &bad["error"]["code"]),
+                (StatusCode::BAD_REQUEST, &json!("bad_request")),
+                "{method}: {bad}"
+            );
+        }
     });
     // Dropping the service lets its writer thread end.
     drop(service);

@@ -180,9 +180,29 @@ impl std::error::Error for StartError {}
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Service<B: Bits> {
-    app: Option<Arc<App<B>>>,
+    // Dropped in this order: the routes and this handle of the app, then
+    // the writer thread is waited for once no handle of the app is left.
     router: Router,
-    writer: Option<std::thread::JoinHandle<()>>,
+    app: Arc<App<B>>,
+    _writer: WriterThread<B>,
+}
+
+/// The group-commit thread, waited for on drop once every handle of the
+/// app (and so of its committer) is gone; a router taken from the service
+/// and still in use keeps the thread going, and it ends with the last.
+struct WriterThread<B> {
+    app: std::sync::Weak<App<B>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl<B> Drop for WriterThread<B> {
+    fn drop(&mut self) {
+        if self.app.strong_count() == 0
+            && let Some(thread) = self.thread.take()
+        {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl<B: Bits> Service<B> {
@@ -246,33 +266,17 @@ impl<B: Bits> Service<B> {
         });
         Ok(Service {
             router: router(app.clone(), options),
-            app: Some(app),
-            writer: Some(writer),
+            _writer: WriterThread {
+                app: Arc::downgrade(&app),
+                thread: Some(writer),
+            },
+            app,
         })
     }
 
     /// The routes, each request answered by this service.
     pub fn router(&self) -> Router {
         self.router.clone()
-    }
-
-    fn app(&self) -> Option<&Arc<App<B>>> {
-        self.app.as_ref()
-    }
-}
-
-impl<B: Bits> Drop for Service<B> {
-    /// Lets the writer thread commit what it holds and end, and waits for
-    /// it, unless a router taken from the service is still in use (the
-    /// writer then ends with the last of them).
-    fn drop(&mut self) {
-        drop(std::mem::take(&mut self.router));
-        if let Some(app) = self.app.take()
-            && Arc::into_inner(app).is_some()
-            && let Some(writer) = self.writer.take()
-        {
-            let _ = writer.join();
-        }
     }
 }
 
@@ -297,9 +301,7 @@ pub fn serve<B: Bits>(
         .enable_all()
         .build()
         .map_err(|e| StartError(format!("cannot start the runtime: {e}")))?;
-    let Some(app) = service.app().cloned() else {
-        return Err(StartError("the service stopped before it started".into()));
-    };
+    let app = service.app.clone();
     let result = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(options.listen)
             .await

@@ -16,11 +16,28 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::metrics::Metrics;
-use neardup_store::{Store, Write, Written};
+use neardup_dedup::Verification;
+use neardup_store::{Against, Judge, Store, Write, Written};
 use tokio::sync::oneshot;
 
-/// Decides whether two texts are duplicates, as [`neardup_store::Judge`].
-pub type SharedJudge = Arc<dyn Fn(&str, &str) -> Option<f64> + Send + Sync>;
+/// Decides which stored texts duplicate a new one, shared by the writer
+/// and the queries.
+pub type SharedJudge = Arc<dyn Judge + Send>;
+
+/// The service's [`Judge`]: texts compared by a [`Verification`], the new
+/// text sketched once for all its candidates.
+pub struct VerifiedTexts(pub Verification);
+
+impl Judge for VerifiedTexts {
+    fn against<'a>(&'a self, new: &'a str) -> Against<'a> {
+        let verification = &self.0;
+        let new = verification.sketch(new);
+        Box::new(move |stored| {
+            let measure = verification.measure(&new, &verification.sketch(stored));
+            verification.holds(measure).then_some(measure)
+        })
+    }
+}
 
 /// One request's writes and where to send their outcome.
 pub struct Job<B> {
@@ -105,9 +122,8 @@ fn commit<B: Bits>(
         replies.push((job.writes.len(), job.reply));
         all.extend(job.writes);
     }
-    let judge: Option<neardup_store::Judge> = judge.map(|j| &**j as _);
     let started = Instant::now();
-    let result = store.write(all, judge);
+    let result = store.write(all, judge.map(|j| &**j as &dyn Judge));
     let micros = started.elapsed().as_micros() as u64;
     metrics.commit_micros.fetch_add(micros, Ordering::Relaxed);
     match result {

@@ -63,7 +63,7 @@ use neardup_dedup::Verification;
 use neardup_index::Bits;
 use neardup_store::Store;
 
-use crate::commit::{Committer, SharedJudge};
+use crate::commit::{Committer, SharedJudge, VerifiedTexts};
 use crate::metrics::Metrics;
 use crate::routes::App;
 
@@ -239,13 +239,8 @@ impl<B: Bits> Service<B> {
             )));
         }
         let metrics = Arc::new(Metrics::default());
-        let judge: Option<SharedJudge> = verification.map(|v| {
-            let judge: SharedJudge = Arc::new(move |a: &str, b: &str| {
-                let measure = v.measure(&v.sketch(a), &v.sketch(b));
-                v.holds(measure).then_some(measure)
-            });
-            judge
-        });
+        let judge: Option<SharedJudge> =
+            verification.map(|v| Arc::new(VerifiedTexts(v)) as SharedJudge);
         let (committer, writer) = Committer::start(
             store.clone(),
             judge.clone(),

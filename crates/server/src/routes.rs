@@ -153,15 +153,20 @@ impl<B: Bits> App<B> {
             .query(doc.fingerprint, doc.k)
             .map_err(|e| ApiError::store(&e))?;
         let mut duplicates = Vec::with_capacity(hits.len());
+        // The query's text is prepared once, at its first candidate.
+        let mut against = None;
         for hit in hits {
             let similarity = match (&self.judge, &doc.text, self.store.settings().texts) {
                 (Some(judge), Some(text), true) => {
                     let stored = self.store.get(&hit.id).map_err(|e| ApiError::store(&e))?;
                     match stored.and_then(|d| d.text) {
-                        Some(other) => match judge(text, &other) {
-                            Some(s) => Some(s),
-                            None => continue,
-                        },
+                        Some(other) => {
+                            let against = against.get_or_insert_with(|| judge.against(text));
+                            match against(&other) {
+                                Some(s) => Some(s),
+                                None => continue,
+                            }
+                        }
                         None => None,
                     }
                 }

@@ -56,4 +56,4 @@ pub use record::Document;
 pub use settings::StoreSettings;
 pub use store::{Store, StoreOptions, StoreStats};
 pub use view::Hit;
-pub use write::{Duplicate, Insert, Judge, Write, Written};
+pub use write::{Against, Duplicate, Insert, Judge, Write, Written};

@@ -13,9 +13,47 @@ use crate::record::Document;
 use crate::store::{Counters, Store, decode, plan_for, recent_plan, segment_name};
 use crate::view::{LiveSegment, Place};
 
-/// Decides whether a new text and a stored one are duplicates: their
-/// similarity when they are, `None` when not.
-pub type Judge<'a> = &'a (dyn Fn(&str, &str) -> Option<f64> + Sync);
+/// Decides which stored texts duplicate a new one; the store asks it about
+/// each candidate within `k` bits when both texts are kept.
+///
+/// [`Judge::against`] prepares the new text once (a verifier sketches it
+/// there) and then judges stored texts one by one, so a text with many
+/// candidates, as in a cluster of templated pages, is prepared once. A
+/// closure `Fn(new, stored) -> Option<f64>` is a judge that prepares
+/// nothing.
+///
+/// ```
+/// use neardup_store::Judge;
+///
+/// let same = |a: &str, b: &str| (a == b).then_some(1.0);
+/// let mut against = same.against("a text");
+/// assert_eq!(against("a text"), Some(1.0));
+/// assert_eq!(against("another"), None);
+/// ```
+pub trait Judge: Sync {
+    /// The judge of stored texts against `new`: a stored text's similarity
+    /// to it when they are duplicates, `None` when not.
+    fn against<'a>(&'a self, new: &'a str) -> Against<'a>;
+}
+
+/// Stored texts judged against one new text, as [`Judge::against`] made
+/// it: a stored text's similarity when it duplicates the new one, `None`
+/// when not.
+///
+/// ```
+/// use neardup_store::{Against, Judge};
+///
+/// let longer = |a: &str, b: &str| (b.len() > a.len()).then_some(0.5);
+/// let mut against: Against = longer.against("abc");
+/// assert_eq!((against("abcd"), against("ab")), (Some(0.5), None));
+/// ```
+pub type Against<'a> = Box<dyn FnMut(&str) -> Option<f64> + 'a>;
+
+impl<F: Fn(&str, &str) -> Option<f64> + Sync> Judge for F {
+    fn against<'a>(&'a self, new: &'a str) -> Against<'a> {
+        Box::new(move |stored| self(new, stored))
+    }
+}
 
 /// A document to insert.
 ///
@@ -178,7 +216,7 @@ impl<B: Bits> Store<B> {
     /// [`Error::Input`] when an insert's `k` is past the store's (nothing
     /// is written); [`Error::Log`] when the transaction cannot be
     /// committed (nothing is written, nothing acknowledged).
-    pub fn write(&self, writes: Vec<Write<B>>, judge: Option<Judge>) -> Result<Vec<Written>> {
+    pub fn write(&self, writes: Vec<Write<B>>, judge: Option<&dyn Judge>) -> Result<Vec<Written>> {
         for write in &writes {
             if let Write::Insert(insert) = write {
                 self.check_k(insert.k)?;
@@ -214,25 +252,26 @@ impl<B: Bits> Store<B> {
                             Some(id) => id.clone(),
                             None => fresh_id(&documents, &staged, counters.next_seq, dir)?,
                         };
+                        let mut check = TextCheck::new(judge, insert.text.as_deref());
                         let mut duplicates = Vec::new();
                         for (hit, place) in view.search(insert.fingerprint, insert.k) {
                             if deletes.contains(&place) {
                                 continue;
                             }
-                            let stored = match (judge, &insert.text) {
-                                (Some(_), Some(_)) => documents
+                            let stored = match check.wants_texts() {
+                                true => documents
                                     .get(hit.id.as_str())
                                     .logged(dir)?
                                     .map(|b| decode(dir, &hit.id, b.value()))
                                     .transpose()?
                                     .and_then(|d| d.text),
-                                _ => None,
+                                false => None,
                             };
-                            if let Some(d) =
-                                judged(judge, &insert.text, &stored, hit.id, hit.distance)
-                            {
-                                duplicates.push(d);
-                            }
+                            duplicates.extend(check.duplicate(
+                                stored.as_deref(),
+                                hit.id,
+                                hit.distance,
+                            ));
                         }
                         // This batch's earlier inserts: by an index of their
                         // own when the batch is large, else one by one.
@@ -249,11 +288,11 @@ impl<B: Bits> Store<B> {
                         for (i, distance) in near {
                             let s = &staged[i];
                             if distance <= insert.k && !s.deleted {
-                                let d =
-                                    judged(judge, &insert.text, &s.text, s.id.clone(), distance);
+                                let d = check.duplicate(s.text.as_deref(), s.id.clone(), distance);
                                 duplicates.extend(d);
                             }
                         }
+                        drop(check);
                         duplicates.sort_by(|a, b| (a.distance, &a.id).cmp(&(b.distance, &b.id)));
                         if insert.only_if_unique && !duplicates.is_empty() {
                             written.push(Written::NotUnique {
@@ -406,24 +445,44 @@ impl<B: Bits> Store<B> {
     }
 }
 
-/// `candidate` as a duplicate of a new document, or `None` when the judge
-/// says they are not (only when both texts are there to judge).
-fn judged(
-    judge: Option<Judge>,
-    new: &Option<String>,
-    stored: &Option<String>,
-    id: String,
-    distance: u32,
-) -> Option<Duplicate> {
-    let similarity = match (judge, new, stored) {
-        (Some(judge), Some(a), Some(b)) => Some(judge(a, b)?),
-        _ => None,
-    };
-    Some(Duplicate {
-        id,
-        distance,
-        similarity,
-    })
+/// Candidates checked against one new document's text, prepared by the
+/// judge at the first candidate that has a text to compare with.
+struct TextCheck<'a> {
+    judge: Option<&'a dyn Judge>,
+    new: Option<&'a str>,
+    against: Option<Against<'a>>,
+}
+
+impl<'a> TextCheck<'a> {
+    fn new(judge: Option<&'a dyn Judge>, new: Option<&'a str>) -> TextCheck<'a> {
+        TextCheck {
+            judge,
+            new,
+            against: None,
+        }
+    }
+
+    /// Whether candidates' texts are compared (both a judge and a text).
+    fn wants_texts(&self) -> bool {
+        self.judge.is_some() && self.new.is_some()
+    }
+
+    /// The candidate as a duplicate, or `None` when the judge says it is
+    /// not (only when both texts are there to judge).
+    fn duplicate(&mut self, stored: Option<&str>, id: String, distance: u32) -> Option<Duplicate> {
+        let similarity = match (self.judge, self.new, stored) {
+            (Some(judge), Some(new), Some(stored)) => {
+                let against = self.against.get_or_insert_with(|| judge.against(new));
+                Some(against(stored)?)
+            }
+            _ => None,
+        };
+        Some(Duplicate {
+            id,
+            distance,
+            similarity,
+        })
+    }
 }
 
 fn taken<B>(

@@ -4,9 +4,12 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use neardup_core::Width;
-use neardup_store::{Hit, Insert, Store, StoreOptions, StoreSettings, Write, Written};
+use neardup_store::{
+    Against, Hit, Insert, Judge, Store, StoreOptions, StoreSettings, Write, Written,
+};
 use proptest::prelude::*;
 
 const K: u32 = 4;
@@ -198,6 +201,66 @@ fn insert_if_unique_sees_the_batch_and_the_judge() {
         Some("another")
     );
     assert_eq!(store.stats().documents, 3);
+}
+
+/// Counts the texts it prepares and the comparisons it makes.
+struct CountingJudge {
+    prepared: AtomicUsize,
+    compared: AtomicUsize,
+}
+
+impl Judge for CountingJudge {
+    fn against<'a>(&'a self, new: &'a str) -> Against<'a> {
+        self.prepared.fetch_add(1, Ordering::Relaxed);
+        Box::new(move |stored| {
+            self.compared.fetch_add(1, Ordering::Relaxed);
+            (new == stored).then_some(1.0)
+        })
+    }
+}
+
+#[test]
+fn a_new_text_is_prepared_once_for_all_its_candidates() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::<u64>::open(dir.path(), Some(&settings(true)), small()).unwrap();
+    let judge = CountingJudge {
+        prepared: AtomicUsize::new(0),
+        compared: AtomicUsize::new(0),
+    };
+    // Nine stored texts within k of one another: in segments (flush_at 6)
+    // and among the recent documents.
+    for i in 0..9u64 {
+        let insert = Insert::new(0xf0 | (1 << i), K)
+            .id(format!("s{i}"))
+            .text(format!("text {i}"));
+        store.write(vec![Write::Insert(insert)], None).unwrap();
+    }
+    // One batch: a text near all nine, and one after it near all ten.
+    let writes = vec![
+        Write::Insert(Insert::new(0xf0, K).id("new").text("text 3")),
+        Write::Insert(Insert::new(0xf1, K).id("newer").text("text 4")),
+    ];
+    let written = store.write(writes, Some(&judge)).unwrap();
+    let found: Vec<Vec<&str>> = written
+        .iter()
+        .map(|w| match w {
+            Written::Inserted { duplicates, .. } => {
+                duplicates.iter().map(|d| d.id.as_str()).collect()
+            }
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(found, [vec!["s3"], vec!["s4"]]);
+    assert_eq!(judge.compared.load(Ordering::Relaxed), 9 + 10);
+    assert_eq!(
+        judge.prepared.load(Ordering::Relaxed),
+        2,
+        "once per new text"
+    );
+    // A text with no candidate is not prepared at all.
+    let far = Insert::new(0xffff_ffff_0000_0000, K).id("far").text("far");
+    store.write(vec![Write::Insert(far)], Some(&judge)).unwrap();
+    assert_eq!(judge.prepared.load(Ordering::Relaxed), 2);
 }
 
 #[test]

@@ -5,13 +5,14 @@
 use std::sync::Arc;
 
 use neardup_index::{Bits, OnlineIndex, Segment};
+use rayon::prelude::*;
 use redb::ReadableTable;
 
 use crate::error::{Error, Result};
 use crate::log::{self, DELETED, DOCUMENTS, Logged, RECENT};
 use crate::record::Document;
 use crate::store::{Counters, Store, decode, plan_for, recent_plan, segment_name};
-use crate::view::{LiveSegment, Place};
+use crate::view::{Hit, LiveSegment, Place};
 
 /// Decides which stored texts duplicate a new one; the store asks it about
 /// each candidate within `k` bits when both texts are kept.
@@ -26,7 +27,7 @@ use crate::view::{LiveSegment, Place};
 /// use neardup_store::Judge;
 ///
 /// let same = |a: &str, b: &str| (a == b).then_some(1.0);
-/// let mut against = same.against("a text");
+/// let against = same.against("a text");
 /// assert_eq!(against("a text"), Some(1.0));
 /// assert_eq!(against("another"), None);
 /// ```
@@ -44,10 +45,10 @@ pub trait Judge: Sync {
 /// use neardup_store::{Against, Judge};
 ///
 /// let longer = |a: &str, b: &str| (b.len() > a.len()).then_some(0.5);
-/// let mut against: Against = longer.against("abc");
+/// let against: Against = longer.against("abc");
 /// assert_eq!((against("abcd"), against("ab")), (Some(0.5), None));
 /// ```
-pub type Against<'a> = Box<dyn FnMut(&str) -> Option<f64> + 'a>;
+pub type Against<'a> = Box<dyn Fn(&str) -> Option<f64> + Sync + 'a>;
 
 impl<F: Fn(&str, &str) -> Option<f64> + Sync> Judge for F {
     fn against<'a>(&'a self, new: &'a str) -> Against<'a> {
@@ -253,7 +254,7 @@ impl<B: Bits> Store<B> {
                             None => fresh_id(&documents, &staged, counters.next_seq, dir)?,
                         };
                         let mut check = TextCheck::new(judge, insert.text.as_deref());
-                        let mut duplicates = Vec::new();
+                        let mut candidates = Vec::new();
                         for (hit, place) in view.search(insert.fingerprint, insert.k) {
                             if deletes.contains(&place) {
                                 continue;
@@ -267,12 +268,9 @@ impl<B: Bits> Store<B> {
                                     .and_then(|d| d.text),
                                 false => None,
                             };
-                            duplicates.extend(check.duplicate(
-                                stored.as_deref(),
-                                hit.id,
-                                hit.distance,
-                            ));
+                            candidates.push((hit, stored));
                         }
+                        let mut duplicates = check.stored_duplicates(candidates);
                         // This batch's earlier inserts: by an index of their
                         // own when the batch is large, else one by one.
                         let near: Vec<(usize, u32)> = match &staged_index {
@@ -467,15 +465,21 @@ impl<'a> TextCheck<'a> {
         self.judge.is_some() && self.new.is_some()
     }
 
+    /// The judge against the new text, made at the first call.
+    fn against(&mut self) -> Option<&Against<'a>> {
+        let (judge, new) = (self.judge?, self.new?);
+        Some(self.against.get_or_insert_with(|| judge.against(new)))
+    }
+
     /// The candidate as a duplicate, or `None` when the judge says it is
     /// not (only when both texts are there to judge).
     fn duplicate(&mut self, stored: Option<&str>, id: String, distance: u32) -> Option<Duplicate> {
-        let similarity = match (self.judge, self.new, stored) {
-            (Some(judge), Some(new), Some(stored)) => {
-                let against = self.against.get_or_insert_with(|| judge.against(new));
-                Some(against(stored)?)
-            }
-            _ => None,
+        let similarity = match stored {
+            Some(stored) => match self.against() {
+                Some(against) => Some(against(stored)?),
+                None => None,
+            },
+            None => None,
         };
         Some(Duplicate {
             id,
@@ -483,7 +487,42 @@ impl<'a> TextCheck<'a> {
             similarity,
         })
     }
+
+    /// The stored candidates (with their texts when kept) that are
+    /// duplicates, in order. Many texts to judge are judged on all cores:
+    /// the writer would otherwise judge them alone while every write waits.
+    fn stored_duplicates(&mut self, candidates: Vec<(Hit, Option<String>)>) -> Vec<Duplicate> {
+        let judged = candidates.iter().filter(|(_, text)| text.is_some()).count();
+        let against = match judged >= PARALLEL_JUDGING {
+            true => self.against(),
+            false => None,
+        };
+        match against {
+            Some(against) => candidates
+                .into_par_iter()
+                .filter_map(|(hit, stored)| {
+                    let similarity = match stored {
+                        Some(stored) => Some(against(&stored)?),
+                        None => None,
+                    };
+                    Some(Duplicate {
+                        id: hit.id,
+                        distance: hit.distance,
+                        similarity,
+                    })
+                })
+                .collect(),
+            None => candidates
+                .into_iter()
+                .filter_map(|(hit, stored)| self.duplicate(stored.as_deref(), hit.id, hit.distance))
+                .collect(),
+        }
+    }
 }
+
+/// The fewest texts to judge that are shared out among the cores; fewer
+/// are judged faster than the sharing costs.
+const PARALLEL_JUDGING: usize = 8;
 
 fn taken<B>(
     documents: &redb::Table<&str, &[u8]>,

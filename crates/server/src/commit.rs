@@ -16,28 +16,12 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::metrics::Metrics;
-use neardup_dedup::Verification;
-use neardup_store::{Against, Judge, Store, Write, Written};
+use neardup_store::{Judge, Store, Write, Written};
 use tokio::sync::oneshot;
 
 /// Decides which stored texts duplicate a new one, shared by the writer
 /// and the queries.
 pub type SharedJudge = Arc<dyn Judge + Send>;
-
-/// The service's [`Judge`]: texts compared by a [`Verification`], the new
-/// text sketched once for all its candidates.
-pub struct VerifiedTexts(pub Verification);
-
-impl Judge for VerifiedTexts {
-    fn against<'a>(&'a self, new: &'a str) -> Against<'a> {
-        let verification = &self.0;
-        let new = verification.sketch(new);
-        Box::new(move |stored| {
-            let measure = verification.measure(&new, &verification.sketch(stored));
-            verification.holds(measure).then_some(measure)
-        })
-    }
-}
 
 /// One request's writes and where to send their outcome.
 pub struct Job<B> {

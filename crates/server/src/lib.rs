@@ -47,6 +47,7 @@ mod api;
 mod commit;
 mod error;
 mod guard;
+mod judge;
 mod metrics;
 mod routes;
 
@@ -63,13 +64,20 @@ use neardup_dedup::Verification;
 use neardup_index::Bits;
 use neardup_store::Store;
 
-use crate::commit::{Committer, SharedJudge, VerifiedTexts};
+use crate::commit::{Committer, SharedJudge};
 use crate::metrics::Metrics;
 use crate::routes::App;
+
+pub use crate::judge::VerifiedTexts;
 
 /// The OpenAPI document of the service, served at `/openapi.json` and
 /// shown in docs/API.md.
 pub const OPENAPI: &str = include_str!("openapi.json");
+
+/// The bytes of stored texts' sketches the service keeps for its next
+/// comparisons ([`VerifiedTexts`]): those of about 10,000 pages of 600
+/// words.
+const SKETCH_CACHE_BYTES: usize = 64 << 20;
 
 /// Limits on what one request may ask; past them, a JSON error.
 ///
@@ -239,8 +247,8 @@ impl<B: Bits> Service<B> {
             )));
         }
         let metrics = Arc::new(Metrics::default());
-        let judge: Option<SharedJudge> =
-            verification.map(|v| Arc::new(VerifiedTexts(v)) as SharedJudge);
+        let judge: Option<SharedJudge> = verification
+            .map(|v| Arc::new(VerifiedTexts::new(v, SKETCH_CACHE_BYTES)) as SharedJudge);
         let (committer, writer) = Committer::start(
             store.clone(),
             judge.clone(),

@@ -1,0 +1,162 @@
+//! How the service decides that two stored texts are duplicates: the
+//! [`Verification`] of `--threshold` / `--verify`, with the sketches of
+//! stored texts kept for the next comparison.
+//!
+//! A templated page is a candidate of every page of its template, so the
+//! same stored texts are judged again and again; sketching one costs far
+//! more than comparing two sketches. The cache holds sketches by their
+//! text's 128-bit hash: a text's sketch depends on nothing else, so a
+//! hit is always right, and nothing needs invalidating when a document is
+//! deleted or its id reused.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use neardup_dedup::Verification;
+use neardup_store::{Against, Judge};
+use xxhash_rust::xxh3::xxh3_128;
+
+/// The service's [`Judge`]: texts compared by a [`Verification`], the new
+/// text sketched once for all its candidates, stored texts' sketches kept
+/// up to a budget of bytes.
+///
+/// ```
+/// use neardup_dedup::Verification;
+/// use neardup_server::VerifiedTexts;
+/// use neardup_store::Judge;
+///
+/// let judge = VerifiedTexts::new(Verification::Jaccard(0.5), 1 << 20);
+/// let against = judge.against("the cat sat on the mat today");
+/// assert!(against("the cat sat on the mat today!").is_some());
+/// assert!(against("a dog ran in the park").is_none());
+/// // The new text's sketch and the two stored ones', kept:
+/// assert_eq!(judge.cached(), 3);
+/// assert!(against("a dog ran in the park").is_none());
+/// assert_eq!(judge.cached(), 3);
+/// ```
+pub struct VerifiedTexts {
+    verification: Verification,
+    sketches: Mutex<Sketches>,
+}
+
+/// Sketches by text hash, and their bytes.
+struct Sketches {
+    by_text: HashMap<u128, Arc<[u64]>>,
+    bytes: usize,
+    budget: usize,
+}
+
+impl VerifiedTexts {
+    /// A judge by `verification`, keeping stored texts' sketches up to
+    /// `budget` bytes (all are dropped when it is reached: the next
+    /// comparisons make them again).
+    pub fn new(verification: Verification, budget: usize) -> VerifiedTexts {
+        VerifiedTexts {
+            verification,
+            sketches: Mutex::new(Sketches {
+                by_text: HashMap::new(),
+                bytes: 0,
+                budget,
+            }),
+        }
+    }
+
+    /// How many sketches are kept.
+    pub fn cached(&self) -> usize {
+        self.lock().by_text.len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Sketches> {
+        self.sketches.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The sketch of stored text `text`, kept or made (and kept).
+    fn sketch_of(&self, text: &str) -> Arc<[u64]> {
+        let key = xxh3_128(text.as_bytes());
+        if let Some(sketch) = self.lock().by_text.get(&key) {
+            return sketch.clone();
+        }
+        // Made outside the lock: other threads judge meanwhile.
+        let sketch: Arc<[u64]> = self.verification.sketch(text).into();
+        let size = sketch.len() * size_of::<u64>() + 64;
+        let mut sketches = self.lock();
+        if sketches.bytes + size > sketches.budget {
+            sketches.by_text.clear();
+            sketches.bytes = 0;
+        }
+        if size <= sketches.budget && sketches.by_text.insert(key, sketch.clone()).is_none() {
+            sketches.bytes += size;
+        }
+        sketch
+    }
+}
+
+impl Judge for VerifiedTexts {
+    fn against<'a>(&'a self, new: &'a str) -> Against<'a> {
+        let new = self.sketch_of(new);
+        Box::new(move |stored| {
+            let measure = self.verification.measure(&new, &self.sketch_of(stored));
+            self.verification.holds(measure).then_some(measure)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts() -> Vec<String> {
+        let words: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
+        (0..12)
+            .map(|i| {
+                let mut page = words.clone();
+                page[i % 40] = format!("x{i}");
+                page[(i * 7) % 40] = format!("y{}", i / 3);
+                page.join(" ")
+            })
+            .collect()
+    }
+
+    /// What the verification says of a pair, sketching both anew.
+    fn direct(v: Verification, a: &str, b: &str) -> Option<f64> {
+        let measure = v.measure(&v.sketch(a), &v.sketch(b));
+        v.holds(measure).then_some(measure)
+    }
+
+    #[test]
+    fn kept_sketches_judge_as_fresh_ones_do_whatever_the_budget() {
+        let texts = texts();
+        for v in [Verification::Jaccard(0.7), Verification::Words(0.05)] {
+            // Room for every sketch; for two or so (cleared again and
+            // again); for none.
+            for budget in [1 << 20, 1_000, 10] {
+                let judge = VerifiedTexts::new(v, budget);
+                for _ in 0..2 {
+                    for a in &texts {
+                        let against = judge.against(a);
+                        for b in &texts {
+                            assert_eq!(against(b), direct(v, a, b), "{v} {budget}");
+                        }
+                    }
+                }
+                let kept = judge.lock().bytes;
+                assert!(kept <= budget, "{kept} bytes kept of {budget}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_budget_bounds_what_is_kept() {
+        let texts = texts();
+        let roomy = VerifiedTexts::new(Verification::Jaccard(0.8), 1 << 20);
+        let tight = VerifiedTexts::new(Verification::Jaccard(0.8), 1_000);
+        for judge in [&roomy, &tight] {
+            let against = judge.against(&texts[0]);
+            for b in &texts {
+                against(b);
+            }
+        }
+        assert_eq!(roomy.cached(), texts.len());
+        assert!(tight.cached() < texts.len() / 2, "{}", tight.cached());
+    }
+}

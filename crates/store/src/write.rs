@@ -474,50 +474,53 @@ impl<'a> TextCheck<'a> {
     /// The candidate as a duplicate, or `None` when the judge says it is
     /// not (only when both texts are there to judge).
     fn duplicate(&mut self, stored: Option<&str>, id: String, distance: u32) -> Option<Duplicate> {
-        let similarity = match stored {
-            Some(stored) => match self.against() {
-                Some(against) => Some(against(stored)?),
-                None => None,
-            },
+        let against = match stored {
+            Some(_) => self.against(),
             None => None,
         };
-        Some(Duplicate {
-            id,
-            distance,
-            similarity,
-        })
+        judged(against, stored, id, distance)
     }
 
     /// The stored candidates (with their texts when kept) that are
     /// duplicates, in order. Many texts to judge are judged on all cores:
     /// the writer would otherwise judge them alone while every write waits.
     fn stored_duplicates(&mut self, candidates: Vec<(Hit, Option<String>)>) -> Vec<Duplicate> {
-        let judged = candidates.iter().filter(|(_, text)| text.is_some()).count();
-        let against = match judged >= PARALLEL_JUDGING {
-            true => self.against(),
-            false => None,
-        };
-        match against {
-            Some(against) => candidates
-                .into_par_iter()
-                .filter_map(|(hit, stored)| {
-                    let similarity = match stored {
-                        Some(stored) => Some(against(&stored)?),
-                        None => None,
-                    };
-                    Some(Duplicate {
-                        id: hit.id,
-                        distance: hit.distance,
-                        similarity,
+        let texts = candidates.iter().filter(|(_, text)| text.is_some()).count();
+        match texts >= PARALLEL_JUDGING {
+            true => {
+                let against = self.against();
+                candidates
+                    .into_par_iter()
+                    .filter_map(|(hit, stored)| {
+                        judged(against, stored.as_deref(), hit.id, hit.distance)
                     })
-                })
-                .collect(),
-            None => candidates
+                    .collect()
+            }
+            false => candidates
                 .into_iter()
                 .filter_map(|(hit, stored)| self.duplicate(stored.as_deref(), hit.id, hit.distance))
                 .collect(),
         }
     }
+}
+
+/// A candidate as a duplicate of a new document, or `None` when the judge
+/// says it is not (only when both texts are there to judge).
+fn judged(
+    against: Option<&Against>,
+    stored: Option<&str>,
+    id: String,
+    distance: u32,
+) -> Option<Duplicate> {
+    let similarity = match (against, stored) {
+        (Some(against), Some(stored)) => Some(against(stored)?),
+        _ => None,
+    };
+    Some(Duplicate {
+        id,
+        distance,
+        similarity,
+    })
 }
 
 /// The fewest texts to judge that are shared out among the cores; fewer

@@ -3,6 +3,8 @@
 # fingerprints (k = 3; default N = 10^7), then
 #   - restart: from starting `neardup serve` to /readyz answering, after a
 #     clean stop (SIGTERM) and after SIGKILL, median of 3 each;
+#   - the ceiling: wrk on GET /healthz, which does no work (what HTTP on
+#     loopback allows, wrk sharing the cores);
 #   - queries: wrk, one fingerprint a request (POST /v1/documents, mode
 #     query; half of them stored fingerprints with 1 to 3 bits flipped),
 #     2 threads and 32 connections for 20 s: requests a second and p99;
@@ -79,6 +81,12 @@ wrk_row() { # what connections output
 }
 start --compact-after 0
 tiers=$(segments)
+# The ceiling: GET /healthz does no work, so its rate is what HTTP on
+# loopback allows this machine with wrk beside the server.
+for _ in $(seq "$rounds"); do
+    out=$(wrk -t2 -c32 -d20s --latency "$url/healthz")
+    wrk_row healthz 32 "$out" "$tiers"
+done
 for _ in $(seq "$rounds"); do
     out=$(BODIES="$scratch/bodies.jsonl" wrk -t2 -c32 -d20s --latency -s bench/serve-query.lua "$url")
     wrk_row query 32 "$out" "$tiers"

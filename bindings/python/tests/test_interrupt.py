@@ -23,7 +23,11 @@ def interrupted(script, n):
     """Runs `script` (which prints "started" before its long call) in a child
     Python, sends it SIGINT a moment after "started", and gives what it
     printed."""
-    code = f"N = {n}\n" + CORPUS + textwrap.dedent(script)
+    # A runner started in the background by a shell (`.ci/run &`) passes
+    # SIGINT on ignored, and Python then keeps it ignored: give the child
+    # Python's own handler, as in a terminal.
+    prelude = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    code = prelude + f"N = {n}\n" + CORPUS + textwrap.dedent(script)
     child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline().strip() == "started"

@@ -4,7 +4,7 @@
 //! this already?" against everything stored, and stores it when it is new:
 //! `POST /v1/documents` with `mode: insert_if_unique`. The answer comes once
 //! the document is durable in the [`neardup_store::Store`]; concurrent
-//! requests share one commit ([`commit`]).
+//! requests share one commit (module `commit`).
 //!
 //! The service is thin: documents are fingerprinted by
 //! [`neardup_core::Fingerprinter`], pairs checked by
@@ -16,6 +16,7 @@
 //! - `guard`: the token, the limit on requests in flight, the count of
 //!   answers;
 //! - `commit`: group commit;
+//! - `judge`: texts compared when they are stored ([`VerifiedTexts`]);
 //! - `metrics`: the counters that `/metrics` shows.
 //!
 //! docs/API.md describes the API; `/openapi.json` serves it ([`OPENAPI`]).

@@ -1,20 +1,25 @@
-//! How the service decides that two stored texts are duplicates: the
-//! [`Verification`] of `--threshold` / `--verify`, with the sketches of
-//! stored texts kept for the next comparison.
+//! How the service decides that a new or queried text is a duplicate of a
+//! stored one: the [`Verification`] of `--threshold` / `--verify`, with
+//! the sketches of stored texts kept for the next comparison.
 //!
 //! A templated page is a candidate of every page of its template, so the
 //! same stored texts are judged again and again; sketching one costs far
 //! more than comparing two sketches. The cache holds sketches by their
-//! text's 128-bit hash: a text's sketch depends on nothing else, so a
-//! hit is always right, and nothing needs invalidating when a document is
-//! deleted or its id reused.
+//! text's 128-bit hash: a text's sketch depends on nothing else, so
+//! nothing needs invalidating when a document is deleted or its id
+//! reused. The hash is keyed by a secret drawn when the service starts,
+//! so that a client cannot make two texts share a key on purpose.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, Mutex};
 
 use neardup_dedup::Verification;
 use neardup_store::{Against, Judge};
-use xxhash_rust::xxh3::xxh3_128;
+use xxhash_rust::xxh3::{SecretInput, xxh3_128_with_secret_input};
+
+/// Bytes of the secret that keys the texts' hash (XXH3's default size).
+const SECRET_BYTES: usize = 192;
 
 /// The service's [`Judge`]: texts compared by a [`Verification`], the new
 /// text sketched once for all its candidates, stored texts' sketches kept
@@ -36,6 +41,7 @@ use xxhash_rust::xxh3::xxh3_128;
 /// ```
 pub struct VerifiedTexts {
     verification: Verification,
+    secret: SecretInput<[u8; SECRET_BYTES]>,
     sketches: Mutex<Sketches>,
 }
 
@@ -49,10 +55,19 @@ struct Sketches {
 impl VerifiedTexts {
     /// A judge by `verification`, keeping stored texts' sketches up to
     /// `budget` bytes (all are dropped when it is reached: the next
-    /// comparisons make them again).
+    /// comparisons make them again; a sketch larger than the whole budget
+    /// is never kept).
     pub fn new(verification: Verification, budget: usize) -> VerifiedTexts {
+        // Random per process: std's RandomState draws SipHash keys from
+        // the operating system.
+        let state = RandomState::new();
+        let mut secret = [0u8; SECRET_BYTES];
+        for (i, chunk) in secret.chunks_exact_mut(8).enumerate() {
+            chunk.copy_from_slice(&state.hash_one(i).to_le_bytes());
+        }
         VerifiedTexts {
             verification,
+            secret: SecretInput::new(secret),
             sketches: Mutex::new(Sketches {
                 by_text: HashMap::new(),
                 bytes: 0,
@@ -72,7 +87,7 @@ impl VerifiedTexts {
 
     /// The sketch of stored text `text`, kept or made (and kept).
     fn sketch_of(&self, text: &str) -> Arc<[u64]> {
-        let key = xxh3_128(text.as_bytes());
+        let key = xxh3_128_with_secret_input(text.as_bytes(), &self.secret);
         if let Some(sketch) = self.lock().by_text.get(&key) {
             return sketch.clone();
         }
@@ -80,13 +95,19 @@ impl VerifiedTexts {
         let sketch: Arc<[u64]> = self.verification.sketch(text).into();
         let size = sketch.len() * size_of::<u64>() + 64;
         let mut sketches = self.lock();
+        if size > sketches.budget || sketches.by_text.contains_key(&key) {
+            return sketch;
+        }
+        let mut dropped = HashMap::new();
         if sketches.bytes + size > sketches.budget {
-            sketches.by_text.clear();
+            dropped = std::mem::take(&mut sketches.by_text);
             sketches.bytes = 0;
         }
-        if size <= sketches.budget && sketches.by_text.insert(key, sketch.clone()).is_none() {
-            sketches.bytes += size;
-        }
+        sketches.by_text.insert(key, sketch.clone());
+        sketches.bytes += size;
+        drop(sketches);
+        // The dropped sketches are freed here, outside the lock.
+        drop(dropped);
         sketch
     }
 }
@@ -160,5 +181,30 @@ mod tests {
         }
         assert_eq!(roomy.cached(), texts.len());
         assert!(tight.cached() < texts.len() / 2, "{}", tight.cached());
+    }
+
+    #[test]
+    fn a_sketch_past_the_whole_budget_is_not_kept_and_clears_nothing() {
+        let texts = texts();
+        let judge = VerifiedTexts::new(Verification::Jaccard(0.8), 1_000);
+        let against = judge.against(&texts[0]);
+        against(&texts[1]);
+        assert_eq!(judge.cached(), 1);
+        let huge: Vec<String> = (0..1_000).map(|i| format!("v{i}")).collect();
+        assert_eq!(against(&huge.join(" ")), None);
+        assert_eq!(judge.cached(), 1);
+    }
+
+    #[test]
+    fn judges_started_apart_key_texts_apart() {
+        let (a, b) = (
+            VerifiedTexts::new(Verification::Jaccard(0.8), 1 << 20),
+            VerifiedTexts::new(Verification::Jaccard(0.8), 1 << 20),
+        );
+        let text = b"the same text";
+        assert_ne!(
+            xxh3_128_with_secret_input(text, &a.secret),
+            xxh3_128_with_secret_input(text, &b.secret)
+        );
     }
 }

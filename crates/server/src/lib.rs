@@ -16,7 +16,8 @@
 //! - `guard`: the token, the limit on requests in flight, the count of
 //!   answers;
 //! - `commit`: group commit;
-//! - `judge`: texts compared when they are stored ([`VerifiedTexts`]);
+//! - `judge`: a new or queried text compared with stored ones
+//!   ([`VerifiedTexts`]);
 //! - `metrics`: the counters that `/metrics` shows.
 //!
 //! docs/API.md describes the API; `/openapi.json` serves it ([`OPENAPI`]).
@@ -76,8 +77,8 @@ pub use crate::judge::VerifiedTexts;
 pub const OPENAPI: &str = include_str!("openapi.json");
 
 /// The bytes of stored texts' sketches the service keeps for its next
-/// comparisons ([`VerifiedTexts`]): those of about 10,000 pages of 600
-/// words.
+/// comparisons ([`VerifiedTexts`]): those of about 13,000 pages of 600
+/// words (a word 3-shingle sketch is 8 bytes a shingle).
 const SKETCH_CACHE_BYTES: usize = 64 << 20;
 
 /// Limits on what one request may ask; past them, a JSON error.

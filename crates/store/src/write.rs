@@ -217,6 +217,11 @@ impl<B: Bits> Store<B> {
     /// [`Error::Input`] when an insert's `k` is past the store's (nothing
     /// is written); [`Error::Log`] when the transaction cannot be
     /// committed (nothing is written, nothing acknowledged).
+    ///
+    /// An insert with many stored texts to judge judges them on rayon's
+    /// global pool while it holds the writer's lock: call `write` from
+    /// outside that pool (a rayon task waiting for the lock could be the
+    /// one the judging needs).
     pub fn write(&self, writes: Vec<Write<B>>, judge: Option<&dyn Judge>) -> Result<Vec<Written>> {
         for write in &writes {
             if let Write::Insert(insert) = write {
@@ -254,7 +259,9 @@ impl<B: Bits> Store<B> {
                             None => fresh_id(&documents, &staged, counters.next_seq, dir)?,
                         };
                         let mut check = TextCheck::new(judge, insert.text.as_deref());
+                        let mut duplicates = Vec::new();
                         let mut candidates = Vec::new();
+                        let mut held = 0;
                         for (hit, place) in view.search(insert.fingerprint, insert.k) {
                             if deletes.contains(&place) {
                                 continue;
@@ -268,9 +275,15 @@ impl<B: Bits> Store<B> {
                                     .and_then(|d| d.text),
                                 false => None,
                             };
+                            held += stored.as_ref().map_or(0, String::len);
                             candidates.push((hit, stored));
+                            if held >= JUDGED_TEXT_BYTES {
+                                let round = std::mem::take(&mut candidates);
+                                duplicates.extend(check.stored_duplicates(round));
+                                held = 0;
+                            }
                         }
-                        let mut duplicates = check.stored_duplicates(candidates);
+                        duplicates.extend(check.stored_duplicates(candidates));
                         // This batch's earlier inserts: by an index of their
                         // own when the batch is large, else one by one.
                         let near: Vec<(usize, u32)> = match &staged_index {
@@ -526,6 +539,11 @@ fn judged(
 /// The fewest texts to judge that are shared out among the cores; fewer
 /// are judged faster than the sharing costs.
 const PARALLEL_JUDGING: usize = 8;
+
+/// The bytes of stored texts read for one insert's candidates before they
+/// are judged: a text near thousands of stored ones is judged in rounds,
+/// so that the writer never holds all their texts at once.
+const JUDGED_TEXT_BYTES: usize = 64 << 20;
 
 fn taken<B>(
     documents: &redb::Table<&str, &[u8]>,

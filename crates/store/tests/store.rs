@@ -264,6 +264,45 @@ fn a_new_text_is_prepared_once_for_all_its_candidates() {
 }
 
 #[test]
+fn few_and_many_texts_to_judge_give_the_same_duplicates_in_the_same_order() {
+    // A judge that keeps stored texts whose number is not a multiple of 3,
+    // similarity by number: judged alone below 8 texts, on the cores from 8
+    // on; the duplicates 1 and 2 bits away, ids against insertion order.
+    let judge = |_new: &str, stored: &str| {
+        let n: u32 = stored.trim_start_matches("text ").parse().ok()?;
+        (!n.is_multiple_of(3)).then_some(f64::from(n) / 100.0)
+    };
+    for stored in 1..=14u64 {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::<u64>::open(dir.path(), Some(&settings(true)), small()).unwrap();
+        let mut expected = Vec::new();
+        for i in 0..stored {
+            // 1 or 2 bits from the new text's fingerprint.
+            let fingerprint: u64 = 0xf000 ^ (1 << i) ^ ((i % 2) << 14);
+            let id = format!("s{:02}", stored - i);
+            let insert = Insert::new(fingerprint, K)
+                .id(id.as_str())
+                .text(format!("text {i}"));
+            store.write(vec![Write::Insert(insert)], None).unwrap();
+            if !i.is_multiple_of(3) {
+                expected.push((1 + (i % 2) as u32, id, Some(i as f64 / 100.0)));
+            }
+        }
+        expected.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        let new = Insert::new(0xf000, K).id("new").text("new");
+        let written = store.write(vec![Write::Insert(new)], Some(&judge)).unwrap();
+        let found: Vec<(u32, String, Option<f64>)> = match &written[0] {
+            Written::Inserted { duplicates, .. } => duplicates
+                .iter()
+                .map(|d| (d.distance, d.id.clone(), d.similarity))
+                .collect(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(found, expected, "{stored} stored texts");
+    }
+}
+
+#[test]
 fn a_second_opener_and_other_settings_are_refused_with_what_differs() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path());

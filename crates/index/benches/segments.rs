@@ -6,7 +6,7 @@
 //!
 //! A bulk load leaves tiers: two segments of 4 Mi fingerprints, one of
 //! 1 Mi, two of 256 Ki and a few small ones (flushes of 64 Ki merged four
-//! at a time). Each group answers the same 1,024 queries, half of them
+//! at a time). Each group answers the same 65,536 queries, half of them
 //! within 3 bits of a stored fingerprint, over random 64-bit fingerprints
 //! with k = 3, each segment with the plan `TablePlan::choose` gives its
 //! size (as the store does):
@@ -19,7 +19,9 @@
 //! Each table lookup and each candidate's fingerprint is a random read from
 //! memory, so a query's time follows their count: about 10 lookups and 2.5
 //! candidates on one segment of 10⁷, some 60 lookups and 15 candidates on
-//! the tiers.
+//! the tiers. The queries are many, so that what they read is not in the
+//! caches from one iteration to the next (a service's queries are all
+//! different).
 
 use std::hint::black_box;
 use std::path::Path;
@@ -39,7 +41,7 @@ const TIERS: [usize; 8] = [
     64 << 10,
     64 << 10,
 ];
-const QUERIES: usize = 1024;
+const QUERIES: usize = 1 << 16;
 
 fn mix(x: u64) -> u64 {
     let h = (x ^ x >> 31).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -67,6 +69,7 @@ fn main() {
         at += n;
     }
     let one = segment(dir.path(), "one", &all);
+
     let queries: Vec<u64> = (0..QUERIES as u64)
         .map(|i| {
             let stored = all[mix(i) as usize % all.len()];
@@ -79,6 +82,7 @@ fn main() {
         .collect();
     let mut c = Criterion::default()
         .configure_from_args()
+        .sample_size(10)
         .measurement_time(Duration::from_secs(10));
     let mut group = c.benchmark_group("tiers");
     group.throughput(Throughput::Elements(QUERIES as u64));

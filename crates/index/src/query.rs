@@ -2,7 +2,7 @@
 //! ([`crate::OnlineIndex`]) or in a mapped file ([`crate::Segment`]).
 
 use crate::bits::Bits;
-use crate::key_table::KeyTable;
+use crate::key_table::{KeyTable, prefetch};
 use crate::plan::TablePlan;
 
 /// A stored fingerprint near a query: its number and its distance.
@@ -54,31 +54,96 @@ impl<'a, B: Bits, F: Fn(usize) -> &'a [u32]> Tables<'a, B, F> {
             *hash = key_hash(self.plan.key(t, query));
             table(t).prefetch_lookup(*hash);
         }
-        let k = self.plan.k();
+        // Then each table's candidates, their fingerprints fetched as they
+        // are found and read once all are asked for: a candidate's
+        // fingerprint is a random read too, and checking each as it comes
+        // would wait for them one after another.
+        let mut candidates = Candidates::new();
         for t in 0..self.plan.tables() {
             let hash = match hashes.get(t) {
                 Some(&hash) => hash,
                 None => key_hash(self.plan.key(t, query)),
             };
             table(t).for_each(hash, |id| {
-                let Some(&fp) = self.fingerprints.get(id as usize) else {
+                let Some(fp) = self.fingerprints.get(id as usize) else {
                     return;
                 };
-                let distance = fp.distance(query);
-                // Check bits let through, rarely, a fingerprint of another
-                // key: it counts only where it truly shares the key, so that
-                // the first such table, and no other, reports it.
-                let mask = self.masks[t];
-                if distance <= k
-                    && stored(id)
-                    && fp.and(mask) == query.and(mask)
-                    && self.masks[..t].iter().all(|&m| fp.and(m) != query.and(m))
-                {
-                    out.push(Match { distance, id });
+                prefetch(fp);
+                if let Some((t, id)) = candidates.push(t, id) {
+                    self.check(query, t, id, &stored, &mut out);
                 }
             });
         }
+        for &(t, id) in candidates.held() {
+            self.check(query, t, id, &stored, &mut out);
+        }
         out.sort_unstable();
         out
+    }
+
+    /// Adds candidate `id` of table `t` to `out` if it is within `k` bits
+    /// of `query`, stored, and not found by an earlier table.
+    #[inline(always)]
+    fn check(
+        &self,
+        query: B,
+        t: usize,
+        id: u32,
+        stored: impl Fn(u32) -> bool,
+        out: &mut Vec<Match>,
+    ) {
+        let Some(&fp) = self.fingerprints.get(id as usize) else {
+            return;
+        };
+        let distance = fp.distance(query);
+        // Check bits let through, rarely, a fingerprint of another key: it
+        // counts only where it truly shares the key, so that the first such
+        // table, and no other, reports it.
+        let mask = self.masks[t];
+        if distance <= self.plan.k()
+            && stored(id)
+            && fp.and(mask) == query.and(mask)
+            && self.masks[..t].iter().all(|&m| fp.and(m) != query.and(m))
+        {
+            out.push(Match { distance, id });
+        }
+    }
+}
+
+/// The candidates a query holds before checking them: up to
+/// `HELD_CANDIDATES`, on the stack; past that, each is checked as it
+/// comes.
+struct Candidates {
+    held: [(usize, u32); HELD_CANDIDATES],
+    len: usize,
+}
+
+/// Candidates held before checking (a query on one segment of 10⁷ has
+/// about 2.5).
+const HELD_CANDIDATES: usize = 64;
+
+impl Candidates {
+    fn new() -> Candidates {
+        Candidates {
+            held: [(0, 0); HELD_CANDIDATES],
+            len: 0,
+        }
+    }
+
+    /// Holds candidate `id` of table `t`, or gives it back when full.
+    #[inline(always)]
+    fn push(&mut self, t: usize, id: u32) -> Option<(usize, u32)> {
+        match self.held.get_mut(self.len) {
+            Some(slot) => {
+                *slot = (t, id);
+                self.len += 1;
+                None
+            }
+            None => Some((t, id)),
+        }
+    }
+
+    fn held(&self) -> &[(usize, u32)] {
+        &self.held[..self.len]
     }
 }

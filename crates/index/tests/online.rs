@@ -114,3 +114,25 @@ fn a_match_through_check_bits_is_reported_once() {
         }
     }
 }
+
+/// A query holds its first candidates to check them together; a dense
+/// cluster brings hundreds, and those past the held ones are checked as
+/// they come: the answers are brute force's all the same.
+#[test]
+fn a_dense_cluster_is_answered_whole() {
+    let mut rng = Rng(7);
+    let base = rng.next();
+    // Copies of one fingerprint and ones a bit from it.
+    let mut fps: Vec<u64> = (0..300)
+        .map(|i| match i % 3 {
+            0 => base,
+            _ => base ^ 1 << (i % 64),
+        })
+        .collect();
+    fps.extend((0..200).map(|_| rng.next()));
+    check(
+        TablePlan::pigeonhole(Width::W64, 3).unwrap(),
+        &fps,
+        &mut rng,
+    );
+}

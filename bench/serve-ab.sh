@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Two builds of `neardup serve` against each other on one store: N random
+# 64-bit fingerprints at k = 3 (default N = 10^7, written by the load
+# example as bench/serve.sh does), then single-fingerprint queries (wrk,
+# 2 threads, 32 connections, 20 s) with each build in turn, ROUNDS times
+# (default 3) alternating: first on the segments the bulk load left
+# (tiers), then on the same store merged into one segment. The machine
+# is shared and its speed drifts within minutes, so only rounds taken in
+# turn say whether a change moved the service.
+#
+#   OLD=/path/to/neardup-before NEW=/path/to/neardup-after bench/serve-ab.sh
+#   OLD=… NEW=… N=1e6 ROUNDS=1 SECONDS_EACH=5 bench/serve-ab.sh
+#
+# A build of an earlier commit: `git worktree add /tmp/before REV`, then
+# `cargo build --release -p neardup-cli` there (with CARGO_TARGET_DIR set
+# to a directory of its own). Needs wrk. Results: bench/results/serve-ab.jsonl.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+old="${OLD:?OLD=path to the neardup binary before the change}"
+new="${NEW:?NEW=path to the neardup binary after it}"
+n="${N:-1e7}"
+rounds="${ROUNDS:-3}"
+seconds="${SECONDS_EACH:-20}"
+port="${PORT:-18095}"
+url="http://127.0.0.1:$port"
+command -v wrk >/dev/null || { echo "bench/serve-ab.sh needs wrk: apt-get install wrk" >&2; exit 2; }
+cargo build --release -q -p neardup-server --example load
+load=target/release/examples/load
+mkdir -p bench/results
+scratch="$(mktemp -d "$root/bench/results/serve-ab.XXXXXX")"
+server=""
+trap '[ -n "$server" ] && kill -9 "$server" 2>/dev/null; rm -rf "$scratch"' EXIT
+
+"$load" fill "$scratch/store" "$n" >&2
+"$load" bodies "$n" 200000 > "$scratch/bodies.jsonl"
+
+# Starts build $1 on the store with --compact-after $2; sets $server.
+start() {
+    "$1" serve --index "$scratch/store" -k 3 --listen "127.0.0.1:$port" \
+        --compact-after "$2" 2>>"$scratch/server.log" &
+    server=$!
+    until curl -sf "$url/readyz" >/dev/null 2>&1; do
+        kill -0 "$server" 2>/dev/null || { cat "$scratch/server.log" >&2; exit 1; }
+        sleep 0.05
+    done
+}
+stop() { kill -TERM "$server"; wait "$server" 2>/dev/null || true; server=""; }
+segments() { curl -s "$url/v1/stats" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["segments"]))'; }
+
+# One round of each build, in turn, on the store as it is.
+rounds() {
+    for round in $(seq "$rounds"); do
+        for build in old new; do
+            local binary="$old"
+            [ "$build" = new ] && binary="$new"
+            start "$binary" 0
+            local segs out rps p99
+            segs=$(segments)
+            out=$(BODIES="$scratch/bodies.jsonl" wrk -t2 -c32 -d"${seconds}s" --latency \
+                -s bench/serve-query.lua "$url")
+            stop
+            if grep -qE "Non-2xx|errors" <<<"$out"; then echo "$out" >&2; echo "wrk saw errors" >&2; exit 1; fi
+            rps=$(grep "Requests/sec" <<<"$out" | awk '{print $2}')
+            p99=$(grep " 99%" <<<"$out" | awk '{print $2}')
+            echo "{\"what\": \"query\", \"build\": \"$build\", \"binary\": \"$binary\", \"round\": $round, \"segments\": $segs, \"fingerprints\": $n, \"requests_per_second\": $rps, \"p99\": \"$p99\"}" \
+                | tee -a "$scratch/rows"
+        done
+    done
+}
+
+rounds
+# Merged into one segment by the new build's idle compaction.
+start "$new" 1
+until [ "$(segments)" = 1 ]; do sleep 1; done
+stop
+rounds
+cat "$scratch/rows" >> bench/results/serve-ab.jsonl
+echo "rows added to bench/results/serve-ab.jsonl" >&2

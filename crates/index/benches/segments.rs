@@ -69,7 +69,6 @@ fn main() {
         at += n;
     }
     let one = segment(dir.path(), "one", &all);
-
     let queries: Vec<u64> = (0..QUERIES as u64)
         .map(|i| {
             let stored = all[mix(i) as usize % all.len()];

@@ -16,8 +16,8 @@ use std::sync::OnceLock;
 use axum::body::Body;
 use axum::http::{Method, Request, Response, StatusCode, header};
 use libfuzzer_sys::fuzz_target;
-use neardup_core::{Fingerprinter, Profile, Width};
-use neardup_dedup::Verification;
+use neardup_core::Width;
+use neardup_dedup::Rule;
 use neardup_server::{Limits, ServeOptions, Service};
 use neardup_store::{Store, StoreOptions, StoreSettings};
 use tower::ServiceExt;
@@ -55,16 +55,11 @@ fn fixture() -> &'static Fixture {
                 max_text_bytes: 8 << 10,
                 ..Limits::default()
             },
-            k: 3,
             compact_after: None,
         };
-        let fingerprinter = Fingerprinter::new(Profile::Auto).expect("the default fingerprinter");
-        let service = Service::new(
-            store,
-            fingerprinter,
-            Some(Verification::Jaccard(0.8)),
-            &options,
-        )
+        let mut rule = Rule::new().expect("the default rule");
+        rule.k(3);
+        let service = Service::new(store, rule, &options)
         .expect("the service");
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -41,10 +41,13 @@ pub enum Command {
     /// Count document frequencies of a corpus into an IDF table for --idf.
     #[command(after_help = IDF_EXAMPLES)]
     Idf(IdfArgs),
-    /// Every pair of fingerprints within k bits: JSON lines {"a", "b", "distance"}.
+    /// Every pair of fingerprints within k bits, by fingerprint alone (no
+    /// verification: dedup's verdicts are `compare`'s): JSON lines
+    /// {"a", "b", "distance"}.
     #[command(after_help = PAIRS_EXAMPLES)]
     Pairs(PairsArgs),
-    /// The table plans for N fingerprints at distance k, and the one chosen.
+    /// The table plans for N fingerprints at distance k (fingerprints
+    /// alone), and the one chosen.
     #[command(after_help = PLAN_EXAMPLES)]
     Plan(PlanArgs),
     /// Build, add to, query and describe an index directory of fingerprints.
@@ -238,7 +241,9 @@ pub struct DedupArgs {
     /// The directory to write the outputs to.
     #[arg(long, short = 'o', value_name = "DIR")]
     pub out: PathBuf,
-    /// Near-duplicates are at most K bits apart.
+    /// Candidates by fingerprint are at most K bits apart (a short text and
+    /// a near-short one are compared at any distance); verification judges
+    /// them.
     #[arg(short, long, default_value_t = crate::config::DEFAULT_K, value_parser = parse_k)]
     pub k: u32,
     /// Which document of a group is kept: first, longest, shortest,
@@ -325,8 +330,9 @@ pub struct IndexBuildArgs {
     /// The index directory to create: a store, as `neardup serve` keeps.
     #[arg(long, value_name = "DIR")]
     pub index: PathBuf,
-    /// Queries find fingerprints at most K bits apart.
-    #[arg(short, long, default_value_t = 3, value_parser = parse_k)]
+    /// Queries find fingerprints at most K bits apart (as dedup's and the
+    /// service's -k).
+    #[arg(short, long, default_value_t = crate::config::DEFAULT_K, value_parser = parse_k)]
     pub k: u32,
     #[command(flatten)]
     pub fields: FingerprintFields,
@@ -395,8 +401,14 @@ Examples:
 const COMPARE_EXAMPLES: &str = "\
 Examples:
   neardup compare a.txt b.txt
-  neardup compare --text 'the cat sat on the mat' 'the cat sat on a mat' -k 5
-  neardup compare a.txt b.txt --explain --json";
+  neardup compare --text 'the cat sat on the mat today' 'the cat sat on the mat today!'
+  neardup compare a.txt b.txt --threshold 0.9 -k 12   # what dedup with these settings says
+  neardup compare a.txt b.txt --explain --json
+
+The verdict is neardup dedup's: near-duplicates when a run finds the pair
+(the same text, fingerprints within k bits, or a short text and a
+near-short one at any distance: -k does not matter for those) and its
+verification passes. Exit code 0 for near-duplicates, 1 otherwise.";
 
 const IDF_EXAMPLES: &str = "\
 Examples:
@@ -509,7 +521,9 @@ pub struct CompareArgs {
     /// Take A and B as the texts themselves, not as paths.
     #[arg(long)]
     pub text: bool,
-    /// Near-duplicates are at most K bits apart.
+    /// Candidates by fingerprint are at most K bits apart (a short text and
+    /// a near-short one are compared at any distance); verification judges
+    /// them.
     #[arg(short, long, default_value_t = crate::config::DEFAULT_K, value_parser = parse_k)]
     pub k: u32,
     #[command(flatten)]
@@ -549,7 +563,8 @@ pub struct PairsArgs {
     /// Fingerprint JSON lines (the output of `neardup fingerprint`), or - for stdin.
     #[arg(required = true, value_name = "FILE")]
     pub paths: Vec<PathBuf>,
-    /// Pairs are at most K bits apart.
+    /// Pairs are at most K bits apart, by fingerprint alone (the seeds' k;
+    /// the verdicts of dedup and compare take candidates within 8).
     #[arg(short, long, default_value_t = 3, value_parser = parse_k)]
     pub k: u32,
     /// Pair FILE's fingerprints with these instead of with each other.
@@ -582,7 +597,8 @@ pub struct PlanArgs {
     /// Expected number of fingerprints (1e9 and the like accepted).
     #[arg(short, long, value_parser = parse_count)]
     pub n: f64,
-    /// Pairs are at most K bits apart.
+    /// Pairs are at most K bits apart, by fingerprint alone (the seeds' k;
+    /// the verdicts of dedup and compare take candidates within 8).
     #[arg(short, long, default_value_t = 3, value_parser = parse_k)]
     pub k: u32,
     /// Fingerprint width in bits: 64 or 128.

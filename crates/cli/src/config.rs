@@ -6,7 +6,7 @@ use neardup_core::{
     FeatureHash, FeatureKind, Fingerprinter, IdfTable, Profile, StopWords, Weighting, Width,
 };
 use neardup_corpus::{Format, ReadOptions};
-use neardup_dedup::{Dedup, Grouping, Keep, Verification};
+use neardup_dedup::{Dedup, Grouping, Keep, Rule, Verification};
 use serde_json::Value;
 
 use crate::args::{
@@ -103,31 +103,43 @@ pub fn default_verify() -> String {
     neardup_dedup::DEFAULT_VERIFICATION.to_string()
 }
 
+/// The rule that decides what is near: the fingerprinter, `-k`, and the
+/// verification and short-document rule of `nearness`. Every command that
+/// gives a verdict builds it here.
+pub fn rule(fingerprinter: Fingerprinter, k: u32, nearness: &NearnessArgs) -> Result<Rule> {
+    let mut rule = Rule::with_fingerprinter(fingerprinter);
+    rule.k(k)
+        .short_rule(!nearness.no_short_rule)
+        .verification(verification(nearness)?);
+    Ok(rule)
+}
+
 /// The dedup job the arguments describe (its fingerprinter reads the
 /// stop-word and IDF files they name).
 pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
-    let mut job = Dedup::with_fingerprinter(fingerprinter(&args.settings)?);
-    job.k(args.k)
-        .short_rule(!args.nearness.no_short_rule)
-        .verification(verification(&args.nearness)?)
-        .keep(match args.keep {
-            KeepArg::First => Keep::First,
-            KeepArg::Longest => Keep::Longest,
-            KeepArg::Shortest => Keep::Shortest,
-            KeepArg::Max(_) => Keep::Max,
-            KeepArg::Min(_) => Keep::Min,
-        })
-        .grouping(match args.cluster {
-            ClusterArg::Greedy => Grouping::Greedy,
-            ClusterArg::Components => Grouping::Components,
-        })
-        .against(neardup_output::against_index(
-            args.against.as_deref(),
-            args.save_index.as_deref(),
-        ))
-        .memory(args.memory)
-        // Temporary files beside the outputs: where the user made room.
-        .spill_to(Some(args.out.clone()));
+    let mut job = Dedup::with_rule(rule(
+        fingerprinter(&args.settings)?,
+        args.k,
+        &args.nearness,
+    )?);
+    job.keep(match args.keep {
+        KeepArg::First => Keep::First,
+        KeepArg::Longest => Keep::Longest,
+        KeepArg::Shortest => Keep::Shortest,
+        KeepArg::Max(_) => Keep::Max,
+        KeepArg::Min(_) => Keep::Min,
+    })
+    .grouping(match args.cluster {
+        ClusterArg::Greedy => Grouping::Greedy,
+        ClusterArg::Components => Grouping::Components,
+    })
+    .against(neardup_output::against_index(
+        args.against.as_deref(),
+        args.save_index.as_deref(),
+    ))
+    .memory(args.memory)
+    // Temporary files beside the outputs: where the user made room.
+    .spill_to(Some(args.out.clone()));
     job.check().with_context(|| format!("-k {}", args.k))?;
     Ok(job)
 }

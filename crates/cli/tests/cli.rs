@@ -227,7 +227,7 @@ fn compare_exit_codes_and_json() {
     assert_eq!(far.code(), 1);
     assert!(
         far.stdout()
-            .contains("verdict:    different (k = 8, any distance for a short text)"),
+            .contains("verdict:    different (found by the short-document rule, at any distance; verification fails)"),
         "{}",
         far.stdout()
     );

@@ -54,7 +54,8 @@ fn build_add_query_stats() {
     let stats = d.run(&["index", "stats", "--index", "idx"], b"");
     assert_eq!(stats.code(), 0, "{}", stats.stderr());
     assert_eq!(stats.lines()[0]["fingerprints"], 3);
-    assert_eq!(stats.lines()[0]["k"], 3);
+    // The default k of an index is dedup's and the service's.
+    assert_eq!(stats.lines()[0]["k"], 8);
 }
 
 #[test]
@@ -82,7 +83,7 @@ fn index_errors_are_named() {
         ),
         (
             &["index", "query", "a.jsonl", "--index", "idx", "-k", "9"],
-            "at most 3 bits apart",
+            "at most 8 bits apart",
         ),
         (
             &["index", "stats", "--index", "nowhere"],

@@ -12,16 +12,16 @@ use serde_json::{Value, json};
 use crate::util::Dir;
 
 /// A running `neardup serve`.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     stderr: BufReader<ChildStderr>,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Server {
     /// Starts a server on a free loopback port; waits for its line saying
     /// where it listens.
-    fn start(store: &Path, extra: &[&str]) -> Server {
+    pub(crate) fn start(store: &Path, extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
             .args(["serve", "--index"])
             .arg(store)
@@ -49,7 +49,7 @@ impl Server {
     }
 
     /// Stops the server with SIGTERM; its exit code and last lines.
-    fn terminate(mut self) -> (Option<i32>, String) {
+    pub(crate) fn terminate(mut self) -> (Option<i32>, String) {
         let pid = self.child.id().to_string();
         Command::new("kill")
             .args(["-TERM", &pid])
@@ -62,7 +62,7 @@ impl Server {
     }
 }
 
-fn agent() -> ureq::Agent {
+pub(crate) fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(Duration::from_secs(20)))
@@ -71,7 +71,7 @@ fn agent() -> ureq::Agent {
 }
 
 /// A request's status and JSON body.
-fn call(request: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u16, Value) {
+pub(crate) fn call(request: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u16, Value) {
     let mut response = request.expect("an answer");
     let status = response.status().as_u16();
     let text = response.body_mut().read_to_string().unwrap_or_default();

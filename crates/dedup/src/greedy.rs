@@ -53,7 +53,7 @@ pub(crate) fn kept_bytes(free: u64, units: usize) -> f64 {
 }
 
 /// How far apart units may be, and which ones take part.
-pub(crate) struct Rule<'a> {
+pub(crate) struct Search<'a> {
     pub k: u32,
     /// The short-document rule: two units the prefix filter holds are
     /// candidates, whatever their distance, when it meets them.
@@ -92,7 +92,7 @@ pub(crate) struct Short<'a> {
     pub memory: u64,
 }
 
-impl Rule<'_> {
+impl Search<'_> {
     /// Whether unit `u` takes part in the search by fingerprint.
     pub(crate) fn searched(&self, u: u32) -> bool {
         // Short units are the filter's alone when it holds all they can
@@ -149,7 +149,11 @@ struct Searched {
 
 /// The fates of the units whose fingerprints are `bits`, numbered in keep
 /// order, on all cores of the current rayon pool.
-pub(crate) fn greedy<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) -> Result<Grouped> {
+pub(crate) fn greedy<B: Bits>(
+    bits: &[B],
+    rule: &Search,
+    progress: &dyn Progress,
+) -> Result<Grouped> {
     let mut greedy = Greedy::new(bits, rule)?;
     let verify = |a: u32, u: u32| rule.verify.is_none_or(|v| v(a, u));
     while greedy.next() < bits.len() {
@@ -166,7 +170,7 @@ pub(crate) fn greedy<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
 /// before it is decided.
 pub(crate) struct Greedy<'a, 'r, B> {
     bits: &'a [B],
-    rule: &'a Rule<'r>,
+    rule: &'a Search<'r>,
     kept: OnlineIndex<B>,
     /// The unit of each fingerprint in `kept`, by its number there.
     kept_units: Vec<u32>,
@@ -220,7 +224,7 @@ fn greedy_work(option: &PlanOption) -> f64 {
 }
 
 impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
-    pub(crate) fn new(bits: &'a [B], rule: &'a Rule<'r>) -> Result<Greedy<'a, 'r, B>> {
+    pub(crate) fn new(bits: &'a [B], rule: &'a Search<'r>) -> Result<Greedy<'a, 'r, B>> {
         let n = bits.len();
         // About half the units that search are kept and indexed, as in
         // pairs of near-duplicates.
@@ -244,7 +248,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
     }
 
     /// The rule it groups by.
-    pub(crate) fn rule(&self) -> &'a Rule<'r> {
+    pub(crate) fn rule(&self) -> &'a Search<'r> {
         self.rule
     }
 
@@ -465,7 +469,7 @@ mod tests {
                 verification.accepts(&sketches[a as usize], &sketches[b as usize])
             };
             let spill = tempfile::tempdir().unwrap();
-            let rule = Rule {
+            let rule = Search {
                 k: 3,
                 short: Some(Short {
                     members: &members,
@@ -516,11 +520,11 @@ mod tests {
             let searched_bits: Vec<u64> = searched.iter().map(|&u| bits[u as usize]).collect();
             let plan = join_plan(Width::W64, 3, searched.len()).unwrap();
             let earlier = Earlier::join(&plan, n, &searched, &searched_bits, u64::MAX).unwrap().unwrap();
-            let listed = Rule { near: Some(earlier.near()), earlier: Some(&earlier), ..rule };
+            let listed = Search { near: Some(earlier.near()), earlier: Some(&earlier), ..rule };
             let from_lists = greedy(&bits, &listed, &Silent).unwrap();
             let fates: Vec<Fate> = from_lists.fates.iter().map(|&f| f.into()).collect();
             prop_assert_eq!(&fates, &expected);
-            let with_near = Rule { near: Some(earlier.near()), ..rule };
+            let with_near = Search { near: Some(earlier.near()), ..rule };
             let from_index = greedy(&bits, &with_near, &Silent).unwrap();
             prop_assert_eq!(from_lists.candidates, from_index.candidates);
         }

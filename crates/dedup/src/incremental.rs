@@ -1,19 +1,32 @@
 //! Incremental runs: a batch deduplicated against the documents kept by
-//! earlier runs, whose fingerprints a store holds, and the kept documents
-//! of a run added to one.
+//! earlier runs, which a store holds, and the kept documents of a run added
+//! to one.
+//!
+//! The store keeps what the [`Rule`] needs to judge a later document
+//! exactly: each kept document's fingerprint, its text, and its
+//! short-document keys. A document of the batch is then dropped for a
+//! stored one exactly when the rule calls the two near-duplicates (found
+//! within k bits, or by the short-document rule at any distance, and
+//! verified), so that a corpus deduplicated day by day keeps what one run
+//! over all the days keeps. A store made before texts were kept is judged
+//! by fingerprint alone, as it was then.
 
 use std::collections::HashMap;
 use std::path::Path;
 
-use neardup_core::Width;
-use neardup_store::{AnyStore, StoreOptions, StoreSettings};
-use rayon::prelude::*;
+use neardup_core::Fingerprint;
+use neardup_store::{AnyStore, Hit, Insert, StoreOptions, StoreSettings};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::grouping::Fate;
+use crate::outcome::Outcome;
+use crate::progress::{Progress, Stage};
+use crate::rule::Rule;
+use crate::source::Source;
 
-/// For each document of a run, the nearest stored one within k (a number
-/// for its id, and their distance), and the ids by number.
+/// For each document of a run, the nearest stored one it duplicates (a
+/// number for its id, and their distance), and the ids by number.
 #[derive(Debug, Default)]
 pub(crate) struct Indexed {
     pub nearest: Vec<Option<(u32, u32)>>,
@@ -21,94 +34,235 @@ pub(crate) struct Indexed {
 }
 
 impl Indexed {
-    /// Whether document `doc` is near an indexed one.
+    /// Numbers the ids of `found`, each document's nearest stored duplicate.
+    pub(crate) fn number(found: Vec<Option<(String, u32)>>) -> Indexed {
+        let mut numbers: HashMap<String, u32> = HashMap::new();
+        let mut names = HashMap::new();
+        let nearest = found
+            .into_iter()
+            .map(|hit| {
+                hit.map(|(id, distance)| {
+                    let next = numbers.len() as u32;
+                    let number = *numbers.entry(id.clone()).or_insert(next);
+                    names.entry(number).or_insert(id);
+                    (number, distance)
+                })
+            })
+            .collect();
+        Indexed { nearest, names }
+    }
+
+    /// Whether document `doc` duplicates an indexed one.
     pub(crate) fn has(&self, doc: u32) -> bool {
         self.nearest.get(doc as usize).is_some_and(Option::is_some)
     }
 }
 
-/// The nearest fingerprint within `k` bits of each of `fingerprints` in the
-/// store at `dir` (the first by id among equals).
-pub(crate) fn against(dir: &Path, fingerprints: &[u128], width: Width, k: u32) -> Result<Indexed> {
-    let refuse = |message: String| Error::Against {
-        path: dir.to_path_buf(),
-        message,
-    };
-    let store = AnyStore::open_read_only(dir)?;
-    let settings = store.settings();
-    if settings.width != width {
-        return Err(refuse(format!(
-            "it holds {}-bit fingerprints, these are {}-bit; fingerprint at its width",
-            settings.width.bits(),
-            width.bits()
-        )));
-    }
-    if k > settings.k {
-        return Err(refuse(format!(
-            "it finds fingerprints at most {} bits apart, and {k} were asked for; \
-             ask for {} or less, or build a new index",
-            settings.k, settings.k
-        )));
-    }
-    let found: Vec<Option<(String, u32)>> = fingerprints
-        .par_iter()
-        .map(|&f| {
-            let hits = store.query(f, k)?;
-            Ok(hits.into_iter().next().map(|h| (h.id, h.distance)))
-        })
-        .collect::<Result<_>>()?;
-    let mut numbers: HashMap<String, u32> = HashMap::new();
-    let mut names = HashMap::new();
-    let nearest = found
-        .into_iter()
-        .map(|hit| {
-            hit.map(|(id, distance)| {
-                let next = numbers.len() as u32;
-                let number = *numbers.entry(id.clone()).or_insert(next);
-                names.entry(number).or_insert(id);
-                (number, distance)
-            })
-        })
-        .collect();
-    Ok(Indexed { nearest, names })
+/// A store of earlier runs' kept documents, as a run judges against it.
+pub(crate) struct Index {
+    store: AnyStore,
+    rule: Rule,
+    /// Whether it keeps texts (else: fingerprints alone).
+    by_text: bool,
+    /// Whether it keeps short-document keys made for this run's rule.
+    keyed: bool,
 }
 
-/// Adds `fingerprints`, named `names`, to the store at `dir`, creating it
-/// (for queries within `k` bits, recording the fingerprint settings
-/// `fingerprint`) if it holds none.
+impl Index {
+    /// The store at `dir`, to judge documents by `rule` against.
+    ///
+    /// # Errors
+    ///
+    /// A store of another width, one that searches within fewer bits than
+    /// the rule's k, or one that cannot be opened.
+    pub(crate) fn open(dir: &Path, rule: &Rule) -> Result<Index> {
+        let refuse = |message: String| Error::Against {
+            path: dir.to_path_buf(),
+            message,
+        };
+        let store = AnyStore::open_read_only(dir)?;
+        let settings = store.settings();
+        let (width, k) = (rule.fingerprinter().width(), rule.k_bits());
+        if settings.width != width {
+            return Err(refuse(format!(
+                "it holds {}-bit fingerprints, these are {}-bit; fingerprint at its width",
+                settings.width.bits(),
+                width.bits()
+            )));
+        }
+        if k > settings.k {
+            return Err(refuse(format!(
+                "it finds fingerprints at most {} bits apart, and {k} were asked for; \
+                 ask for {} or less, or build a new index",
+                settings.k, settings.k
+            )));
+        }
+        let by_text = settings.texts && rule.verifier().is_some();
+        let keyed =
+            by_text && settings.short_keys.is_some() && settings.short_keys == rule.keying();
+        Ok(Index {
+            by_text,
+            keyed,
+            rule: rule.clone(),
+            store,
+        })
+    }
+
+    /// The stored document nearest `text` (fingerprinted `fingerprint`)
+    /// that the rule calls its near-duplicate: its id and distance. Without
+    /// texts in the store, the nearest within k.
+    ///
+    /// # Errors
+    ///
+    /// A store that cannot be read.
+    pub(crate) fn nearest(&self, text: &str, fingerprint: u128) -> Result<Option<(String, u32)>> {
+        let mut hits = self.store.query(fingerprint, self.rule.k_bits())?;
+        if !self.by_text {
+            return Ok(hits.into_iter().next().map(|h| (h.id, h.distance)));
+        }
+        let width = self.rule.fingerprinter().width();
+        let new = self
+            .rule
+            .prepare_fingerprinted(text, Fingerprint::new(fingerprint, width));
+        if self.keyed {
+            let keys = self.rule.short_keys(&new);
+            hits.extend(self.store.query_keys(fingerprint, &keys)?);
+            hits.sort_by(|a, b| (a.distance, &a.id).cmp(&(b.distance, &b.id)));
+            hits.dedup_by(|a, b| a.id == b.id);
+        }
+        for Hit { id, distance } in hits {
+            let Some(stored) = self.store.get(&id)? else {
+                continue;
+            };
+            let Some(stored_text) = stored.text else {
+                continue;
+            };
+            let stored = self
+                .rule
+                .prepare_fingerprinted(&stored_text, Fingerprint::new(stored.fingerprint, width));
+            if self.rule.judge_prepared(&new, &stored).near {
+                return Ok(Some((id, distance)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether the store is judged by fingerprint alone: it keeps no texts
+    /// (made before they were kept, or by `neardup index build`).
+    pub(crate) fn by_fingerprint_alone(&self) -> bool {
+        !self.by_text
+    }
+}
+
+/// The bytes of text one transaction of [`save_to_index`] holds at most.
+const SAVED_TEXT_BYTES: usize = 64 << 20;
+
+/// Adds the documents `outcome` kept, named by `id`, to the store at
+/// `dir` with what `rule` needs to judge later documents against them
+/// (their texts and short-document keys), reading their texts from
+/// `source` again. Creates the store (for queries within the rule's k,
+/// recording the fingerprint settings `fingerprint`) if `dir` holds none.
 ///
 /// ```
-/// use neardup_core::Width;
-/// use neardup_dedup::save_to_index;
+/// use neardup_dedup::{Dedup, Memory, Rule, Silent, save_to_index};
 ///
 /// let dir = tempfile::tempdir()?;
+/// let day1 = ["the river rose in the night and the town woke to water in every street"];
+/// let day2 = ["the river rose in the night and the town woke to water in every lane",
+///             "a recipe for bread: flour, water, salt and yeast, and a warm room"];
+/// let rule = Rule::new()?;
 /// let settings = serde_json::json!({"profile": "auto"});
-/// save_to_index(dir.path(), Width::W64, 6, &[1, 2], &["a", "b"], &settings)?;
-/// save_to_index(dir.path(), Width::W64, 6, &[3], &["c"], &settings)?;
-/// assert!(save_to_index(dir.path(), Width::W64, 6, &[4], &["a"], &settings).is_err(), "names are unique");
+/// let outcome = Dedup::with_rule(rule.clone()).run(&Memory::new(&day1[..]), &Silent)?;
+/// save_to_index(dir.path(), &rule, &Memory::new(&day1[..]), &outcome, &|d| format!("day1-{d}"), &settings, &Silent)?;
+/// let mut job = Dedup::with_rule(rule.clone());
+/// job.against(Some(dir.path().to_path_buf()));
+/// let outcome = job.run(&Memory::new(&day2[..]), &Silent)?;
+/// assert_eq!(outcome.unique(), 1, "the first of day 2 is a near-duplicate of day 1's");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Errors
 ///
-/// As the store's [`AnyStore::open`] and [`AnyStore::insert_all`]: names
-/// that repeat, a store of other settings, a directory that cannot be
-/// written.
+/// Kept documents whose ids repeat or are stored already (nothing is
+/// written), a store of other settings, a source that cannot be read
+/// again, a directory that cannot be written.
 pub fn save_to_index(
     dir: &Path,
-    width: Width,
-    k: u32,
-    fingerprints: &[u128],
-    names: &[&str],
+    rule: &Rule,
+    source: &dyn Source,
+    outcome: &Outcome,
+    id: &dyn Fn(u32) -> String,
     fingerprint: &Value,
-) -> Result<()> {
+    progress: &dyn Progress,
+) -> Result<usize> {
+    let fates = outcome.fates();
+    let kept: Vec<u32> = (0u32..)
+        .zip(fates.iter())
+        .filter(|&(_, fate)| fate == Fate::Kept)
+        .map(|(d, _)| d)
+        .collect();
     let store = match StoreSettings::of(dir)? {
         Some(_) => AnyStore::open(dir, None, StoreOptions::default())?,
         None => {
-            let settings = StoreSettings::new(width, k, fingerprint.clone(), false);
+            let mut settings = StoreSettings::new(
+                rule.fingerprinter().width(),
+                rule.k_bits(),
+                fingerprint.clone(),
+                true,
+            );
+            if let Some(keying) = rule.keying() {
+                settings = settings.keyed(keying);
+            }
             AnyStore::open(dir, Some(&settings), StoreOptions::default())?
         }
     };
-    store.insert_all(fingerprints, names)?;
-    Ok(())
+    // Every name checked before anything is written.
+    let names: Vec<String> = kept.iter().map(|&d| id(d)).collect();
+    store.check_new_ids(&names)?;
+    let settings = store.settings().clone();
+    let keyed = settings.short_keys.is_some() && settings.short_keys == rule.keying();
+    let width = rule.fingerprinter().width();
+    let k = settings.k;
+    let records = outcome.records();
+    let mut is_kept = vec![false; records.len()];
+    for &d in &kept {
+        is_kept[d as usize] = true;
+    }
+    let mut pending: Vec<Insert<u128>> = Vec::new();
+    let mut held = 0;
+    progress.stage(Stage::Reading, source.total_bytes());
+    let now = source.revisit(
+        progress,
+        &|d| is_kept.get(d as usize) == Some(&true),
+        &mut |batch| {
+            for doc in batch {
+                let fingerprint = records[doc.number as usize].fingerprint();
+                let mut insert = Insert::new(fingerprint, k).id(id(doc.number));
+                if settings.texts {
+                    if keyed {
+                        let prepared = rule
+                            .prepare_fingerprinted(doc.text, Fingerprint::new(fingerprint, width));
+                        insert = insert.keys(rule.short_keys(&prepared));
+                    }
+                    held += doc.text.len();
+                    insert = insert.text(doc.text);
+                }
+                pending.push(insert);
+                if held >= SAVED_TEXT_BYTES || pending.len() >= 1 << 16 {
+                    store.insert_documents(std::mem::take(&mut pending))?;
+                    held = 0;
+                }
+            }
+            Ok(())
+        },
+    )?;
+    progress.finish();
+    if now != records.len() {
+        return Err(Error::Source(format!(
+            "the input changed while it was read: {} documents, then {now}",
+            records.len()
+        )));
+    }
+    store.insert_documents(pending)?;
+    Ok(kept.len())
 }

@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
-use neardup_core::{Fingerprinter, Profile, Width};
+use neardup_core::{Fingerprinter, Width};
 use neardup_corpus::FieldValue;
 use neardup_index::{Bits, TablePlan, with_neighbours};
 use rayon::prelude::*;
@@ -29,29 +29,21 @@ use crate::copies::Copies;
 use crate::earlier::Earlier;
 use crate::error::{Error, Result};
 use crate::greedy::{
-    Grouped, KEPT_BYTES_LEAST, Rule, Short, greedy, join_plan, kept_bytes, kept_plan,
+    Grouped, KEPT_BYTES_LEAST, Search, Short, greedy, join_plan, kept_bytes, kept_plan,
 };
 use crate::grouping::{Fate, PackedFate};
-use crate::incremental::{Indexed, against};
+use crate::incremental::{Index, Indexed};
 use crate::keep::Keep;
 use crate::linked::linked;
 use crate::outcome::{Outcome, Record, Stats, WHOLE};
 use crate::prefix_filter::{ElementCounts, PrefixFilter};
 use crate::progress::{Progress, Skipped, Stage};
+use crate::rule::Rule;
 use crate::short::{SHORT_WORDS, length_under};
 use crate::sketches::{SketchFile, SketchPass, Sketches};
 use crate::source::Source;
 use crate::streamed::greedy_as_read;
 use crate::verify::Verification;
-
-/// The default k: with verification by shingle Jaccard at 0.8, SimHash
-/// within 8 bits makes candidates of 98% of the near-duplicates of 50 words
-/// or more, in English and in Chinese (at 6 bits, 95%: docs/QUALITY.md).
-pub const DEFAULT_K: u32 = 8;
-
-/// The default verification: two documents are near-duplicates when the
-/// exact Jaccard similarity of their shingles is at least 0.8.
-pub const DEFAULT_VERIFICATION: Verification = Verification::Jaccard(0.8);
 
 /// Documents are numbered in 32 bits, and the largest number is kept free.
 const MAX_DOCUMENTS: usize = u32::MAX as usize - 1;
@@ -95,10 +87,7 @@ pub enum Grouping {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Dedup {
-    fingerprinter: Fingerprinter,
-    k: u32,
-    short_rule: bool,
-    verification: Option<Verification>,
+    rule: Rule,
     keep: Keep,
     grouping: Grouping,
     against: Option<PathBuf>,
@@ -115,18 +104,28 @@ impl Dedup {
     ///
     /// As [`Fingerprinter::new`].
     pub fn new() -> Result<Dedup> {
-        Ok(Dedup::with_fingerprinter(Fingerprinter::new(
-            Profile::Auto,
-        )?))
+        Ok(Dedup::with_rule(Rule::new()?))
     }
 
     /// The defaults of [`Dedup::new`] with another fingerprinter.
     pub fn with_fingerprinter(fingerprinter: Fingerprinter) -> Dedup {
+        Dedup::with_rule(Rule::with_fingerprinter(fingerprinter))
+    }
+
+    /// A job that decides by `rule`, keeping the first of each group, by
+    /// greedy grouping.
+    ///
+    /// ```
+    /// use neardup_dedup::{Dedup, Rule};
+    ///
+    /// let mut rule = Rule::new()?;
+    /// rule.k(6);
+    /// assert_eq!(Dedup::with_rule(rule).rule().k_bits(), 6);
+    /// # Ok::<(), neardup_dedup::Error>(())
+    /// ```
+    pub fn with_rule(rule: Rule) -> Dedup {
         Dedup {
-            fingerprinter,
-            k: DEFAULT_K,
-            short_rule: true,
-            verification: Some(DEFAULT_VERIFICATION),
+            rule,
             keep: Keep::First,
             grouping: Grouping::Greedy,
             against: None,
@@ -151,7 +150,7 @@ impl Dedup {
     /// # Ok::<(), neardup_dedup::Error>(())
     /// ```
     pub fn k(&mut self, k: u32) -> &mut Dedup {
-        self.k = k;
+        self.rule.k(k);
         self
     }
 
@@ -160,13 +159,13 @@ impl Dedup {
     /// distance when their verification sketches share enough to pass, and
     /// verification judges them. It holds only with verification.
     pub fn short_rule(&mut self, on: bool) -> &mut Dedup {
-        self.short_rule = on;
+        self.rule.short_rule(on);
         self
     }
 
     /// How candidate pairs are checked; `None` trusts the fingerprints.
     pub fn verification(&mut self, verification: Option<Verification>) -> &mut Dedup {
-        self.verification = verification;
+        self.rule.verification(verification);
         self
     }
 
@@ -182,8 +181,12 @@ impl Dedup {
         self
     }
 
-    /// Drops, too, documents near one in the index directory `dir` (one
-    /// that [`crate::save_to_index`] wrote), by their fingerprints alone.
+    /// Drops, too, documents that the rule calls near-duplicates of one in
+    /// the index directory `dir` (one that [`crate::save_to_index`] wrote),
+    /// as one run over the documents of both would: each is judged against
+    /// the stored texts found within k bits or by the short-document rule.
+    /// An index that keeps no texts (made before they were kept) is
+    /// searched by fingerprint alone.
     pub fn against(&mut self, dir: Option<PathBuf>) -> &mut Dedup {
         self.against = dir;
         self
@@ -218,13 +221,18 @@ impl Dedup {
 
     /// The fingerprinter.
     pub fn fingerprinter(&self) -> &Fingerprinter {
-        &self.fingerprinter
+        &self.rule.fingerprinter
+    }
+
+    /// The rule that decides what is near.
+    pub fn rule(&self) -> &Rule {
+        &self.rule
     }
 
     /// Whether the short-document rule holds: it is on, and pairs are
     /// verified.
     pub fn short_rule_holds(&self) -> bool {
-        self.short_rule && self.verification.is_some()
+        self.rule.short_rule_holds()
     }
 
     /// Refuses a k the fingerprints cannot have (below the width); [`Dedup::run`] checks this before any work.
@@ -240,10 +248,10 @@ impl Dedup {
     ///
     /// [`Error::Index`] naming the k that no table plan takes.
     pub fn check(&self) -> Result<()> {
-        let width = self.fingerprinter.width();
-        TablePlan::pigeonhole(width, self.k)?;
+        let width = self.rule.fingerprinter.width();
+        TablePlan::pigeonhole(width, self.rule.k)?;
         // The index of kept documents must have a plan for k.
-        kept_plan(width, self.k, 1, KEPT_BYTES_LEAST)?;
+        kept_plan(width, self.rule.k, 1, KEPT_BYTES_LEAST)?;
         Ok(())
     }
 
@@ -257,11 +265,17 @@ impl Dedup {
     /// between passes, an index to run against that cannot be used, a
     /// temporary file that cannot be written, or [`Error::Cancelled`].
     pub fn run(&self, source: &dyn Source, progress: &dyn Progress) -> Result<Outcome> {
-        let width = self.fingerprinter.width();
+        let width = self.rule.fingerprinter.width();
         self.check()?;
         let spill = self.spill.clone().unwrap_or_else(std::env::temp_dir);
         let memory = self.memory.unwrap_or_else(crate::default_memory);
-        let scanned = self.scan(source, progress, &spill, memory)?;
+        // Documents near one kept by an earlier run are found as they are
+        // read, by the rule, and dropped for it.
+        let index = match &self.against {
+            Some(dir) => Some(Index::open(dir, &self.rule)?),
+            None => None,
+        };
+        let scanned = self.scan(source, progress, &spill, memory, index.as_ref())?;
         let Scanned {
             records,
             text_hashes,
@@ -270,8 +284,11 @@ impl Dedup {
             member_sketches,
             element_counts,
             keys,
+            indexed,
             skipped,
         } = scanned;
+        let by_fingerprint_alone = index.as_ref().is_some_and(Index::by_fingerprint_alone);
+        drop(index);
         let n = records.len();
         let free = memory
             .saturating_sub(n as u64 * HELD_PER_DOCUMENT)
@@ -294,6 +311,7 @@ impl Dedup {
         drop((text_hashes, order));
         let units = copies.units();
         let short_filter = self
+            .rule
             .verification
             .zip(element_counts)
             .map(|(verification, counts)| PrefixFilter::new(verification, counts));
@@ -348,14 +366,6 @@ impl Dedup {
                     memory: free,
                 });
 
-        // Documents near one kept by an earlier run are dropped for it.
-        let indexed = match &self.against {
-            Some(dir) => {
-                let prints: Vec<u128> = records.iter().map(|r| r.fingerprint).collect();
-                against(dir, &prints, width, self.k)?
-            }
-            None => Indexed::default(),
-        };
         let excluded = |u: u32| indexed.has(copies.representative(u));
         let settings = (n, spill.as_path(), free);
         let grouped = match width {
@@ -401,8 +411,9 @@ impl Dedup {
                 candidate_pairs: grouped.candidates,
                 pairs_by_distance: grouped.pairs_by_distance,
                 with_key,
-                k: self.k,
+                k: self.rule.k,
                 short_rule,
+                index_by_fingerprint_alone: by_fingerprint_alone,
             },
             records,
             fates,
@@ -420,14 +431,16 @@ impl Dedup {
         progress: &dyn Progress,
         spill: &'s Path,
         memory: u64,
+        index: Option<&Index>,
     ) -> Result<Scanned<'s>> {
+        let mut found_in_index = Vec::new();
         // Each column takes up to an eighth of the budget in memory.
         let mut records = Column::<Record>::new(memory / 8, spill);
         let mut text_hashes = Column::<u64>::new(memory / 8, spill);
         let mut short_docs = Column::<u32>::new(memory / 8, spill);
         let mut member_docs = Column::<[u32; 2]>::new(memory / 8, spill);
         let mut keys = Vec::new();
-        let shorts = self.verification.filter(|_| self.short_rule);
+        let shorts = self.rule.verification.filter(|_| self.rule.short_rule);
         let counts = shorts.map(|_| ElementCounts::new());
         let mut sketches = match shorts {
             Some(_) => Some(SketchFile::new(spill)?),
@@ -441,10 +454,14 @@ impl Dedup {
             if records.len() + batch.len() > MAX_DOCUMENTS {
                 return Err(Error::TooManyDocuments { max: MAX_DOCUMENTS });
             }
-            let computed: Vec<(u128, u64, Option<Held>)> = batch
+            let computed: Vec<(u128, u64, Option<Held>, IndexHit)> = batch
                 .par_iter()
                 .map(|doc| {
-                    let fingerprint = self.fingerprinter.fingerprint(doc.text).bits();
+                    let fingerprint = self.rule.fingerprinter.fingerprint(doc.text).bits();
+                    let in_index = match index {
+                        Some(index) => index.nearest(doc.text, fingerprint)?,
+                        None => None,
+                    };
                     // Short and near-short documents, with their sketches
                     // (kept for the prefix filter and verification) and
                     // their elements counted for the filter's order.
@@ -458,10 +475,13 @@ impl Dedup {
                         }
                         _ => None,
                     };
-                    (fingerprint, xxh3_64(doc.text.as_bytes()), reach)
+                    Ok((fingerprint, xxh3_64(doc.text.as_bytes()), reach, in_index))
                 })
-                .collect();
-            for (doc, (fingerprint, text_hash, reach)) in batch.iter().zip(computed) {
+                .collect::<Result<_>>()?;
+            for (doc, (fingerprint, text_hash, reach, in_index)) in batch.iter().zip(computed) {
+                if index.is_some() {
+                    found_in_index.push(in_index);
+                }
                 let d = records.len() as u32;
                 if let (Some((short, sketch)), Some(file)) = (reach, &mut sketches) {
                     let (_, len) = file.append(&sketch)?;
@@ -492,6 +512,7 @@ impl Dedup {
             member_sketches: sketches,
             element_counts: counts,
             keys,
+            indexed: Indexed::number(found_in_index),
             skipped,
         })
     }
@@ -508,8 +529,8 @@ impl Dedup {
         progress: &dyn Progress,
         (documents, spill, free): (usize, &Path, u64),
     ) -> Result<Grouped> {
-        let mut rule = Rule {
-            k: self.k,
+        let mut rule = Search {
+            k: self.rule.k,
             short,
             excluded,
             verify: None,
@@ -526,14 +547,14 @@ impl Dedup {
             Grouping::Greedy => self.earlier_by_fingerprint(bits, &rule, free / 8)?,
             Grouping::Components => None,
         };
-        let near = match (self.grouping, self.verification, &earlier) {
+        let near = match (self.grouping, self.rule.verification, &earlier) {
             (_, _, Some(earlier)) => Some(earlier.near().to_vec()),
             (Grouping::Components, None, None) => None,
             _ => Some(self.near_by_fingerprint(bits, &rule)?),
         };
         rule.near = near.as_deref();
         rule.earlier = earlier.as_ref();
-        let Some(verification) = self.verification else {
+        let Some(verification) = self.rule.verification else {
             return match self.grouping {
                 Grouping::Greedy => greedy(bits, &rule, progress),
                 Grouping::Components => linked(bits, &rule, progress),
@@ -595,7 +616,7 @@ impl Dedup {
     fn earlier_by_fingerprint<B: Bits>(
         &self,
         bits: &[B],
-        rule: &Rule,
+        rule: &Search,
         bytes: u64,
     ) -> Result<Option<Earlier>> {
         let searched: Vec<u32> = (0..bits.len() as u32)
@@ -603,7 +624,7 @@ impl Dedup {
             .collect();
         let searched_bits: Vec<B> = searched.iter().map(|&u| bits[u as usize]).collect();
         Earlier::join(
-            &join_plan(B::WIDTH, self.k, searched.len())?,
+            &join_plan(B::WIDTH, self.rule.k, searched.len())?,
             bits.len(),
             &searched,
             &searched_bits,
@@ -612,13 +633,13 @@ impl Dedup {
     }
 
     /// Which units the search by fingerprint holds with another within k.
-    fn near_by_fingerprint<B: Bits>(&self, bits: &[B], rule: &Rule) -> Result<Vec<bool>> {
+    fn near_by_fingerprint<B: Bits>(&self, bits: &[B], rule: &Search) -> Result<Vec<bool>> {
         let searched: Vec<u32> = (0..bits.len() as u32)
             .filter(|&u| rule.searched(u))
             .collect();
         let searched_bits: Vec<B> = searched.iter().map(|&u| bits[u as usize]).collect();
         let near = with_neighbours(
-            &join_plan(B::WIDTH, self.k, searched.len())?,
+            &join_plan(B::WIDTH, self.rule.k, searched.len())?,
             &searched_bits,
         )?;
         let mut out = vec![false; bits.len()];
@@ -660,5 +681,11 @@ struct Scanned<'s> {
     member_sketches: Option<SketchFile<'s>>,
     element_counts: Option<ElementCounts>,
     keys: Vec<Option<FieldValue>>,
+    /// Each document's nearest duplicate in the index run against.
+    indexed: Indexed,
     skipped: Skipped,
 }
+
+/// A document's nearest duplicate in the index run against: its id and
+/// distance.
+type IndexHit = Option<(String, u32)>;

@@ -67,6 +67,7 @@ mod memory;
 mod outcome;
 mod prefix_filter;
 mod progress;
+mod rule;
 mod shingles;
 mod short;
 mod short_join;
@@ -81,11 +82,12 @@ pub use error::{Error, Result};
 pub use files::Files;
 pub use grouping::{Fate, components, keep_first};
 pub use incremental::save_to_index;
-pub use job::{DEFAULT_K, DEFAULT_VERIFICATION, Dedup, Grouping};
+pub use job::{Dedup, Grouping};
 pub use keep::Keep;
 pub use memory::default_memory;
 pub use outcome::{FateIter, Fates, Outcome, Record, Stats};
 pub use progress::{Progress, Silent, Skipped, Stage};
+pub use rule::{DEFAULT_K, DEFAULT_VERIFICATION, FoundBy, Prepared, Rule, Verdict};
 pub use shingles::{CHAR_SHINGLE, Shingling, WORD_SHINGLE, char_shingles, shingles, word_shingles};
 pub use short::{
     SHORT_WORDS, is_near_short, is_short, is_short_pair, is_within_reach, length_in_words,

@@ -16,14 +16,18 @@ use neardup_index::{Bits, for_each_run};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::greedy::{Grouped, Rule, greedy, join_plan};
+use crate::greedy::{Grouped, Search, greedy, join_plan};
 use crate::grouping::{Fate, PackedFate};
 use crate::prefix_filter::PrefixIndex;
 use crate::progress::Progress;
 
 /// The fates of the units whose fingerprints are `bits` (numbered in keep
 /// order) when groups are connected components.
-pub(crate) fn linked<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) -> Result<Grouped> {
+pub(crate) fn linked<B: Bits>(
+    bits: &[B],
+    rule: &Search,
+    progress: &dyn Progress,
+) -> Result<Grouped> {
     let n = bits.len();
     let first = greedy(bits, rule, progress)?;
     let groups = Groups {
@@ -121,7 +125,7 @@ pub(crate) fn linked<B: Bits>(bits: &[B], rule: &Rule, progress: &dyn Progress) 
 fn join_in_run(
     units: &mut dyn Iterator<Item = u32>,
     within: &dyn Fn(u32, u32) -> Option<u32>,
-    rule: &Rule,
+    rule: &Search,
     groups: &Groups,
     by_distance: &[AtomicU64],
 ) -> u64 {
@@ -252,7 +256,7 @@ mod tests {
                 verification.accepts(&sketches[a as usize], &sketches[b as usize])
             };
             let spill = tempfile::tempdir().unwrap();
-            let rule = Rule {
+            let rule = Search {
                 k: 2,
                 short: Some(Short {
                     members: &members,
@@ -296,7 +300,7 @@ mod tests {
     fn a_dense_cluster_compares_few_pairs() {
         let centre = 0x0123_4567_89ab_cdefu64;
         let bits: Vec<u64> = (0..20_000u64).map(|i| centre ^ 1 << (i % 64)).collect();
-        let rule = Rule {
+        let rule = Search {
             k: 6,
             short: None,
             excluded: &|_| false,

@@ -91,6 +91,9 @@ pub struct Stats {
     pub k: u32,
     /// Whether the short-document rule held.
     pub short_rule: bool,
+    /// Whether the index run against keeps no texts (made before indexes
+    /// kept them), so that its documents were judged by fingerprint alone.
+    pub index_by_fingerprint_alone: bool,
 }
 
 /// The result of a run: each document's record and fate, in source order.

@@ -226,10 +226,7 @@ impl PrefixFilter {
     /// Whether a sketch passes only with sketches at most twice as long:
     /// then the near-short documents are all a short one can pass with.
     pub(crate) fn holds_partners(&self) -> bool {
-        match self.verification {
-            Verification::Words(_) => true,
-            Verification::Jaccard(t) => t >= 0.5,
-        }
+        self.verification.passes_within_twice()
     }
 
     /// The sketch lengths a sketch of `len` elements may pass with.

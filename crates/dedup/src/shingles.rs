@@ -88,7 +88,7 @@ impl Shingling {
 }
 
 /// Whether `c` belongs to a script written without spaces between words.
-fn is_unspaced(c: char) -> bool {
+pub(crate) fn is_unspaced(c: char) -> bool {
     matches!(c as u32,
         0x3040..=0x30FF          // hiragana, katakana
         | 0x31F0..=0x31FF        // katakana extensions

@@ -22,6 +22,8 @@
 //! which then holds the long ones only (for thresholds that allow a partner
 //! more than twice as long, Jaccard below 0.5, they stay in it too).
 
+use crate::shingles::is_unspaced;
+
 /// Documents with fewer words than this are short.
 pub const SHORT_WORDS: usize = 50;
 
@@ -58,28 +60,46 @@ pub fn is_short_pair(a: &str, b: &str) -> bool {
     (is_short(a) && is_near_short(b)) || (is_short(b) && is_near_short(a))
 }
 
-/// The length of `text` in words: its whitespace-separated words when it
-/// is written with spaces (one space or more per 20 characters), else its
-/// characters other than spaces over 2 (so 100 Chinese characters count as
-/// 50 words).
+/// The length of `text` in words, counted as its shingles are cut
+/// ([`crate::Shingling::of`]), so that spaces and punctuation never move a
+/// text across the short-document line: text cut into character 4-grams
+/// (Chinese, Japanese…) counts its letters and digits over 2 (100 Chinese
+/// characters are 50 words), whatever spaces it has; other text counts its
+/// runs of letters and digits, a character of an unspaced script counting
+/// one. Either count is at least the number of shingles the text has (but
+/// for its shortest), so that a text with fewer shingles than a partner's
+/// bound is counted no longer than that bound, unless it repeats itself.
 ///
 /// ```
 /// use neardup_dedup::length_in_words;
 ///
 /// assert_eq!(length_in_words("the cat sat on the mat"), 6);
+/// assert_eq!(length_in_words("the cat—sat, on the mat!"), 6);
 /// assert_eq!(length_in_words("我们中出了一个叛徒"), 4);
+/// // Spaces between the sentences of a Chinese text change nothing.
+/// assert_eq!(length_in_words("我们中出了。 一个叛徒。 "), 4);
 /// assert_eq!(length_in_words(""), 0);
 /// ```
 pub fn length_in_words(text: &str) -> usize {
-    let (mut chars, mut spaces) = (0usize, 0usize);
+    let (mut letters, mut unspaced, mut runs, mut in_run) = (0usize, 0usize, 0usize, false);
     for c in text.chars() {
-        chars += 1;
-        spaces += usize::from(c.is_whitespace());
+        let (letter, unspaced_letter) = (c.is_alphanumeric(), is_unspaced(c));
+        letters += usize::from(letter);
+        unspaced += usize::from(letter && unspaced_letter);
+        runs += usize::from(letter && !unspaced_letter && !in_run);
+        in_run = letter && !unspaced_letter;
     }
-    if spaces * 20 >= chars {
-        text.split_whitespace().count()
+    reading(letters, unspaced, runs)
+}
+
+/// The length of a text from its counts of letters and digits, of those
+/// in unspaced scripts, and of runs of the others: as
+/// [`crate::Shingling::of`] cuts it.
+fn reading(letters: usize, unspaced: usize, runs: usize) -> usize {
+    if letters > 0 && 2 * unspaced >= letters {
+        letters / 2
     } else {
-        (chars - spaces) / 2
+        runs + unspaced
     }
 }
 
@@ -124,61 +144,53 @@ pub fn is_near_short(text: &str) -> bool {
 /// assert_eq!(length_under(&"word ".repeat(100), 2 * SHORT_WORDS), None);
 /// ```
 pub fn length_under(text: &str, limit: usize) -> Option<usize> {
-    // A text with more than `limit` words and twice as many characters
-    // other than spaces is long in either reading.
-    let (mut words, mut others, mut spaces, mut in_word) = (0usize, 0usize, 0usize, false);
+    let (mut letters, mut unspaced, mut runs, mut in_run) = (0usize, 0usize, 0usize, false);
+    // Both readings at the limit or past it: long, whichever applies.
+    let long = |letters: usize, unspaced: usize, runs: usize| {
+        runs + unspaced >= limit && letters >= 2 * limit
+    };
     let bytes = text.as_bytes();
     let mut i = 0;
-    // ASCII 64 bytes at a time, as a mask of its spaces: words start where
-    // a space (or the block before) is followed by another byte. The
-    // compiler turns the comparisons into vector instructions.
+    // ASCII 64 bytes at a time, as a mask of its letters and digits: runs
+    // start where one follows another byte (or the block before ended
+    // outside a run). The compiler turns the comparisons into vector
+    // instructions.
     while let Some(block) = bytes.get(i..i + 64) {
         if block.iter().any(|&b| b >= 0x80) {
             break;
         }
-        let space = block.iter().enumerate().fold(0u64, |mask, (j, &b)| {
-            mask | u64::from(matches!(b, b'\t'..=b'\r' | b' ')) << j
+        let alnum = block.iter().enumerate().fold(0u64, |mask, (j, &b)| {
+            mask | u64::from(b.is_ascii_alphanumeric()) << j
         });
-        let starts = !space & (space << 1 | u64::from(!in_word));
-        words += starts.count_ones() as usize;
-        spaces += space.count_ones() as usize;
-        others += space.count_zeros() as usize;
-        in_word = space >> 63 == 0;
+        let starts = alnum & !(alnum << 1 | u64::from(in_run));
+        runs += starts.count_ones() as usize;
+        letters += alnum.count_ones() as usize;
+        in_run = alnum >> 63 == 1;
         i += 64;
-        if words > limit && others > 2 * limit {
+        if long(letters, unspaced, runs) {
             return None;
         }
     }
     // The rest, and any text from its first block with another character,
     // a character at a time.
     while i < bytes.len() {
-        // ASCII, most text, without decoding; char::is_whitespace agrees.
-        let (space, len) = match bytes[i] {
-            b'\t'..=b'\r' | b' ' => (true, 1),
-            0..=0x7f => (false, 1),
-            _ => text[i..]
-                .chars()
-                .next()
-                .map_or((false, 1), |c| (c.is_whitespace(), c.len_utf8())),
+        // ASCII, most text, without decoding; char::is_alphanumeric agrees.
+        let (letter, unspaced_letter, len) = match bytes[i] {
+            b @ 0..=0x7f => (b.is_ascii_alphanumeric(), false, 1),
+            _ => text[i..].chars().next().map_or((false, false, 1), |c| {
+                (c.is_alphanumeric(), is_unspaced(c), c.len_utf8())
+            }),
         };
         i += len;
-        if space {
-            spaces += 1;
-            in_word = false;
-        } else {
-            others += 1;
-            words += usize::from(!in_word);
-            in_word = true;
-        }
-        if words > limit && others > 2 * limit {
+        letters += usize::from(letter);
+        unspaced += usize::from(letter && unspaced_letter);
+        runs += usize::from(letter && !unspaced_letter && !in_run);
+        in_run = letter && !unspaced_letter;
+        if long(letters, unspaced, runs) {
             return None;
         }
     }
-    let length = if spaces * 20 >= others + spaces {
-        words
-    } else {
-        others / 2
-    };
+    let length = reading(letters, unspaced, runs);
     (length < limit).then_some(length)
 }
 
@@ -190,7 +202,7 @@ mod tests {
     proptest! {
         #[test]
         fn length_under_reads_ascii_blocks_as_characters(
-            parts in prop::collection::vec(("[a-z]{0,9}", "[ \t\n\r\u{b}\u{c}]{0,3}"), 0..400),
+            parts in prop::collection::vec(("[a-z0-9]{0,9}", "[ \t\n\r\u{b}\u{c},.'-]{0,3}"), 0..400),
             tail in "[a-z é字\u{3000}]{0,3}",
         ) {
             let text: String = parts.iter().map(|(w, s)| format!("{w}{s}")).collect::<String>() + &tail;
@@ -209,6 +221,37 @@ mod tests {
             prop_assert_eq!(is_near_short(&text), length_in_words(&text) < 2 * SHORT_WORDS, "{:?}", text);
             let length = length_in_words(&text);
             prop_assert_eq!(length_under(&text, 70), (length < 70).then_some(length), "{:?}", text);
+        }
+
+        #[test]
+        fn spaces_and_punctuation_never_move_a_text_across_the_line(
+            parts in prop::collection::vec("[我们他的是一个了]{1,6}|[a-z]{1,5}", 1..200),
+            separators in prop::collection::vec("[ ，。,.!\n\u{3000}]{1,2}", 200),
+        ) {
+            // The same letters and digits, run together and set apart: as
+            // their shingles are the same, so is their length.
+            let spaced: String = parts.iter().zip(&separators).map(|(p, s)| format!("{p}{s}")).collect();
+            let is_latin = |p: &String| p.is_ascii();
+            // Latin words stay apart (they are one run when run together).
+            let joined: String = parts.iter().map(|p| if is_latin(p) { format!("{p} ") } else { p.clone() }).collect();
+            prop_assert_eq!(length_in_words(&spaced), length_in_words(&joined), "{:?} {:?}", spaced, joined);
+            prop_assert_eq!(is_short(&spaced), is_short(&joined));
+        }
+
+        #[test]
+        fn a_text_has_no_more_shingles_than_its_length_allows(
+            parts in prop::collection::vec(("[a-z0-9]{1,6}|[我们他的是]{1,4}", "[ ,.'\n]{0,2}"), 0..200),
+        ) {
+            // The bound the short-document rule rests on: a short text's
+            // partners have few shingles, so they are near-short.
+            let text: String = parts.iter().map(|(w, s)| format!("{w}{s}")).collect();
+            let shingles = crate::shingles(&text).len();
+            let length = length_in_words(&text);
+            let bound = match crate::Shingling::of(&text) {
+                crate::Shingling::Words => length.max(1),
+                crate::Shingling::Chars => 2 * length + 1,
+            };
+            prop_assert!(shingles <= bound, "{} shingles, length {} in {:?}", shingles, length, text);
         }
     }
 }

@@ -40,7 +40,12 @@ impl ShortRule {
     /// The keys of `text` (a near-short document's): two texts that can
     /// pass verification share one.
     pub fn keys(&self, text: &str) -> Vec<u64> {
-        self.filter.prefix(&self.verification.sketch(text))
+        self.keys_of_sketch(&self.verification.sketch(text))
+    }
+
+    /// The keys of a near-short document by its verification sketch.
+    pub(crate) fn keys_of_sketch(&self, sketch: &[u64]) -> Vec<u64> {
+        self.filter.prefix(sketch)
     }
 
     /// Whether short documents are found by the filter alone, and left out

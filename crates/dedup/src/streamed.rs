@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use neardup_index::Bits;
 
 use crate::error::{Error, Result};
-use crate::greedy::{Greedy, Grouped, Rule};
+use crate::greedy::{Greedy, Grouped, Search};
 use crate::kept_sketches::KeptSketches;
 use crate::progress::Stage;
 use crate::sketches::{SketchPass, sketch_batch};
@@ -22,7 +22,7 @@ use crate::sketches::{SketchPass, sketch_batch};
 /// documents read and sketched as `pass` says, in one pass.
 pub(crate) fn greedy_as_read<B: Bits>(
     bits: &[B],
-    rule: &Rule,
+    rule: &Search,
     pass: &SketchPass,
 ) -> Result<Grouped> {
     let mut state = State {

@@ -137,6 +137,16 @@ impl Verification {
         low..=high
     }
 
+    /// Whether a sketch passes only with sketches at most twice as long
+    /// (Jaccard 0.5 or more, or any word difference): then a short
+    /// document's partners are all near-short.
+    pub(crate) fn passes_within_twice(&self) -> bool {
+        match *self {
+            Verification::Words(_) => true,
+            Verification::Jaccard(t) => t >= 0.5,
+        }
+    }
+
     /// A Jaccard threshold as the fronts take it (`--threshold`,
     /// `threshold=`): above 0 and at most 1. At 0 every pair would pass,
     /// and the short-document rule would pair each short document with

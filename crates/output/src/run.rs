@@ -122,7 +122,6 @@ impl DedupRun {
                 "dedup reads its inputs twice (once to fingerprint, once to copy what is kept): give files, not -"
             );
         }
-        let width = self.job.fingerprinter().width();
         // Fingerprints of other settings than an index's cannot be compared
         // with its own: refuse before any work.
         for (dir, option) in [
@@ -176,6 +175,15 @@ impl DedupRun {
             })?;
         let stats = outcome.stats();
         let (n, k) = (stats.documents, stats.k);
+        if let (Some(dir), true) = (&self.against, stats.index_by_fingerprint_alone) {
+            warnings.push(format!(
+                "--against {}: the index keeps no texts (it was made before indexes kept them, \
+                 or by neardup index build), so documents were dropped for its documents by \
+                 fingerprint alone, unverified; build it again with dedup --save-index to judge \
+                 by the rule",
+                dir.display()
+            ));
+        }
         if let Some(field) = &self.keep_field
             && n > 0
             && stats.with_key == 0
@@ -289,7 +297,14 @@ impl DedupRun {
         )?;
         // Last but the summary: an index never holds a batch whose run failed.
         if let Some(dir) = &self.save_index {
-            incremental::save(dir, &outcome, &id, (width, k), &self.fingerprint_settings)?;
+            incremental::save(
+                dir,
+                self.job.rule(),
+                (&files, progress),
+                &outcome,
+                &id,
+                &self.fingerprint_settings,
+            )?;
         }
         write_atomically(&self.out.join("summary.json"), |out| {
             serde_json::to_writer_pretty(&mut *out, &summary)?;

@@ -1,6 +1,7 @@
 //! How the service decides that a new or queried text is a duplicate of a
-//! stored one: the [`Verification`] of `--threshold` / `--verify`, with
-//! the sketches of stored texts kept for the next comparison.
+//! stored one: by the [`Rule`] of `neardup dedup` (its `--threshold` /
+//! `--verify`, its k and its short-document rule), with stored texts
+//! prepared once and kept for the next comparison.
 //!
 //! A templated page is a candidate of every page of its template, so the
 //! same stored texts are judged again and again; sketching one costs far
@@ -14,23 +15,25 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, Mutex};
 
-use neardup_dedup::Verification;
+use neardup_dedup::{Prepared, Rule};
 use neardup_store::{Against, Judge};
 use xxhash_rust::xxh3::{SecretInput, xxh3_128_with_secret_input};
 
 /// Bytes of the secret that keys the texts' hash (XXH3's default size).
 const SECRET_BYTES: usize = 192;
 
-/// The service's [`Judge`]: texts compared by a [`Verification`], the new
-/// text sketched once for all its candidates, stored texts' sketches kept
-/// up to a budget of bytes.
+/// The service's [`Judge`]: texts judged by a [`Rule`], the new text
+/// prepared once for all its candidates, stored texts' preparations (their
+/// fingerprints and sketches) kept up to a budget of bytes.
 ///
 /// ```
-/// use neardup_dedup::Verification;
+/// use neardup_dedup::{Rule, Verification};
 /// use neardup_server::VerifiedTexts;
 /// use neardup_store::Judge;
 ///
-/// let judge = VerifiedTexts::new(Verification::Jaccard(0.5), 1 << 20);
+/// let mut rule = Rule::new()?;
+/// rule.verification(Some(Verification::Jaccard(0.5)));
+/// let judge = VerifiedTexts::new(rule, 1 << 20);
 /// let against = judge.against("the cat sat on the mat today");
 /// assert!(against("the cat sat on the mat today!").is_some());
 /// assert!(against("a dog ran in the park").is_none());
@@ -38,26 +41,27 @@ const SECRET_BYTES: usize = 192;
 /// assert_eq!(judge.cached(), 2);
 /// assert!(against("a dog ran in the park").is_none());
 /// assert_eq!(judge.cached(), 2);
+/// # Ok::<(), neardup_dedup::Error>(())
 /// ```
 pub struct VerifiedTexts {
-    verification: Verification,
+    rule: Rule,
     secret: SecretInput<[u8; SECRET_BYTES]>,
     sketches: Mutex<Sketches>,
 }
 
 /// Sketches by text hash, and their bytes.
 struct Sketches {
-    by_text: HashMap<u128, Arc<[u64]>>,
+    by_text: HashMap<u128, Arc<Prepared>>,
     bytes: usize,
     budget: usize,
 }
 
 impl VerifiedTexts {
-    /// A judge by `verification`, keeping stored texts' sketches up to
+    /// A judge by `rule`, keeping stored texts' preparations up to
     /// `budget` bytes (all are dropped when it is reached: the next
-    /// comparisons make them again; a sketch larger than the whole budget
-    /// is never kept).
-    pub fn new(verification: Verification, budget: usize) -> VerifiedTexts {
+    /// comparisons make them again; one larger than the whole budget is
+    /// never kept).
+    pub fn new(rule: Rule, budget: usize) -> VerifiedTexts {
         // Random per process: std's RandomState draws SipHash keys from
         // the operating system.
         let state = RandomState::new();
@@ -66,7 +70,7 @@ impl VerifiedTexts {
             chunk.copy_from_slice(&state.hash_one(i).to_le_bytes());
         }
         VerifiedTexts {
-            verification,
+            rule,
             secret: SecretInput::new(secret),
             sketches: Mutex::new(Sketches {
                 by_text: HashMap::new(),
@@ -85,15 +89,15 @@ impl VerifiedTexts {
         self.sketches.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The sketch of stored text `text`, kept or made (and kept).
-    fn sketch_of(&self, text: &str) -> Arc<[u64]> {
+    /// Stored text `text` prepared, kept or made (and kept).
+    fn prepared(&self, text: &str) -> Arc<Prepared> {
         let key = xxh3_128_with_secret_input(text.as_bytes(), &self.secret);
         if let Some(sketch) = self.lock().by_text.get(&key) {
             return sketch.clone();
         }
         // Made outside the lock: other threads judge meanwhile.
-        let sketch: Arc<[u64]> = self.verification.sketch(text).into();
-        let size = sketch.len() * size_of::<u64>() + 64;
+        let sketch = Arc::new(self.rule.prepare(text));
+        let size = sketch.sketch().map_or(0, <[u64]>::len) * size_of::<u64>() + 96;
         let mut sketches = self.lock();
         if size > sketches.budget || sketches.by_text.contains_key(&key) {
             return sketch;
@@ -116,10 +120,10 @@ impl Judge for VerifiedTexts {
     fn against<'a>(&'a self, new: &'a str) -> Against<'a> {
         // Not kept: a query's text, or a text refused as a duplicate, is
         // never a stored one; an inserted one is kept once judged.
-        let new = self.verification.sketch(new);
+        let new = self.rule.prepare(new);
         Box::new(move |stored| {
-            let measure = self.verification.measure(&new, &self.sketch_of(stored));
-            self.verification.holds(measure).then_some(measure)
+            let verdict = self.rule.judge_prepared(&new, &self.prepared(stored));
+            verdict.near.then_some(verdict.similarity.unwrap_or(1.0))
         })
     }
 }
@@ -127,6 +131,13 @@ impl Judge for VerifiedTexts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use neardup_dedup::Verification;
+
+    fn rule(v: Verification) -> Rule {
+        let mut rule = Rule::new().unwrap();
+        rule.verification(Some(v));
+        rule
+    }
 
     fn texts() -> Vec<String> {
         let words: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
@@ -140,10 +151,10 @@ mod tests {
             .collect()
     }
 
-    /// What the verification says of a pair, sketching both anew.
+    /// What the rule says of a pair, preparing both anew.
     fn direct(v: Verification, a: &str, b: &str) -> Option<f64> {
-        let measure = v.measure(&v.sketch(a), &v.sketch(b));
-        v.holds(measure).then_some(measure)
+        let verdict = rule(v).judge(a, b);
+        verdict.near.then(|| verdict.similarity.unwrap_or(1.0))
     }
 
     #[test]
@@ -153,7 +164,7 @@ mod tests {
             // Room for every sketch; for two or so (cleared again and
             // again); for none.
             for budget in [1 << 20, 1_000, 10] {
-                let judge = VerifiedTexts::new(v, budget);
+                let judge = VerifiedTexts::new(rule(v), budget);
                 for _ in 0..2 {
                     for a in &texts {
                         let against = judge.against(a);
@@ -171,8 +182,8 @@ mod tests {
     #[test]
     fn the_budget_bounds_what_is_kept() {
         let texts = texts();
-        let roomy = VerifiedTexts::new(Verification::Jaccard(0.8), 1 << 20);
-        let tight = VerifiedTexts::new(Verification::Jaccard(0.8), 1_000);
+        let roomy = VerifiedTexts::new(rule(Verification::Jaccard(0.8)), 1 << 20);
+        let tight = VerifiedTexts::new(rule(Verification::Jaccard(0.8)), 1_000);
         for judge in [&roomy, &tight] {
             let against = judge.against(&texts[0]);
             for b in &texts {
@@ -186,7 +197,7 @@ mod tests {
     #[test]
     fn a_sketch_past_the_whole_budget_is_not_kept_and_clears_nothing() {
         let texts = texts();
-        let judge = VerifiedTexts::new(Verification::Jaccard(0.8), 1_000);
+        let judge = VerifiedTexts::new(rule(Verification::Jaccard(0.8)), 1_000);
         let against = judge.against(&texts[0]);
         against(&texts[1]);
         assert_eq!(judge.cached(), 1);
@@ -198,8 +209,8 @@ mod tests {
     #[test]
     fn judges_started_apart_key_texts_apart() {
         let (a, b) = (
-            VerifiedTexts::new(Verification::Jaccard(0.8), 1 << 20),
-            VerifiedTexts::new(Verification::Jaccard(0.8), 1 << 20),
+            VerifiedTexts::new(rule(Verification::Jaccard(0.8)), 1 << 20),
+            VerifiedTexts::new(rule(Verification::Jaccard(0.8)), 1 << 20),
         );
         let text = b"the same text";
         assert_ne!(

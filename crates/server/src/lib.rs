@@ -25,21 +25,24 @@
 //! # Example
 //!
 //! ```no_run
-//! use neardup_core::{Fingerprinter, Profile, Width};
+//! use neardup_core::Width;
+//! use neardup_dedup::Rule;
 //! use neardup_server::{Limits, ServeOptions, serve};
 //! use neardup_store::{Store, StoreOptions, StoreSettings};
 //!
-//! let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({"profile": "auto"}), false);
+//! // The rule of `neardup dedup`: its defaults, texts judged by it.
+//! let rule = Rule::new()?;
+//! let settings = StoreSettings::new(Width::W64, 8, serde_json::json!({"profile": "auto"}), true)
+//!     .keyed(rule.keying().unwrap_or_default());
 //! let store = Store::<u64>::open("store".as_ref(), Some(&settings), StoreOptions::default())?;
 //! let options = ServeOptions {
 //!     listen: "127.0.0.1:8077".parse()?,
 //!     token: None,
 //!     limits: Limits::default(),
-//!     k: 3,
 //!     compact_after: None,
 //! };
 //! // Until SIGTERM or Ctrl-C.
-//! serve(store, Fingerprinter::new(Profile::Auto)?, None, options, |at| eprintln!("on {at}"))?;
+//! serve(store, rule, options, |at| eprintln!("on {at}"))?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -61,8 +64,7 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
-use neardup_core::Fingerprinter;
-use neardup_dedup::Verification;
+use neardup_dedup::Rule;
 use neardup_index::Bits;
 use neardup_store::Store;
 
@@ -124,7 +126,6 @@ impl Default for Limits {
 ///     listen: "127.0.0.1:8077".parse()?,
 ///     token: Some("a secret".into()),
 ///     limits: Limits::default(),
-///     k: 3,
 ///     compact_after: Some(std::time::Duration::from_secs(30)),
 /// };
 /// assert!(options.listen.ip().is_loopback());
@@ -139,8 +140,6 @@ pub struct ServeOptions {
     pub token: Option<String>,
     /// The limits on requests.
     pub limits: Limits,
-    /// The `k` of requests that give none (at most the store's).
-    pub k: u32,
     /// Once no write has come for this long, every segment is merged into
     /// one, so that a query reads one segment's tables; `None`: never.
     pub compact_after: Option<Duration>,
@@ -171,21 +170,24 @@ impl std::error::Error for StartError {}
 /// directly (an axum [`Router`] is a tower service).
 ///
 /// ```
-/// use neardup_core::{Fingerprinter, Profile, Width};
+/// use neardup_core::Width;
+/// use neardup_dedup::Rule;
 /// use neardup_server::{Limits, ServeOptions, Service};
 /// use neardup_store::{Store, StoreOptions, StoreSettings};
 ///
 /// let dir = tempfile::tempdir()?;
-/// let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({"profile": "auto"}), false);
+/// let settings = StoreSettings::new(Width::W64, 8, serde_json::json!({"profile": "auto"}), false);
 /// let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
 /// let options = ServeOptions {
 ///     listen: "127.0.0.1:0".parse()?,
 ///     token: None,
 ///     limits: Limits::default(),
-///     k: 3,
 ///     compact_after: None,
 /// };
-/// let service = Service::new(store, Fingerprinter::new(Profile::Auto)?, None, &options)?;
+/// // No texts kept: fingerprints within the rule's k are duplicates.
+/// let mut rule = Rule::new()?;
+/// rule.verification(None);
+/// let service = Service::new(store, rule, &options)?;
 /// let _router = service.router();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -216,19 +218,36 @@ impl<B> Drop for WriterThread<B> {
 }
 
 impl<B: Bits> Service<B> {
-    /// Checks `options` and starts the writer thread.
+    /// Checks `options` and starts the writer thread. `rule` decides what
+    /// is a duplicate, as it does for `neardup dedup` (its k is the k of
+    /// requests that give none); texts are judged by its verification
+    /// when the store keeps them, and short ones are found by their keys
+    /// when it keeps those for this rule.
     ///
     /// # Errors
     ///
     /// [`StartError`] when the address is not loopback and no token is
     /// given, the token is empty, the fingerprints' width is not the
-    /// store's, or the writer thread cannot start.
+    /// store's, the rule's k is past the store's, or the writer thread
+    /// cannot start.
     pub fn new(
         store: Store<B>,
-        fingerprinter: Fingerprinter,
-        verification: Option<Verification>,
+        rule: Rule,
         options: &ServeOptions,
     ) -> Result<Service<B>, StartError> {
+        let fingerprinter = rule.fingerprinter().clone();
+        if rule.k_bits() > store.settings().k {
+            return Err(StartError(format!(
+                "-k {}: the store finds fingerprints at most {} bits apart",
+                rule.k_bits(),
+                store.settings().k
+            )));
+        }
+        // Texts are judged only where both are kept.
+        let verification = rule.verifier().filter(|_| store.settings().texts);
+        let keyed = verification.is_some()
+            && store.settings().short_keys.is_some()
+            && store.settings().short_keys == rule.keying();
         if !options.listen.ip().is_loopback() && options.token.is_none() {
             return Err(StartError(format!(
                 "--listen {}: anyone who can reach that address could write to the store; \
@@ -250,7 +269,7 @@ impl<B: Bits> Service<B> {
         }
         let metrics = Arc::new(Metrics::default());
         let judge: Option<SharedJudge> = verification
-            .map(|v| Arc::new(VerifiedTexts::new(v, SKETCH_CACHE_BYTES)) as SharedJudge);
+            .map(|_| Arc::new(VerifiedTexts::new(rule.clone(), SKETCH_CACHE_BYTES)) as SharedJudge);
         let (committer, writer) = Committer::start(
             store.clone(),
             judge.clone(),
@@ -264,8 +283,9 @@ impl<B: Bits> Service<B> {
             fingerprinter,
             verification,
             judge,
+            keys: keyed.then(|| rule.clone()),
             limits: options.limits.clone(),
-            k: options.k,
+            k: rule.k_bits(),
             metrics,
             ready: AtomicBool::new(true),
         });
@@ -296,12 +316,11 @@ impl<B: Bits> Service<B> {
 /// listened on or the runtime cannot start.
 pub fn serve<B: Bits>(
     store: Store<B>,
-    fingerprinter: Fingerprinter,
-    verification: Option<Verification>,
+    rule: Rule,
     options: ServeOptions,
     started: impl FnOnce(SocketAddr),
 ) -> Result<(), StartError> {
-    let service = Service::new(store, fingerprinter, verification, &options)?;
+    let service = Service::new(store, rule, &options)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -10,7 +10,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use neardup_core::{Fingerprint, Fingerprinter};
-use neardup_dedup::Verification;
+use neardup_dedup::{Rule, Verification};
 use neardup_index::Bits;
 use neardup_store::{Duplicate, Hit, Insert, Store, Write, Written};
 use serde::de::DeserializeOwned;
@@ -29,6 +29,10 @@ pub struct App<B> {
     pub(crate) fingerprinter: Fingerprinter,
     pub(crate) verification: Option<Verification>,
     pub(crate) judge: Option<SharedJudge>,
+    /// The rule whose short-document keys the store keeps, when it keeps
+    /// them for the service's rule: short texts are found by them at any
+    /// distance.
+    pub(crate) keys: Option<Rule>,
     pub(crate) limits: Limits,
     /// The `k` of requests that give none.
     pub(crate) k: u32,
@@ -133,6 +137,15 @@ impl<B: Bits> App<B> {
         })
     }
 
+    /// The short-document keys of a document's text, when the store keeps
+    /// them for the service's rule.
+    fn short_keys(&self, doc: &Ready<B>) -> Vec<u64> {
+        match (&self.keys, &doc.text) {
+            (Some(rule), Some(text)) => rule.text_keys(text),
+            _ => Vec::new(),
+        }
+    }
+
     /// How duplicates of a document are decided, said in its answer.
     fn verified(&self, has_text: bool) -> String {
         match (&self.verification, has_text && self.store.settings().texts) {
@@ -148,10 +161,22 @@ impl<B: Bits> App<B> {
     /// The answer to a query: the stored documents within `k` bits,
     /// checked by their texts when both are there.
     fn query(&self, doc: &Ready<B>) -> Result<DocumentOut, ApiError> {
-        let hits: Vec<Hit> = self
+        let mut hits: Vec<Hit> = self
             .store
             .query(doc.fingerprint, doc.k)
             .map_err(|e| ApiError::store(&e))?;
+        // And the stored texts that share a short-document key, at any
+        // distance: the rule judges them as the others.
+        let keys = self.short_keys(doc);
+        if !keys.is_empty() {
+            let keyed = self
+                .store
+                .query_keys(doc.fingerprint, &keys)
+                .map_err(|e| ApiError::store(&e))?;
+            hits.extend(keyed);
+            hits.sort_by(|a, b| (a.distance, &a.id).cmp(&(b.distance, &b.id)));
+            hits.dedup_by(|a, b| a.id == b.id);
+        }
         let mut duplicates = Vec::with_capacity(hits.len());
         // The query's text is prepared once, at its first candidate.
         let mut against = None;
@@ -200,7 +225,9 @@ impl<B: Bits> App<B> {
             }
             answers.push(None);
             written_for.push((i, self.hex(doc.fingerprint), doc.text.is_some()));
+            let keys = self.short_keys(&doc);
             writes.push(Write::Insert(Insert {
+                keys,
                 id: doc.id,
                 fingerprint: doc.fingerprint,
                 text: doc.text,

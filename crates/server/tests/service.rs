@@ -5,8 +5,8 @@
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use neardup_core::{Fingerprinter, Profile, Width};
-use neardup_dedup::Verification;
+use neardup_core::Width;
+use neardup_dedup::Rule;
 use neardup_server::{Limits, ServeOptions, Service};
 use neardup_store::{Store, StoreOptions, StoreSettings};
 use serde_json::{Value, json};
@@ -19,17 +19,11 @@ fn service(dir: &std::path::Path) -> Service<u64> {
         listen: "127.0.0.1:0".parse().unwrap(),
         token: None,
         limits: Limits::default(),
-        k: 3,
         compact_after: None,
     };
-    let fingerprinter = Fingerprinter::new(Profile::Auto).unwrap();
-    Service::new(
-        store,
-        fingerprinter,
-        Some(Verification::Jaccard(0.8)),
-        &options,
-    )
-    .unwrap()
+    let mut rule = Rule::new().unwrap();
+    rule.k(3);
+    Service::new(store, rule, &options).unwrap()
 }
 
 async fn send(service: &Service<u64>, method: &str, path: &str, body: &str) -> (StatusCode, Value) {

@@ -7,6 +7,7 @@ use std::path::Path;
 use neardup_core::Width;
 
 use crate::error::{Error, Result};
+use crate::record::Document;
 use crate::settings::StoreSettings;
 use crate::store::{Store, StoreOptions, StoreStats};
 use crate::view::Hit;
@@ -132,6 +133,86 @@ impl AnyStore {
         }
     }
 
+    /// As [`Store::query_keys`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::query_keys`].
+    pub fn query_keys(&self, query: u128, keys: &[u64]) -> Result<Vec<Hit>> {
+        match self {
+            AnyStore::W64(s) => s.query_keys(query as u64, keys),
+            AnyStore::W128(s) => s.query_keys(query, keys),
+        }
+    }
+
+    /// As [`Store::get`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::get`].
+    pub fn get(&self, id: &str) -> Result<Option<Document>> {
+        match self {
+            AnyStore::W64(s) => s.get(id),
+            AnyStore::W128(s) => s.get(id),
+        }
+    }
+
+    /// Stores `inserts` (each with an id, at most the store's k), all or
+    /// none: refused when an id repeats or is stored already. Written in
+    /// transactions of 65,536.
+    ///
+    /// ```
+    /// use neardup_core::Width;
+    /// use neardup_store::{AnyStore, Insert, StoreOptions, StoreSettings};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::Value::Null, true);
+    /// let store = AnyStore::open(dir.path(), Some(&settings), StoreOptions::default())?;
+    /// store.insert_documents(vec![Insert::new(0b1011, 3).id("a").text("a text")])?;
+    /// assert_eq!(store.get("a")?.and_then(|d| d.text).as_deref(), Some("a text"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] naming a repeated id or one without an id, and as
+    /// [`Store::write`].
+    pub fn insert_documents(&self, inserts: Vec<Insert<u128>>) -> Result<()> {
+        let taken = |id: &str| {
+            Error::Input(format!(
+                "the name {id:?} is already in the index; names are unique"
+            ))
+        };
+        let mut ids = Vec::with_capacity(inserts.len());
+        for insert in &inserts {
+            match &insert.id {
+                Some(id) => ids.push(id.as_str()),
+                None => return Err(Error::Input("a document without an id".to_string())),
+            }
+        }
+        self.check_new_ids(&ids)?;
+        let mut inserts = inserts.into_iter().peekable();
+        while inserts.peek().is_some() {
+            let batch = inserts.by_ref().take(BATCH);
+            let written = match self {
+                AnyStore::W64(s) => s.write(
+                    batch
+                        .map(|i| Write::Insert(narrowed(i, |f| f as u64)))
+                        .collect(),
+                    None,
+                )?,
+                AnyStore::W128(s) => s.write(batch.map(Write::Insert).collect(), None)?,
+            };
+            if let Some(Written::IdTaken { id }) = written
+                .iter()
+                .find(|w| matches!(w, Written::IdTaken { .. }))
+            {
+                return Err(taken(id));
+            }
+        }
+        Ok(())
+    }
+
     /// Stores `fingerprints` under `ids`, all or none: refused when an id
     /// repeats or is stored already. Written in transactions of 65,536.
     ///
@@ -146,6 +227,37 @@ impl AnyStore {
                 fingerprints.len()
             )));
         }
+        let k = self.settings().k;
+        self.insert_documents(
+            fingerprints
+                .iter()
+                .zip(ids)
+                .map(|(&f, id)| Insert::new(f, k).id(id.as_ref()))
+                .collect(),
+        )
+    }
+
+    /// Refuses `ids` as new names: one that repeats, or is stored already.
+    ///
+    /// ```
+    /// use neardup_core::Width;
+    /// use neardup_store::{AnyStore, StoreOptions, StoreSettings};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::Value::Null, false);
+    /// let store = AnyStore::open(dir.path(), Some(&settings), StoreOptions::default())?;
+    /// store.insert_all(&[1], &["a"])?;
+    /// assert!(store.check_new_ids(&["b", "c"]).is_ok());
+    /// assert!(store.check_new_ids(&["b", "b"]).is_err());
+    /// assert!(store.check_new_ids(&["a"]).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] naming the first such id; [`Error::Log`] when the
+    /// log cannot be read.
+    pub fn check_new_ids(&self, ids: &[impl AsRef<str>]) -> Result<()> {
         let taken = |id: &str| {
             Error::Input(format!(
                 "the name {id:?} is already in the index; names are unique"
@@ -155,23 +267,10 @@ impl AnyStore {
         if let Some(id) = ids.iter().map(AsRef::as_ref).find(|&id| !seen.insert(id)) {
             return Err(taken(id));
         }
-        if let Some(id) = self.first_stored(ids)? {
-            return Err(taken(&id));
+        match self.first_stored(ids)? {
+            Some(id) => Err(taken(&id)),
+            None => Ok(()),
         }
-        let k = self.settings().k;
-        for (fps, ids) in fingerprints.chunks(BATCH).zip(ids.chunks(BATCH)) {
-            let written = match self {
-                AnyStore::W64(s) => s.write(inserts(fps, ids, k, |f| f as u64), None)?,
-                AnyStore::W128(s) => s.write(inserts(fps, ids, k, |f| f), None)?,
-            };
-            if let Some(Written::IdTaken { id }) = written
-                .iter()
-                .find(|w| matches!(w, Written::IdTaken { .. }))
-            {
-                return Err(taken(id));
-            }
-        }
-        Ok(())
     }
 
     /// The first of `ids` already stored, looked up in one read
@@ -227,14 +326,15 @@ impl AnyStore {
     }
 }
 
-fn inserts<B>(
-    fps: &[u128],
-    ids: &[impl AsRef<str>],
-    k: u32,
-    narrow: impl Fn(u128) -> B,
-) -> Vec<Write<B>> {
-    fps.iter()
-        .zip(ids)
-        .map(|(&f, id)| Write::Insert(Insert::new(narrow(f), k).id(id.as_ref())))
-        .collect()
+/// An insert of a 128-bit fingerprint, narrowed to another width.
+fn narrowed<B>(insert: Insert<u128>, narrow: impl Fn(u128) -> B) -> Insert<B> {
+    Insert {
+        id: insert.id,
+        fingerprint: narrow(insert.fingerprint),
+        text: insert.text,
+        metadata: insert.metadata,
+        k: insert.k,
+        only_if_unique: insert.only_if_unique,
+        keys: insert.keys,
+    }
 }

@@ -6,6 +6,8 @@
 //! | `documents` | id → [`Document`](crate::Document) bytes | every stored document |
 //! | `recent` | sequence number → id | documents in no segment yet |
 //! | `deleted` | (segment, entry) → () | segment entries whose document is deleted |
+//! | `keyed` | (short-document key, id) → () | documents by their short-document keys |
+//! | `keys_of` | id → keys | each keyed document's keys, to remove them with it |
 //!
 //! A write is acknowledged only once its transaction is committed (redb
 //! syncs it to disk, checksummed), so a crash at any moment leaves the
@@ -25,6 +27,8 @@ pub(crate) const MANIFEST: TableDefinition<&str, &str> = TableDefinition::new("m
 pub(crate) const DOCUMENTS: TableDefinition<&str, &[u8]> = TableDefinition::new("documents");
 pub(crate) const RECENT: TableDefinition<u64, &str> = TableDefinition::new("recent");
 pub(crate) const DELETED: TableDefinition<(u64, u32), ()> = TableDefinition::new("deleted");
+pub(crate) const KEYED: TableDefinition<(u64, &str), ()> = TableDefinition::new("keyed");
+pub(crate) const KEYS_OF: TableDefinition<&str, &[u8]> = TableDefinition::new("keys_of");
 
 /// The version of the store's layout.
 pub(crate) const LAYOUT_VERSION: &str = "1";

@@ -28,6 +28,11 @@ pub struct StoreSettings {
     pub fingerprint: Value,
     /// Whether it keeps each document's text (for exact verification).
     pub texts: bool,
+    /// The rule its documents' short-document keys were made for (as
+    /// `jaccard:0.8`), when it keeps them ([`crate::Insert::keys`]): keys
+    /// made for one rule find the pairs of that rule only. `None` in a
+    /// store made before keys were kept.
+    pub short_keys: Option<String>,
 }
 
 impl StoreSettings {
@@ -39,17 +44,41 @@ impl StoreSettings {
             k,
             fingerprint,
             texts,
+            short_keys: None,
+        }
+    }
+
+    /// The same settings, keeping short-document keys made for `rule`.
+    ///
+    /// ```
+    /// use neardup_core::Width;
+    /// use neardup_store::StoreSettings;
+    ///
+    /// let s = StoreSettings::new(Width::W64, 8, serde_json::json!({}), true).keyed("jaccard:0.8");
+    /// assert_eq!(StoreSettings::from_json(&s.to_json()), Some(s.clone()));
+    /// assert_eq!(s.short_keys.as_deref(), Some("jaccard:0.8"));
+    /// ```
+    pub fn keyed(self, rule: impl Into<String>) -> StoreSettings {
+        StoreSettings {
+            short_keys: Some(rule.into()),
+            ..self
         }
     }
 
     /// The settings as the manifest records them.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut value = json!({
             "width": self.width.bits(),
             "k": self.k,
             "fingerprint": self.fingerprint,
             "texts": self.texts,
-        })
+        });
+        // Absent, not null, when none: the record stays as it was before
+        // stores kept keys.
+        if let (Some(rule), Some(record)) = (&self.short_keys, value.as_object_mut()) {
+            record.insert("short_keys".to_string(), json!(rule));
+        }
+        value
     }
 
     /// The settings `value` records, or `None` when it is not a record.
@@ -60,6 +89,10 @@ impl StoreSettings {
             k: u32::try_from(value.get("k")?.as_u64()?).ok()?,
             fingerprint: value.get("fingerprint")?.clone(),
             texts: value.get("texts")?.as_bool()?,
+            short_keys: match value.get("short_keys") {
+                None => None,
+                Some(rule) => Some(rule.as_str()?.to_string()),
+            },
         })
     }
 
@@ -92,6 +125,17 @@ impl StoreSettings {
             } else {
                 "it keeps no texts, and these settings do".to_string()
             });
+        }
+        if self.short_keys != other.short_keys {
+            let said_of = |keys: &Option<String>| match keys {
+                Some(rule) => format!("short-document keys for {rule}"),
+                None => "no short-document keys".to_string(),
+            };
+            said.push(format!(
+                "it keeps {}, not {}",
+                said_of(&self.short_keys),
+                said_of(&other.short_keys)
+            ));
         }
         (!said.is_empty()).then(|| said.join("; "))
     }

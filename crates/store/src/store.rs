@@ -9,7 +9,7 @@ use neardup_index::{Bits, LOCK_FILE, Segment, TablePlan, WriterLock};
 use redb::{ReadTransaction, ReadableTable};
 
 use crate::error::{Error, Result};
-use crate::log::{self, DOCUMENTS, LAYOUT_VERSION, LOG_FILE, Log, Logged, Manifest, RECENT};
+use crate::log::{self, DOCUMENTS, KEYED, LAYOUT_VERSION, LOG_FILE, Log, Logged, Manifest, RECENT};
 use crate::record::Document;
 use crate::settings::StoreSettings;
 use crate::view::{Hit, LiveSegment, View};
@@ -271,6 +271,52 @@ impl<B: Bits> Store<B> {
             .into_iter()
             .map(|(hit, _)| hit)
             .collect())
+    }
+
+    /// Every stored document that shares one of the short-document `keys`
+    /// ([`crate::Insert::keys`]), whatever its distance from `query`, by
+    /// distance, then id; none when the store keeps no keys.
+    ///
+    /// ```
+    /// use neardup_core::Width;
+    /// use neardup_store::{Insert, Store, StoreOptions, StoreSettings, Write};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({}), true).keyed("jaccard:0.8");
+    /// let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
+    /// store.write(vec![Write::Insert(Insert::new(0xff, 3).id("a").text("a text").keys(vec![7]))], None)?;
+    /// assert!(store.query(0, 3)?.is_empty());
+    /// let hits = store.query_keys(0, &[5, 7])?;
+    /// assert_eq!((hits[0].id.as_str(), hits[0].distance), ("a", 8));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Log`] when the log cannot be read, [`Error::Format`] when
+    /// a record is damaged.
+    pub fn query_keys(&self, query: B, keys: &[u64]) -> Result<Vec<Hit>> {
+        if keys.is_empty() || self.inner.settings.short_keys.is_none() {
+            return Ok(Vec::new());
+        }
+        let dir = &self.inner.dir;
+        let txn = self.inner.db.begin_read(dir)?;
+        let (keyed, documents) = match (txn.open_table(KEYED), txn.open_table(DOCUMENTS)) {
+            (Ok(keyed), Ok(documents)) => (keyed, documents),
+            (Err(redb::TableError::TableDoesNotExist(_)), _)
+            | (_, Err(redb::TableError::TableDoesNotExist(_))) => return Ok(Vec::new()),
+            (Err(e), _) | (_, Err(e)) => return Err(e).logged(dir),
+        };
+        let mut hits = Vec::new();
+        for id in crate::write::keyed_ids(&keyed, keys, dir)? {
+            if let Some(bytes) = documents.get(id.as_str()).logged(dir)? {
+                let doc = decode(dir, &id, bytes.value())?;
+                let distance = B::from_u128(doc.fingerprint).distance(query);
+                hits.push(Hit { distance, id });
+            }
+        }
+        hits.sort_by(|a, b| (a.distance, &a.id).cmp(&(b.distance, &b.id)));
+        Ok(hits)
     }
 
     pub(crate) fn check_k(&self, k: u32) -> Result<()> {

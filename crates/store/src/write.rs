@@ -2,6 +2,7 @@
 //! acknowledged once it commits, then applied to what queries see; and the
 //! flush of recent documents into a segment of their own.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use neardup_index::{Bits, OnlineIndex, Segment};
@@ -9,13 +10,14 @@ use rayon::prelude::*;
 use redb::ReadableTable;
 
 use crate::error::{Error, Result};
-use crate::log::{self, DELETED, DOCUMENTS, Logged, RECENT};
+use crate::log::{self, DELETED, DOCUMENTS, KEYED, KEYS_OF, Logged, RECENT};
 use crate::record::Document;
 use crate::store::{Counters, Store, decode, plan_for, recent_plan, segment_name};
 use crate::view::{Hit, LiveSegment, Place};
 
 /// Decides which stored texts duplicate a new one; the store asks it about
-/// each candidate within `k` bits when both texts are kept.
+/// each candidate (within `k` bits, or sharing a short-document key) when
+/// both texts are kept.
 ///
 /// [`Judge::against`] prepares the new text once (a verifier sketches it
 /// there) and then judges stored texts one by one, so a text with many
@@ -79,6 +81,11 @@ pub struct Insert<B> {
     pub k: u32,
     /// Stored only when it has no duplicate.
     pub only_if_unique: bool,
+    /// Its short-document keys: stored documents that share one are its
+    /// candidates too, whatever their distance, judged by their texts
+    /// (only with a judge and texts). Kept with it when the store keeps
+    /// keys ([`crate::StoreSettings::short_keys`]).
+    pub keys: Vec<u64>,
 }
 
 impl<B> Insert<B> {
@@ -91,7 +98,19 @@ impl<B> Insert<B> {
             metadata: None,
             k,
             only_if_unique: false,
+            keys: Vec::new(),
         }
+    }
+
+    /// The same, with short-document keys `keys`.
+    ///
+    /// ```
+    /// use neardup_store::Insert;
+    ///
+    /// assert_eq!(Insert::new(0u64, 3).keys(vec![7, 9]).keys, [7, 9]);
+    /// ```
+    pub fn keys(self, keys: Vec<u64>) -> Insert<B> {
+        Insert { keys, ..self }
     }
 
     /// The same, with id `id`.
@@ -200,6 +219,7 @@ struct Staged<B> {
     id: String,
     fingerprint: B,
     text: Option<String>,
+    keys: Vec<u64>,
     seq: u64,
     deleted: bool,
 }
@@ -246,6 +266,9 @@ impl<B: Bits> Store<B> {
             let mut documents = txn.open_table(DOCUMENTS).logged(dir)?;
             let mut recent = txn.open_table(RECENT).logged(dir)?;
             let mut deleted = txn.open_table(DELETED).logged(dir)?;
+            let mut keyed = txn.open_table(KEYED).logged(dir)?;
+            let mut keys_of = txn.open_table(KEYS_OF).logged(dir)?;
+            let keeps_keys = inner.settings.short_keys.is_some();
             let view = inner.read_view();
             for write in writes {
                 match write {
@@ -262,9 +285,13 @@ impl<B: Bits> Store<B> {
                         let mut duplicates = Vec::new();
                         let mut candidates = Vec::new();
                         let mut held = 0;
+                        let mut found = HashSet::new();
                         for (hit, place) in view.search(insert.fingerprint, insert.k) {
                             if deletes.contains(&place) {
                                 continue;
+                            }
+                            if !insert.keys.is_empty() {
+                                found.insert(hit.id.clone());
                             }
                             let stored = match check.wants_texts() {
                                 true => documents
@@ -283,6 +310,33 @@ impl<B: Bits> Store<B> {
                                 held = 0;
                             }
                         }
+                        // Stored documents that share a short-document key,
+                        // at any distance (judged by their texts alone).
+                        if check.wants_texts() {
+                            for other in keyed_ids(&keyed, &insert.keys, dir)? {
+                                if found.contains(&other) {
+                                    continue;
+                                }
+                                // Not there: deleted earlier in this batch.
+                                let Some(bytes) = documents.get(other.as_str()).logged(dir)? else {
+                                    continue;
+                                };
+                                let doc = decode(dir, &other, bytes.value())?;
+                                let distance =
+                                    B::from_u128(doc.fingerprint).distance(insert.fingerprint);
+                                held += doc.text.as_ref().map_or(0, String::len);
+                                let hit = Hit {
+                                    id: other,
+                                    distance,
+                                };
+                                candidates.push((hit, doc.text));
+                                if held >= JUDGED_TEXT_BYTES {
+                                    let round = std::mem::take(&mut candidates);
+                                    duplicates.extend(check.stored_duplicates(round));
+                                    held = 0;
+                                }
+                            }
+                        }
                         duplicates.extend(check.stored_duplicates(candidates));
                         // This batch's earlier inserts: by an index of their
                         // own when the batch is large, else one by one.
@@ -296,11 +350,27 @@ impl<B: Bits> Store<B> {
                                 .map(|i| (i, staged[i].fingerprint.distance(insert.fingerprint)))
                                 .collect(),
                         };
+                        let mut near_staged = vec![false; staged.len()];
                         for (i, distance) in near {
                             let s = &staged[i];
                             if distance <= insert.k && !s.deleted {
+                                near_staged[i] = true;
                                 let d = check.duplicate(s.text.as_deref(), s.id.clone(), distance);
                                 duplicates.extend(d);
+                            }
+                        }
+                        // And those that share a short-document key.
+                        if check.wants_texts() && !insert.keys.is_empty() {
+                            for (i, s) in staged.iter().enumerate() {
+                                if near_staged[i] || s.deleted || s.text.is_none() {
+                                    continue;
+                                }
+                                if s.keys.iter().any(|k| insert.keys.contains(k)) {
+                                    let distance = s.fingerprint.distance(insert.fingerprint);
+                                    let d =
+                                        check.duplicate(s.text.as_deref(), s.id.clone(), distance);
+                                    duplicates.extend(d);
+                                }
                             }
                         }
                         drop(check);
@@ -329,6 +399,18 @@ impl<B: Bits> Store<B> {
                             .insert(id.as_str(), doc.encode().as_slice())
                             .logged(dir)?;
                         recent.insert(seq, id.as_str()).logged(dir)?;
+                        let keys = match keeps_keys {
+                            true => insert.keys,
+                            false => Vec::new(),
+                        };
+                        if !keys.is_empty() {
+                            for &key in &keys {
+                                keyed.insert((key, id.as_str()), ()).logged(dir)?;
+                            }
+                            let bytes: Vec<u8> =
+                                keys.iter().flat_map(|k| k.to_le_bytes()).collect();
+                            keys_of.insert(id.as_str(), bytes.as_slice()).logged(dir)?;
+                        }
                         if let Some(index) = &mut staged_index {
                             index.insert(insert.fingerprint)?;
                         }
@@ -336,6 +418,7 @@ impl<B: Bits> Store<B> {
                             id: id.clone(),
                             fingerprint: insert.fingerprint,
                             text: doc.text,
+                            keys,
                             seq,
                             deleted: false,
                         });
@@ -349,6 +432,12 @@ impl<B: Bits> Store<B> {
                         };
                         let doc = decode(dir, &id, bytes.value())?;
                         drop(bytes);
+                        let keys = keys_of.remove(id.as_str()).logged(dir)?;
+                        if let Some(keys) = keys {
+                            for key in decode_keys(keys.value()) {
+                                keyed.remove((key, id.as_str())).logged(dir)?;
+                            }
+                        }
                         if let Some(pos) = staged.iter().position(|s| !s.deleted && s.id == id) {
                             let s = &mut staged[pos];
                             s.deleted = true;
@@ -534,6 +623,35 @@ fn judged(
         distance,
         similarity,
     })
+}
+
+/// The ids of the documents in `keyed` under any of `keys`, each once.
+pub(crate) fn keyed_ids(
+    keyed: &impl ReadableTable<(u64, &'static str), ()>,
+    keys: &[u64],
+    dir: &std::path::Path,
+) -> Result<Vec<String>> {
+    let mut ids = Vec::new();
+    for &key in keys {
+        for row in keyed.range((key, "")..).logged(dir)? {
+            let (row, _) = row.logged(dir)?;
+            let (k, id) = row.value();
+            if k != key {
+                break;
+            }
+            ids.push(id.to_string());
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(ids)
+}
+
+/// The keys of a `keys_of` record: 8 bytes each, little-endian.
+fn decode_keys(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
 }
 
 /// The fewest texts to judge that are shared out among the cores; fewer

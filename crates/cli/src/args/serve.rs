@@ -31,8 +31,8 @@ pub struct ServeArgs {
     /// /readyz) must send: Authorization: Bearer <token>.
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
-    /// The most bits apart two documents' fingerprints may be to be
-    /// duplicates [default: 3 for a new store, the store's k after].
+    /// Candidates by fingerprint are at most K bits apart, as dedup's -k
+    /// [default: 8 for a new store, the store's k after].
     #[arg(short, long, value_parser = parse_k)]
     pub k: Option<u32>,
     /// Keep each document's text, so that duplicates are checked on the

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use neardup_core::{Fingerprinter, WeightedFeature};
 use neardup_corpus::{Corpus, Format, ReadOptions};
-use neardup_dedup::is_short_pair;
+use neardup_dedup::{FoundBy, Verdict};
 use serde_json::json;
 
 use crate::args::CompareArgs;
@@ -19,6 +19,13 @@ const SHOWN: usize = 10;
 
 pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     let fingerprinter = config::fingerprinter(&args.settings)?;
+    if args.k >= fingerprinter.width().bits() {
+        bail!(
+            "-k {}: the fingerprints have {} bits, and k is below that",
+            args.k,
+            fingerprinter.width().bits()
+        );
+    }
     let (a, b) = if args.text {
         (args.inputs[0].clone(), args.inputs[1].clone())
     } else {
@@ -29,28 +36,15 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         }
         (read(&args.inputs[0])?, read(&args.inputs[1])?)
     };
-    let (fa, fb) = (fingerprinter.fingerprint(&a), fingerprinter.fingerprint(&b));
+    let rule = config::rule(fingerprinter.clone(), args.k, &args.nearness)?;
+    let (pa, pb) = (rule.prepare(&a), rule.prepare(&b));
+    let (fa, fb) = (pa.fingerprint(), pb.fingerprint());
     let bits = fa.width().bits();
-    if args.k >= bits {
-        bail!(
-            "-k {}: the fingerprints have {bits} bits, and k is below that",
-            args.k
-        );
-    }
-    let distance = fa.distance(&fb)?;
     let similarity = fa.similarity(&fb)?;
-    // The rule of `neardup dedup`: within k (any distance for a short text
-    // and a near-short one, with verification), and accepted by the
-    // verification.
-    let verify = config::verification(&args.nearness)?;
-    let short = is_short_pair(&a, &b) && !args.nearness.no_short_rule;
-    let k = args.k;
-    let measure = verify.map(|v| {
-        let value = v.measure(&v.sketch(&a), &v.sketch(&b));
-        (v, value, v.holds(value))
-    });
-    let within = neardup_dedup::is_within_reach(distance, k, verify.is_some(), short);
-    let near = within && measure.is_none_or(|(_, _, passes)| passes);
+    // The verdict of `neardup dedup`, from the one rule every front asks.
+    let verdict = rule.judge_prepared(&pa, &pb);
+    let (distance, near, k) = (verdict.distance, verdict.near, args.k);
+    let verify = rule.verifier();
     let pushes = if args.explain {
         pushes(&fingerprinter, &a, &b, fa.bits() ^ fb.bits(), fb.bits())
     } else {
@@ -59,9 +53,12 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     if args.json {
         let value = json!({
             "a": fa.to_hex(), "b": fb.to_hex(), "distance": distance, "bits": bits,
-            "similarity": similarity, "k": k, "short": short, "near_duplicate": near,
-            "verify": measure.map(|(v, value, passes)| json!({
-                "rule": v.to_string(), "value": value, "passes": passes,
+            "similarity": similarity, "k": k,
+            "short": pa.is_short() || pb.is_short(),
+            "near_duplicate": near,
+            "found_by": verdict.found_by.map(FoundBy::name),
+            "verify": verify.zip(verdict.similarity).map(|(v, value)| json!({
+                "rule": v.to_string(), "value": value, "passes": verdict.passes,
             })),
             "features": pushes.iter().map(|p| json!({
                 "feature": p.text, "weight_a": p.weight_a, "weight_b": p.weight_b, "bits": p.bits,
@@ -73,26 +70,14 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         println!("b:          {fb}");
         println!("distance:   {distance} of {bits} bits");
         println!("similarity: {similarity:.3} (estimated cosine)");
-        if let Some((v, value, passes)) = measure {
+        if let Some((v, value)) = verify.zip(verdict.similarity) {
             println!(
                 "verified:   {value:.3} {}: {}",
                 v.describe(),
-                if passes { "passes" } else { "fails" }
+                if verdict.passes { "passes" } else { "fails" }
             );
         }
-        let verdict = if near { "near-duplicates" } else { "different" };
-        let short_note = if short && verify.is_some() {
-            ", any distance for a short text"
-        } else {
-            ""
-        };
-        // Say why when the verification passed and the distance did not.
-        let reason = if within {
-            String::new()
-        } else {
-            format!("distance {distance} > ")
-        };
-        println!("verdict:    {verdict} ({reason}k = {k}{short_note})");
+        println!("verdict:    {}", describe(&verdict, k));
         if args.explain {
             if pushes.is_empty() {
                 println!("no differing bits to explain");
@@ -112,6 +97,30 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The verdict line: near or not, and what decided it, in the words of
+/// `neardup dedup`'s outputs.
+fn describe(verdict: &Verdict, k: u32) -> String {
+    let found = match verdict.found_by {
+        Some(FoundBy::ExactCopy) => "the same text".to_string(),
+        Some(FoundBy::Fingerprint) => format!("found within k = {k} bits"),
+        Some(FoundBy::ShortDocuments) => {
+            "found by the short-document rule, at any distance".to_string()
+        }
+        None => format!(
+            "distance {} > k = {k}, and not a short pair: dedup does not compare them",
+            verdict.distance
+        ),
+    };
+    match (verdict.near, verdict.found_by) {
+        (true, _) => format!("near-duplicates ({found})"),
+        (false, Some(_)) => format!("different ({found}; verification fails)"),
+        (false, None) if verdict.similarity.is_some() && verdict.passes => format!(
+            "different: verification passes, but {found}; dedup keeps both (a larger -k finds them)"
+        ),
+        (false, None) => format!("different ({found})"),
+    }
 }
 
 /// One file (or stdin) as one text document, with the checks of every input.

@@ -36,12 +36,30 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         .k
         .or(stored.as_ref().map(|s| s.k))
         .unwrap_or(config::DEFAULT_K);
-    let settings = StoreSettings::new(
+    // The rule of `neardup dedup`, with the service's k and verification.
+    let mut rule = neardup_dedup::Rule::with_fingerprinter(fingerprinter);
+    rule.k(k).verification(verification);
+    let mut settings = StoreSettings::new(
         width,
         k,
         config::fingerprint_settings(&args.settings, width)?,
         args.store_text,
     );
+    // Short texts are found at any distance by keys the store keeps; a
+    // store made before it kept them is served as it is.
+    match (&stored, rule.keying()) {
+        (Some(stored), _) if stored.short_keys.is_none() && args.store_text => {
+            eprintln!(
+                "neardup: warning: {} was made before stores kept short-document keys: \
+                 short texts are judged only against those within {k} bits; build a new \
+                 store to judge them as dedup does",
+                args.index.display()
+            );
+        }
+        (Some(stored), _) if stored.short_keys.is_none() => {}
+        (_, Some(keying)) if args.store_text => settings = settings.keyed(keying),
+        _ => {}
+    }
     let options = ServeOptions {
         listen: args.listen,
         token,
@@ -52,7 +70,6 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
             max_concurrent: args.max_concurrent,
             ..Limits::default()
         },
-        k,
         compact_after: (args.compact_after > 0)
             .then(|| std::time::Duration::from_secs(args.compact_after)),
     };
@@ -61,22 +78,8 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         ..StoreOptions::default()
     };
     match width {
-        Width::W64 => serve::<u64>(
-            args,
-            &settings,
-            store_options,
-            fingerprinter,
-            verification,
-            options,
-        ),
-        _ => serve::<u128>(
-            args,
-            &settings,
-            store_options,
-            fingerprinter,
-            verification,
-            options,
-        ),
+        Width::W64 => serve::<u64>(args, &settings, store_options, rule.clone(), options),
+        _ => serve::<u128>(args, &settings, store_options, rule.clone(), options),
     }
 }
 
@@ -84,14 +87,13 @@ fn serve<B: Bits>(
     args: &ServeArgs,
     settings: &StoreSettings,
     store_options: StoreOptions,
-    fingerprinter: neardup_core::Fingerprinter,
-    verification: Option<neardup_dedup::Verification>,
+    rule: neardup_dedup::Rule,
     options: ServeOptions,
 ) -> Result<ExitCode> {
     let store = Store::<B>::open(&args.index, Some(settings), store_options)?;
     let documents = store.stats().documents;
     let dir = args.index.display().to_string();
-    neardup_server::serve(store, fingerprinter, verification, options, |address| {
+    neardup_server::serve(store, rule, options, |address| {
         // The line a supervisor (or a test) waits for.
         eprintln!("neardup: serving {dir} ({documents} documents) on http://{address}");
     })?;

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use neardup_corpus::{Corpus, ReadOptions};
-use neardup_dedup::{Dedup, SHORT_WORDS};
+use neardup_dedup::{Dedup, Prepared, Rule};
 use neardup_eval::{
     BBC_JUDGED, Benchmark, Counts, EditKind, Origin, RATES, Scores, Size, Source, View, build,
     judged_pairs, score, score_under,
@@ -82,44 +82,43 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
             bench.pairs.len()
         );
     }
-    let fingerprinter = config::fingerprinter(&args.settings)?;
-    let fingerprints: Vec<u128> = bench
-        .documents
-        .par_iter()
-        .map(|d| fingerprinter.fingerprint(&d.text).bits())
-        .collect();
-    let distances: Vec<u32> = bench
-        .pairs
-        .iter()
-        .map(|p| (fingerprints[p.a] ^ fingerprints[p.b]).count_ones())
-        .collect();
     if let Some(dir) = &args.export {
         export(&bench, dir)?;
     }
     let verify = config::verification(&args.nearness)?;
-    // Verification as dedup runs it: each document sketched by the verifier
-    // (never the truth's shingles), each pair SimHash lets through measured
-    // exactly; with it, pairs with a short document at any distance (the
-    // short-document rule).
-    let sketches: Vec<Vec<u64>> = match verify {
-        Some(v) => bench
-            .documents
-            .par_iter()
-            .map(|d| v.sketch(&d.text))
-            .collect(),
-        None => Vec::new(),
-    };
-    let verified = |i: usize| {
-        let p = &bench.pairs[i];
-        verify.is_none_or(|v| v.accepts(&sketches[p.a], &sketches[p.b]))
-    };
+    // Each pair judged by the rule of dedup (every front's), at each k:
+    // each document prepared once (its fingerprint and the verifier's
+    // sketch, never the truth's shingles).
+    let rule = config::rule(
+        config::fingerprinter(&args.settings)?,
+        args.k,
+        &args.nearness,
+    )?;
+    let prepared: Vec<Prepared> = bench
+        .documents
+        .par_iter()
+        .map(|d| rule.prepare(&d.text))
+        .collect();
+    let distances: Vec<u32> = bench
+        .pairs
+        .iter()
+        .map(|p| {
+            let (a, b) = (prepared[p.a].fingerprint(), prepared[p.b].fingerprint());
+            (a.bits() ^ b.bits()).count_ones()
+        })
+        .collect();
+    let rules: Vec<Rule> = (0..=args.k_max.max(args.k))
+        .map(|k| {
+            let mut at = rule.clone();
+            at.k(k);
+            at
+        })
+        .collect();
     let reported = |i: usize, k: u32| {
         let p = &bench.pairs[i];
-        // As in dedup: one document short, the other near short.
-        let (a, b) = (bench.documents[p.a].words, bench.documents[p.b].words);
-        let short =
-            a.min(b) < SHORT_WORDS && a.max(b) < 2 * SHORT_WORDS && !args.nearness.no_short_rule;
-        neardup_dedup::is_within_reach(distances[i], k, verify.is_some(), short) && verified(i)
+        rules[k as usize]
+            .judge_prepared(&prepared[p.a], &prepared[p.b])
+            .near
     };
     let curve: Vec<(u32, Scores)> = (0..=args.k_max)
         .map(|k| (k, score(&bench, |i| reported(i, k))))
@@ -128,10 +127,7 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     print!("{}", report(&bench, &curve, &at_k, args.k));
     let edits_view = score_under(View::Edits, &bench, |i| reported(i, args.k));
     print!("{}", editor_view(&bench, &edits_view, args.k));
-    let mut job = Dedup::with_fingerprinter(config::fingerprinter(&args.settings)?);
-    job.k(args.k)
-        .short_rule(!args.nearness.no_short_rule)
-        .verification(verify);
+    let job = Dedup::with_rule(rule.clone());
     let described = verify.map_or_else(|| "--verify none".to_string(), |v| v.to_string());
     let mut dedups = vec![(
         format!("**neardup** (k = {}, {described})", args.k),
@@ -178,7 +174,7 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
         let value = json!({
             "settings": {
                 "profile": args.settings.profile,
-                "width": fingerprinter.width().bits(),
+                "width": rule.fingerprinter().width().bits(),
                 "originals": args.originals,
                 "negatives": args.negatives,
                 "seed": args.seed,

@@ -59,8 +59,7 @@ fn fixture() -> &'static Fixture {
         };
         let mut rule = Rule::new().expect("the default rule");
         rule.k(3);
-        let service = Service::new(store, rule, &options)
-        .expect("the service");
+        let service = Service::new(store, rule, &options).expect("the service");
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

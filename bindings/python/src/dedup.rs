@@ -5,7 +5,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use neardup_core::{Profile, Width};
-use neardup_dedup::{Dedup, DocumentsAt, Fate, Grouping, Keep, Memory, Outcome, Verification};
+use neardup_dedup::{
+    DEFAULT_K, DEFAULT_THRESHOLD, Dedup, DocumentsAt, Fate, Grouping, Keep, Memory, Outcome, Rule,
+    Verification,
+};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -38,7 +41,12 @@ impl Settings<'_> {
             .width(Width::from_bits(self.width).map_err(to_py)?)
             .build()
             .map_err(to_py)?;
-        let mut job = Dedup::with_fingerprinter(fingerprinter);
+        // The rule every front asks: the CLI's, with these settings.
+        let mut rule = Rule::with_fingerprinter(fingerprinter);
+        rule.k(self.k)
+            .short_rule(self.short_rule)
+            .verification(verification(self.threshold, self.verify)?);
+        let mut job = Dedup::with_rule(rule);
         let (keep, _) = self.keep()?;
         let grouping = match self.cluster {
             "greedy" => Grouping::Greedy,
@@ -49,12 +57,8 @@ impl Settings<'_> {
                 )));
             }
         };
-        let verification = verification(self.threshold, self.verify)?;
-        job.k(self.k)
-            .keep(keep)
+        job.keep(keep)
             .grouping(grouping)
-            .short_rule(self.short_rule)
-            .verification(verification)
             .against(self.against.clone())
             .memory(self.memory);
         job.check().map_err(to_py)?;
@@ -135,7 +139,7 @@ pub(crate) fn verify_spec(threshold: f64, verify: Option<&str>) -> PyResult<Opti
 /// Runs the dedup job over `texts` (with `ids` naming them in errors);
 /// gives `(duplicate_of, distance, indexed, clusters, summary)`.
 #[pyfunction]
-#[pyo3(signature = (texts, ids = None, *, threshold = 0.8, k = 8, keep = "first", cluster = "greedy",
+#[pyo3(signature = (texts, ids = None, *, threshold = DEFAULT_THRESHOLD, k = DEFAULT_K, keep = "first", cluster = "greedy",
     profile = "auto", width = 64, short_rule = true, verify = None, against = None, memory = None,
     threads = None))]
 #[allow(clippy::too_many_arguments)]

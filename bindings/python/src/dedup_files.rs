@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use neardup_core::Width;
 use neardup_corpus::{Format, ReadOptions};
+use neardup_dedup::{DEFAULT_K, DEFAULT_THRESHOLD};
 use neardup_output::{DedupRun, SettingsRecord, against_index};
 use pyo3::prelude::*;
 
@@ -27,7 +28,7 @@ fn format(name: &str) -> PyResult<Format> {
 /// Runs `neardup dedup` over `paths` into `out`; gives `(summary.json's
 /// text, warnings, notes)`.
 #[pyfunction]
-#[pyo3(signature = (paths, out, *, threshold = 0.8, k = 8, keep = "first", cluster = "greedy",
+#[pyo3(signature = (paths, out, *, threshold = DEFAULT_THRESHOLD, k = DEFAULT_K, keep = "first", cluster = "greedy",
     profile = "auto", width = 64, short_rule = true, verify = None, against = None,
     save_index = None, text_field = "text", id_field = "id", lines = false, format = "auto",
     max_bytes = 256 << 20, skip_invalid = false, force = false, memory = None, threads = None))]

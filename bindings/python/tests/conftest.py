@@ -51,6 +51,14 @@ def samples():
     return sample_documents()
 
 
+def conformance_corpus():
+    """The one corpus every door must judge alike (conformance/corpus.jsonl,
+    written by conformance/corpus.py), as (ids, texts)."""
+    path = ROOT / "conformance" / "corpus.jsonl"
+    rows = [json.loads(line) for line in path.open(encoding="utf-8")]
+    return [r["id"] for r in rows], [r["text"] for r in rows]
+
+
 def write_jsonl(path: Path, ids, texts):
     with path.open("w", encoding="utf-8") as out:
         for i, t in zip(ids, texts):

@@ -3,7 +3,7 @@ import json
 import pytest
 
 import neardup
-from conftest import write_jsonl
+from conftest import conformance_corpus, write_jsonl
 
 
 def cli_fates(cli, tmp_path, ids, texts, *flags):
@@ -32,6 +32,20 @@ def test_equal_to_the_cli_on_the_samples(tmp_path, cli, samples, flags):
     for key in ["documents", "unique", "dropped", "exact_copies", "groups", "pairs"]:
         assert result.summary[key] == summary[key], key
     assert result.keep.sum() == summary["unique"]
+
+
+@pytest.mark.parametrize("flags", [(), ("--cluster", "components")])
+def test_equal_to_the_cli_on_the_conformance_corpus(tmp_path, cli, flags):
+    # One verdict everywhere: the corpus the CLI's doors are checked on
+    # (crates/cli/tests/conformance.rs), with the same drops, each for the
+    # same kept document.
+    ids, texts = conformance_corpus()
+    want, summary = cli_fates(cli, tmp_path, ids, texts, *flags)
+    cluster = flags[1] if flags else "greedy"
+    result = neardup.dedup(texts, ids, cluster=cluster)
+    got = {ids[d]: ids[int(of)] for d, of in enumerate(result.duplicate_of) if of >= 0}
+    assert got == want and len(want) > 300
+    assert result.summary["unique"] == summary["unique"]
 
 
 def test_result_columns(samples):

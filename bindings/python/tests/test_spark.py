@@ -11,7 +11,7 @@ import pytest
 pyspark = pytest.importorskip("pyspark")
 
 import neardup  # noqa: E402
-from conftest import write_jsonl  # noqa: E402
+from conftest import conformance_corpus, write_jsonl  # noqa: E402
 from planted import documents  # noqa: E402
 
 
@@ -117,6 +117,17 @@ def test_dedup_keeps_what_the_cli_keeps_on_100k_planted(spark, cli, tmp_path):
     # Each dropped row names a kept row of its group.
     kept_of = {r.id: r.duplicate_of for r in fated.where("not keep").collect()}
     assert set(kept_of) == dropped and set(kept_of.values()) <= want
+
+
+def test_dedup_keeps_what_the_cli_keeps_on_the_conformance_corpus(spark, cli, tmp_path):
+    # One verdict everywhere: the corpus the CLI's doors are checked on
+    # (crates/cli/tests/conformance.rs), components against components.
+    from neardup import spark as nds
+
+    ids, texts = conformance_corpus()
+    want, dropped = cli_kept(cli, tmp_path, ids, texts)
+    kept = nds.dedup(frame(spark, ids, texts), order_col="pos")
+    assert {r.id for r in kept.select("id").collect()} == want and len(dropped) > 300
 
 
 def test_bad_settings(spark):

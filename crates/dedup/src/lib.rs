@@ -87,7 +87,9 @@ pub use keep::Keep;
 pub use memory::default_memory;
 pub use outcome::{FateIter, Fates, Outcome, Record, Stats};
 pub use progress::{Progress, Silent, Skipped, Stage};
-pub use rule::{DEFAULT_K, DEFAULT_VERIFICATION, FoundBy, Prepared, Rule, Verdict};
+pub use rule::{
+    DEFAULT_K, DEFAULT_THRESHOLD, DEFAULT_VERIFICATION, FoundBy, Prepared, Rule, Verdict,
+};
 pub use shingles::{CHAR_SHINGLE, Shingling, WORD_SHINGLE, char_shingles, shingles, word_shingles};
 pub use short::{
     SHORT_WORDS, is_near_short, is_short, is_short_pair, is_within_reach, length_in_words,

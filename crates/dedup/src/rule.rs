@@ -29,9 +29,13 @@ use crate::verify::Verification;
 /// or more, in English and in Chinese (at 6 bits, 95%: docs/QUALITY.md).
 pub const DEFAULT_K: u32 = 8;
 
-/// The default verification: two documents are near-duplicates when the
-/// exact Jaccard similarity of their shingles is at least 0.8.
-pub const DEFAULT_VERIFICATION: Verification = Verification::Jaccard(0.8);
+/// The default threshold: two documents are near-duplicates when the exact
+/// Jaccard similarity of their shingles is at least this.
+pub const DEFAULT_THRESHOLD: f64 = 0.8;
+
+/// The default verification: the Jaccard similarity of the shingles, at
+/// least [`DEFAULT_THRESHOLD`].
+pub const DEFAULT_VERIFICATION: Verification = Verification::Jaccard(DEFAULT_THRESHOLD);
 
 /// What decides whether two documents are near-duplicates.
 ///

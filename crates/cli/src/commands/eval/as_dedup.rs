@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result, bail};
-use neardup_dedup::{Dedup, Memory, Silent};
+use neardup_dedup::{Dedup, Fate, Memory, Rule, Silent, save_to_index};
 use neardup_eval::{Benchmark, DedupCounts, DedupScores, THRESHOLD, perfect_dedup, score_dedup};
 use rayon::prelude::*;
 use serde_json::{Map, Value, json};
@@ -20,6 +20,52 @@ pub fn run_job(bench: &Benchmark, job: &Dedup) -> Result<Vec<Option<usize>>> {
         .iter()
         .map(|f| f.duplicate_of().map(|of| of as usize))
         .collect())
+}
+
+/// Each document's fate when the benchmark is deduplicated in `days` runs
+/// instead of one, as a crawler's daily runs are: each run drops what the
+/// rule calls a near-duplicate of a document the runs before kept (in an
+/// index, `--against`), then adds its own kept documents to it
+/// (`--save-index`). Keeping first in benchmark order, the kept documents
+/// must be those of one run.
+pub fn run_in_days(bench: &Benchmark, rule: &Rule, days: usize) -> Result<Vec<Option<usize>>> {
+    let index = tempfile::tempdir().context("cannot make a temporary index directory")?;
+    let n = bench.documents.len();
+    let mut fates = Vec::with_capacity(n);
+    let per_day = n.div_ceil(days.max(1)).max(1);
+    for start in (0..n).step_by(per_day) {
+        let day: Vec<(String, &str)> = bench.documents[start..(start + per_day).min(n)]
+            .iter()
+            .enumerate()
+            .map(|(i, d)| ((start + i).to_string(), d.text.as_str()))
+            .collect();
+        let source = Memory::new(&day[..]);
+        let mut job = Dedup::with_rule(rule.clone());
+        if start > 0 {
+            job.against(Some(index.path().to_path_buf()));
+        }
+        let outcome = job.run(&source, &Silent)?;
+        for fate in outcome.fates().iter() {
+            fates.push(match fate {
+                Fate::Kept => None,
+                Fate::Duplicate { of, .. } => Some(start + of as usize),
+                Fate::DuplicateOfIndexed { entry, .. } => outcome
+                    .indexed_name(entry)
+                    .and_then(|name| name.parse().ok()),
+            });
+        }
+        let settings = json!({"benchmark": "neardup eval"});
+        save_to_index(
+            index.path(),
+            rule,
+            &source,
+            &outcome,
+            &|d| (start + d as usize).to_string(),
+            &settings,
+            &Silent,
+        )?;
+    }
+    Ok(fates)
 }
 
 /// Scores `duplicate_of`, computing the truth of each drop.

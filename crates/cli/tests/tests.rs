@@ -2,6 +2,7 @@
 
 mod bbc;
 mod cli;
+mod crash;
 mod dedup;
 mod index;
 mod pairs;

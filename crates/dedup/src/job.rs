@@ -216,6 +216,18 @@ impl Dedup {
         self
     }
 
+    /// The most bits near-duplicates are apart: [`Dedup::k`]'s, or
+    /// [`DEFAULT_K`].
+    ///
+    /// ```
+    /// let mut job = neardup_dedup::Dedup::new()?;
+    /// assert_eq!(job.k(5).max_distance(), 5);
+    /// # Ok::<(), neardup_dedup::Error>(())
+    /// ```
+    pub fn max_distance(&self) -> u32 {
+        self.k
+    }
+
     /// The fingerprinter.
     pub fn fingerprinter(&self) -> &Fingerprinter {
         &self.fingerprinter

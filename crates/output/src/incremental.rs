@@ -5,7 +5,6 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
-use neardup_dedup::{Fate, Outcome, save_to_index};
 use serde_json::{Value, json};
 use xxhash_rust::xxh3::xxh3_128;
 
@@ -115,29 +114,4 @@ pub(crate) fn check_settings(dir: &Path, ours: &Value, option: &str) -> Result<O
         );
     }
     Ok(None)
-}
-
-/// Adds the kept documents of `outcome` to the store at `dir`, creating it
-/// (for queries at `k`, its fingerprint settings recorded) if it does not
-/// exist.
-pub(crate) fn save<'a>(
-    dir: &Path,
-    outcome: &Outcome,
-    id: &dyn Fn(u32) -> &'a str,
-    (width, k): (Width, u32),
-    settings: &Value,
-) -> Result<()> {
-    let kept: Vec<u32> = (0u32..)
-        .zip(outcome.fates())
-        .filter(|&(_, fate)| fate == Fate::Kept)
-        .map(|(d, _)| d)
-        .collect();
-    let names: Vec<&str> = kept.iter().map(|&d| id(d)).collect();
-    let fingerprints: Vec<u128> = kept
-        .iter()
-        .map(|&d| outcome.records()[d as usize].fingerprint())
-        .collect();
-    save_to_index(dir, width, k, &fingerprints, &names, settings)
-        .with_context(|| format!("--save-index {}", dir.display()))?;
-    Ok(())
 }

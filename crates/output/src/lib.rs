@@ -23,13 +23,17 @@
 //! `incremental` (index directories of earlier runs), [`markup`].
 
 pub mod atomic;
+mod faults;
 mod incremental;
 pub mod markup;
+mod out_dir;
 mod records;
 mod report;
 mod reread;
 mod run;
+mod saving;
 
 pub use atomic::{is_temporary_of, refuse_input_as_output, write_atomically};
+pub use faults::{Faults, Step};
 pub use incremental::SettingsRecord;
 pub use run::{DedupRun, Finished, against_index};

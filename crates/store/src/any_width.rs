@@ -139,6 +139,35 @@ impl AnyStore {
     ///
     /// [`Error::Input`] naming a repeated id, and as [`Store::write`].
     pub fn insert_all(&self, fingerprints: &[u128], ids: &[impl AsRef<str>]) -> Result<()> {
+        self.check_new_ids(fingerprints, ids)?;
+        let taken = |id: &str| {
+            Error::Input(format!(
+                "the name {id:?} is already in the index; names are unique"
+            ))
+        };
+        let k = self.settings().k;
+        for (fps, ids) in fingerprints.chunks(BATCH).zip(ids.chunks(BATCH)) {
+            let written = match self {
+                AnyStore::W64(s) => s.write(inserts(fps, ids, k, |f| f as u64), None)?,
+                AnyStore::W128(s) => s.write(inserts(fps, ids, k, |f| f), None)?,
+            };
+            if let Some(Written::IdTaken { id }) = written
+                .iter()
+                .find(|w| matches!(w, Written::IdTaken { .. }))
+            {
+                return Err(taken(id));
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses `ids` of another number than `fingerprints`, repeated, or
+    /// stored already.
+    pub(crate) fn check_new_ids(
+        &self,
+        fingerprints: &[u128],
+        ids: &[impl AsRef<str>],
+    ) -> Result<()> {
         if fingerprints.len() != ids.len() {
             return Err(Error::Input(format!(
                 "{} ids for {} fingerprints",
@@ -157,19 +186,6 @@ impl AnyStore {
         }
         if let Some(id) = self.first_stored(ids)? {
             return Err(taken(&id));
-        }
-        let k = self.settings().k;
-        for (fps, ids) in fingerprints.chunks(BATCH).zip(ids.chunks(BATCH)) {
-            let written = match self {
-                AnyStore::W64(s) => s.write(inserts(fps, ids, k, |f| f as u64), None)?,
-                AnyStore::W128(s) => s.write(inserts(fps, ids, k, |f| f), None)?,
-            };
-            if let Some(Written::IdTaken { id }) = written
-                .iter()
-                .find(|w| matches!(w, Written::IdTaken { .. }))
-            {
-                return Err(taken(id));
-            }
         }
         Ok(())
     }

@@ -247,6 +247,10 @@ mod tests {
         };
         let store = AnyStore::open(dir.path(), Some(&settings), options.clone()).unwrap();
         store.insert_all(&[1 << 100], &["old"]).unwrap();
+        // As a store made before batches: none to read or undo.
+        assert_eq!(store.last_batch().unwrap(), None);
+        assert_eq!(store.undo_last_batch().unwrap(), None);
+        assert!(!store.relabel_last_batch("z").unwrap());
         let ids: Vec<String> = (0..10).map(|i| format!("d{i}")).collect();
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
         let fps: Vec<u128> = (0..10u32).map(|i| 1u128 << (i * 11)).collect();

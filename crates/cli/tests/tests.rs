@@ -3,6 +3,7 @@
 mod bbc;
 mod cli;
 mod conformance;
+mod crash;
 mod dedup;
 mod index;
 mod pairs;

@@ -154,14 +154,87 @@ impl Index {
     }
 }
 
-/// The bytes of text one transaction of [`save_to_index`] holds at most.
-const SAVED_TEXT_BYTES: usize = 64 << 20;
+/// The settings of a new index of documents judged by `rule`: its width
+/// and k, the fingerprint settings `fingerprint` (as the front records
+/// them), texts kept, and short-document keys for the rule.
+///
+/// ```
+/// let rule = neardup_dedup::Rule::new()?;
+/// let settings = neardup_dedup::index_settings(&rule, &serde_json::json!({"profile": "auto"}));
+/// assert!(settings.texts && settings.short_keys.as_deref() == Some("jaccard:0.8"));
+/// # Ok::<(), neardup_dedup::Error>(())
+/// ```
+pub fn index_settings(rule: &Rule, fingerprint: &Value) -> StoreSettings {
+    let settings = StoreSettings::new(
+        rule.fingerprinter().width(),
+        rule.k_bits(),
+        fingerprint.clone(),
+        true,
+    );
+    match rule.keying() {
+        Some(keying) => settings.keyed(keying),
+        None => settings,
+    }
+}
+
+/// The documents `outcome` kept, named by `id`, as inserts into an index
+/// of `settings`: each with what `rule` needs to judge later documents
+/// against it (its text and short-document keys, when the index keeps
+/// them), their texts read from `source` again.
+///
+/// # Errors
+///
+/// A source that cannot be read again, or that changed.
+pub fn index_documents(
+    rule: &Rule,
+    settings: &StoreSettings,
+    (source, progress): (&dyn Source, &dyn Progress),
+    outcome: &Outcome,
+    id: &dyn Fn(u32) -> String,
+) -> Result<Vec<Insert<u128>>> {
+    let records = outcome.records();
+    let kept: Vec<bool> = outcome.fates().iter().map(|f| f == Fate::Kept).collect();
+    let keyed =
+        settings.texts && settings.short_keys.is_some() && settings.short_keys == rule.keying();
+    let width = rule.fingerprinter().width();
+    let mut inserts = Vec::new();
+    progress.stage(Stage::Reading, source.total_bytes());
+    let now = source.revisit(
+        progress,
+        &|d| kept.get(d as usize) == Some(&true),
+        &mut |batch| {
+            for doc in batch {
+                let fingerprint = records[doc.number as usize].fingerprint();
+                let mut insert = Insert::new(fingerprint, rule.k_bits()).id(id(doc.number));
+                if settings.texts {
+                    if keyed {
+                        let prepared = rule
+                            .prepare_fingerprinted(doc.text, Fingerprint::new(fingerprint, width));
+                        insert = insert.keys(rule.short_keys(&prepared));
+                    }
+                    insert = insert.text(doc.text);
+                }
+                inserts.push(insert);
+            }
+            Ok(())
+        },
+    )?;
+    progress.finish();
+    if now != records.len() {
+        return Err(Error::Source(format!(
+            "the input changed while it was read: {} documents, then {now}",
+            records.len()
+        )));
+    }
+    Ok(inserts)
+}
 
 /// Adds the documents `outcome` kept, named by `id`, to the store at
 /// `dir` with what `rule` needs to judge later documents against them
-/// (their texts and short-document keys), reading their texts from
-/// `source` again. Creates the store (for queries within the rule's k,
-/// recording the fingerprint settings `fingerprint`) if `dir` holds none.
+/// ([`index_documents`]), reading their texts from `source` again. Creates
+/// the store ([`index_settings`], recording the fingerprint settings
+/// `fingerprint`) if `dir` holds none. (`neardup dedup --save-index` adds
+/// them as a labelled batch, undone if its run does not finish.)
 ///
 /// ```
 /// use neardup_dedup::{Dedup, Memory, Rule, Silent, save_to_index};
@@ -195,74 +268,17 @@ pub fn save_to_index(
     fingerprint: &Value,
     progress: &dyn Progress,
 ) -> Result<usize> {
-    let fates = outcome.fates();
-    let kept: Vec<u32> = (0u32..)
-        .zip(fates.iter())
-        .filter(|&(_, fate)| fate == Fate::Kept)
-        .map(|(d, _)| d)
-        .collect();
     let store = match StoreSettings::of(dir)? {
         Some(_) => AnyStore::open(dir, None, StoreOptions::default())?,
-        None => {
-            let mut settings = StoreSettings::new(
-                rule.fingerprinter().width(),
-                rule.k_bits(),
-                fingerprint.clone(),
-                true,
-            );
-            if let Some(keying) = rule.keying() {
-                settings = settings.keyed(keying);
-            }
-            AnyStore::open(dir, Some(&settings), StoreOptions::default())?
-        }
+        None => AnyStore::open(
+            dir,
+            Some(&index_settings(rule, fingerprint)),
+            StoreOptions::default(),
+        )?,
     };
-    // Every name checked before anything is written.
-    let names: Vec<String> = kept.iter().map(|&d| id(d)).collect();
-    store.check_new_ids(&names)?;
     let settings = store.settings().clone();
-    let keyed = settings.short_keys.is_some() && settings.short_keys == rule.keying();
-    let width = rule.fingerprinter().width();
-    let k = settings.k;
-    let records = outcome.records();
-    let mut is_kept = vec![false; records.len()];
-    for &d in &kept {
-        is_kept[d as usize] = true;
-    }
-    let mut pending: Vec<Insert<u128>> = Vec::new();
-    let mut held = 0;
-    progress.stage(Stage::Reading, source.total_bytes());
-    let now = source.revisit(
-        progress,
-        &|d| is_kept.get(d as usize) == Some(&true),
-        &mut |batch| {
-            for doc in batch {
-                let fingerprint = records[doc.number as usize].fingerprint();
-                let mut insert = Insert::new(fingerprint, k).id(id(doc.number));
-                if settings.texts {
-                    if keyed {
-                        let prepared = rule
-                            .prepare_fingerprinted(doc.text, Fingerprint::new(fingerprint, width));
-                        insert = insert.keys(rule.short_keys(&prepared));
-                    }
-                    held += doc.text.len();
-                    insert = insert.text(doc.text);
-                }
-                pending.push(insert);
-                if held >= SAVED_TEXT_BYTES || pending.len() >= 1 << 16 {
-                    store.insert_documents(std::mem::take(&mut pending))?;
-                    held = 0;
-                }
-            }
-            Ok(())
-        },
-    )?;
-    progress.finish();
-    if now != records.len() {
-        return Err(Error::Source(format!(
-            "the input changed while it was read: {} documents, then {now}",
-            records.len()
-        )));
-    }
-    store.insert_documents(pending)?;
-    Ok(kept.len())
+    let inserts = index_documents(rule, &settings, (source, progress), outcome, id)?;
+    let saved = inserts.len();
+    store.insert_documents(inserts)?;
+    Ok(saved)
 }

@@ -6,11 +6,23 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
+use crate::faults::{Faults, Step};
+
 /// Writes `path` through a temporary file in the same directory, renamed
 /// over `path` only once `write` succeeded and the data is on disk, so that
 /// an interrupted run never leaves a file that looks complete.
 pub fn write_atomically(
     path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
+) -> Result<()> {
+    write_atomically_with(path, &crate::faults::none, write)
+}
+
+/// [`write_atomically`], telling `faults` before the file is synced and
+/// before it is renamed.
+pub(crate) fn write_atomically_with(
+    path: &Path,
+    faults: &Faults,
     write: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
 ) -> Result<()> {
     let dir = match path.parent() {
@@ -28,7 +40,9 @@ pub fn write_atomically(
         let mut out = BufWriter::new(file);
         write(&mut out)?;
         let file = out.into_inner().map_err(|e| e.into_error())?;
+        faults(Step::SyncFile(path))?;
         file.sync_all()?;
+        faults(Step::Rename(path))?;
         std::fs::rename(&temp, path)?;
         Ok(())
     })();

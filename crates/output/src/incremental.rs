@@ -5,7 +5,6 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
-use neardup_dedup::{Outcome, Progress, Rule, Source, save_to_index};
 use serde_json::{Value, json};
 use xxhash_rust::xxh3::xxh3_128;
 
@@ -115,29 +114,4 @@ pub(crate) fn check_settings(dir: &Path, ours: &Value, option: &str) -> Result<O
         );
     }
     Ok(None)
-}
-
-/// Adds the kept documents of `outcome` to the store at `dir`, with their
-/// texts and short-document keys (read again from `source`), creating it
-/// (for queries at the rule's k, its fingerprint settings recorded) if it
-/// does not exist.
-pub(crate) fn save<'a>(
-    dir: &Path,
-    rule: &Rule,
-    (source, progress): (&dyn Source, &dyn Progress),
-    outcome: &Outcome,
-    id: &dyn Fn(u32) -> &'a str,
-    settings: &Value,
-) -> Result<()> {
-    save_to_index(
-        dir,
-        rule,
-        source,
-        outcome,
-        &|d| id(d).to_string(),
-        settings,
-        progress,
-    )
-    .with_context(|| format!("--save-index {}", dir.display()))?;
-    Ok(())
 }

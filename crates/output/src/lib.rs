@@ -15,21 +15,30 @@
 //! - `summary.json`: the counts and settings;
 //!
 //! and, with `save_index`, adds the kept documents to an index directory
-//! for later runs against it. Errors carry their context as messages for
+//! for later runs against it: locked from the run's start, and changed in
+//! one batch that a later run undoes if the run's `summary.json` never came
+//! (`saving`), so that outputs and index change together. Errors carry their context as messages for
 //! people (`anyhow`): every front shows them as they are.
 //!
 //! The parts: [`atomic`] (files written whole or not at all), `records`,
 //! `reread` (the last pass, for the ids the outputs name), `report`,
-//! `incremental` (index directories of earlier runs), [`markup`].
+//! `incremental` (index directories of earlier runs), `saving` (the index
+//! a run saves to), `out_dir` (the output directory locked, checked,
+//! cleared), [`Step`] and [`Faults`] (where a test may fail a run),
+//! [`markup`].
 
 pub mod atomic;
+mod faults;
 mod incremental;
 pub mod markup;
+mod out_dir;
 mod records;
 mod report;
 mod reread;
 mod run;
+mod saving;
 
 pub use atomic::{is_temporary_of, refuse_input_as_output, write_atomically};
+pub use faults::{Faults, Step};
 pub use incremental::SettingsRecord;
 pub use run::{DedupRun, Finished, against_index};

@@ -5,7 +5,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::atomic::write_atomically;
+use crate::atomic::write_atomically_with;
+use crate::faults::Faults;
 use anyhow::{Context, Result};
 use neardup_corpus::{CopyError, Format, ParquetRowWriter, copy_lines};
 use neardup_dedup::{Fate, Fates, Outcome, Record};
@@ -42,6 +43,7 @@ pub(crate) fn write_unique(
     files: &[PathBuf],
     records: &[Record],
     fates: Fates,
+    faults: &Faults,
 ) -> Result<()> {
     // Per file, the documents it holds (first and last; a file's documents
     // come one after another) and whether the whole file is kept; its kept
@@ -95,7 +97,7 @@ pub(crate) fn write_unique(
     };
     if !json.is_empty() {
         let path = out.join("unique.jsonl");
-        write_atomically(&path, |w| {
+        write_atomically_with(&path, faults, |w| {
             for &f in &json {
                 copy(w, f)?;
             }
@@ -105,7 +107,7 @@ pub(crate) fn write_unique(
     }
     if !parquet.is_empty() {
         let path = out.join("unique.parquet");
-        write_atomically(&path, |w| {
+        write_atomically_with(&path, faults, |w| {
             let mut rows = ParquetRowWriter::new(w);
             for &f in &parquet {
                 rows.copy(&files[f], kept_in_order(kept_lines(f)))
@@ -118,7 +120,7 @@ pub(crate) fn write_unique(
     }
     if !text.is_empty() {
         let path = out.join("unique.txt");
-        write_atomically(&path, |w| {
+        write_atomically_with(&path, faults, |w| {
             for &f in &text {
                 if kept_whole[f] {
                     w.write_all(&path_bytes(&files[f]))?;
@@ -154,8 +156,9 @@ pub(crate) fn write_duplicates<'a>(
     out: &Path,
     id: &dyn Fn(u32) -> &'a str,
     outcome: &'a Outcome,
+    faults: &Faults,
 ) -> Result<()> {
-    write_atomically(&out.join("duplicates.jsonl"), |w| {
+    write_atomically_with(&out.join("duplicates.jsonl"), faults, |w| {
         for (d, fate) in outcome.fates().iter().enumerate() {
             let (of, distance, against) = match fate {
                 Fate::DuplicateOfIndexed { entry, distance } => {
@@ -184,9 +187,10 @@ pub(crate) fn write_clusters<'a>(
     out: &Path,
     id: &dyn Fn(u32) -> &'a str,
     members: &[(u32, u32)],
+    faults: &Faults,
 ) -> Result<usize> {
     let mut groups = 0;
-    write_atomically(&out.join("clusters.jsonl"), |w| {
+    write_atomically_with(&out.join("clusters.jsonl"), faults, |w| {
         for group in members.chunk_by(|x, y| x.0 == y.0) {
             groups += 1;
             let keep = group[0].0;

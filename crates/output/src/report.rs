@@ -13,7 +13,8 @@ use anyhow::Result;
 use neardup_dedup::Fate;
 use similar::{Algorithm, DiffTag, capture_diff_slices_deadline};
 
-use crate::atomic::write_atomically;
+use crate::atomic::write_atomically_with;
+use crate::faults::Faults;
 use crate::markup::escape;
 
 /// Sample pairs shown side by side.
@@ -77,9 +78,9 @@ pub(crate) fn choose_samples(
 }
 
 /// Writes `report.html` into `out`.
-pub(crate) fn write_report(out: &Path, report: &Report) -> Result<()> {
+pub(crate) fn write_report(out: &Path, report: &Report, faults: &Faults) -> Result<()> {
     let page = render(report);
-    write_atomically(&out.join("report.html"), |w| {
+    write_atomically_with(&out.join("report.html"), faults, |w| {
         w.write_all(page.as_bytes())?;
         Ok(())
     })

@@ -2,19 +2,23 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use neardup_corpus::{Corpus, Format, ReadOptions};
-use neardup_dedup::{Dedup, Fate, Files, Outcome, Progress, Skipped};
-use neardup_index::WriterLock;
+use neardup_dedup::{Dedup, Fate, Files, Outcome, Progress, Skipped, index_settings};
+use neardup_store::{AnyStore, StoreSettings};
 use serde_json::Value;
 
-use crate::atomic::{is_temporary_of, write_atomically};
+use crate::atomic::write_atomically_with;
+use crate::faults::{Faults, sync_dir};
 use crate::incremental;
-use crate::records::{OUTPUTS, write_clusters, write_duplicates, write_unique};
+use crate::out_dir::{Earlier, clear_out, earlier_outputs, lock_out, refuse_inputs_as_outputs};
+use crate::records::{write_clusters, write_duplicates, write_unique};
 use crate::report::{Report, Sample, choose_samples, write_report};
 use crate::reread::look_up;
+use crate::saving::{SUMMARY_KEY, SavedIndex, run_token};
 
 /// A dedup run over files, written to a directory: `neardup dedup`.
 ///
@@ -61,6 +65,8 @@ pub struct DedupRun {
     pub settings: Value,
     /// The field (or column) that `Keep::Max`/`Keep::Min` rank by.
     pub keep_field: Option<String>,
+    /// Asked before each step that makes the run's work durable or visible.
+    faults: Option<Arc<Faults>>,
 }
 
 /// What a finished run says.
@@ -101,7 +107,41 @@ impl DedupRun {
             fingerprint_settings: Value::Null,
             settings: Value::Null,
             keep_field: None,
+            faults: None,
         }
+    }
+
+    /// Asks `faults` before each step at which the run makes its work
+    /// durable or visible ([`Step`](crate::Step)), and fails the step with
+    /// its error: for tests that fail a run at each step in turn. None by
+    /// default.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use neardup_dedup::{Dedup, Silent};
+    /// use neardup_output::{DedupRun, Step};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let input = dir.path().join("docs.jsonl");
+    /// std::fs::write(&input, "{\"id\": \"a\", \"text\": \"a river in the night\"}\n")?;
+    /// let mut run = DedupRun::new(vec![input], dir.path().join("out"), Dedup::new()?);
+    /// run.inject_faults(Arc::new(|step: Step| match step {
+    ///     Step::Rename(path) if path.ends_with("summary.json") => Err(std::io::Error::other("disk full")),
+    ///     _ => Ok(()),
+    /// }));
+    /// assert!(run.run(&Silent).is_err());
+    /// assert!(!dir.path().join("out/summary.json").exists());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn inject_faults(&mut self, faults: Arc<Faults>) -> &mut DedupRun {
+        self.faults = Some(faults);
+        self
+    }
+
+    /// The settings an index made by this run has: what the job's rule
+    /// needs to judge later documents against it.
+    fn new_index(&self) -> StoreSettings {
+        index_settings(self.job.rule(), &self.fingerprint_settings)
     }
 
     /// Runs the job over the files, writes the outputs, and adds the kept
@@ -122,6 +162,13 @@ impl DedupRun {
                 "dedup reads its inputs twice (once to fingerprint, once to copy what is kept): give files, not -"
             );
         }
+        let faults: &Faults = self.faults.as_deref().unwrap_or(&crate::faults::none);
+        // The index saved to is locked first, and held to the end: a second
+        // writer is refused before it reads anything.
+        let mut index = match &self.save_index {
+            Some(dir) if AnyStore::exists(dir) => Some(SavedIndex::open(dir, &self.new_index())?),
+            _ => None,
+        };
         // Fingerprints of other settings than an index's cannot be compared
         // with its own: refuse before any work.
         for (dir, option) in [
@@ -135,6 +182,9 @@ impl DedupRun {
                     option,
                 )?);
             }
+        }
+        if let (None, Some(dir)) = (&index, &self.save_index) {
+            index = Some(SavedIndex::open(dir, &self.new_index())?);
         }
         let mut read = self.read.clone();
         if let Some(field) = &self.keep_field {
@@ -154,7 +204,7 @@ impl DedupRun {
                 file
             );
         }
-        // Before `prepare_out`, which removes an earlier run's outputs.
+        // Before `clear_out`, which removes an earlier run's outputs.
         refuse_inputs_as_outputs(&self.out, files.paths())?;
         // unique.parquet takes the columns of every Parquet input: refuse
         // inputs that differ now, not after the run.
@@ -165,7 +215,23 @@ impl DedupRun {
                 .filter(|f| format.of(f) == Format::Parquet)
                 .map(PathBuf::as_path),
         )?;
-        let _lock = prepare_out(&self.out, self.force)?;
+        let _lock = lock_out(&self.out)?;
+        // An earlier run's batch settled (finished, or undone when its
+        // outputs never were) before this run decides anything by it.
+        if let Some(index) = &index {
+            notes.extend(index.recover(&self.out, faults)?);
+        }
+        if earlier_outputs(&self.out, self.force)? != Earlier::Nothing {
+            if let Some(index) = &index {
+                // A rerun into the out of the index's last batch replaces
+                // that batch too, instead of dropping it all as indexed.
+                index.before_replacing(&self.out, faults)?;
+            }
+            clear_out(&self.out)?;
+            if let Some(index) = &index {
+                notes.extend(index.recover(&self.out, faults)?);
+            }
+        }
         let outcome = self
             .job
             .run(&files, progress)
@@ -214,8 +280,10 @@ impl DedupRun {
         // The kept records are copied while the ids are read: two more reads
         // of the inputs, one on each core.
         let (unique_written, looked_up) = std::thread::scope(|scope| {
-            let copying = scope
-                .spawn(|| write_unique(&self.out, format, files.paths(), outcome.records(), fates));
+            let copying = scope.spawn(|| {
+                let paths = files.paths();
+                write_unique(&self.out, format, paths, outcome.records(), fates, faults)
+            });
             let looked_up = look_up(&files, progress, n, |d| named[d as usize], &shown);
             let written = copying
                 .join()
@@ -250,10 +318,10 @@ impl DedupRun {
         }
 
         let unique = outcome.unique();
-        write_duplicates(&self.out, &id, &outcome)?;
+        write_duplicates(&self.out, &id, &outcome, faults)?;
         let members = fates.members();
-        let groups = write_clusters(&self.out, &id, &members)?;
-        let summary = serde_json::json!({
+        let groups = write_clusters(&self.out, &id, &members, faults)?;
+        let mut summary = serde_json::json!({
             "documents": n,
             "skipped": skipped_json(outcome.skipped()),
             "unique": unique,
@@ -267,6 +335,10 @@ impl DedupRun {
             "settings": self.settings,
             "inputs": self.paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         });
+        let token = run_token();
+        if index.is_some() {
+            summary[SUMMARY_KEY] = Value::from(token.as_str());
+        }
         let samples: Vec<Sample> = chosen
             .iter()
             .map(|&(d, of, distance)| Sample {
@@ -294,23 +366,50 @@ impl DedupRun {
                 id: &id_owned,
                 samples: &samples,
             },
+            faults,
         )?;
-        // Last but the summary: an index never holds a batch whose run failed.
-        if let Some(dir) = &self.save_index {
-            incremental::save(
-                dir,
-                self.job.rule(),
-                (&files, progress),
-                &outcome,
-                &id,
-                &self.fingerprint_settings,
-            )?;
+        sync_dir(&self.out, faults)
+            .with_context(|| format!("cannot sync {}", self.out.display()))?;
+        let summary_path = self.out.join("summary.json");
+        let write_summary = || -> Result<()> {
+            write_atomically_with(&summary_path, faults, |out| {
+                serde_json::to_writer_pretty(&mut *out, &summary)?;
+                out.write_all(b"\n")?;
+                Ok(())
+            })?;
+            sync_dir(&self.out, faults)
+                .with_context(|| format!("cannot sync {}", self.out.display()))
+        };
+        match &index {
+            None => write_summary()?,
+            Some(index) => {
+                // The index change and the summary are seen together: the
+                // batch is labelled with this run until the summary is in
+                // place (module `saving`).
+                let run = (self.out.as_path(), token.as_str());
+                index.add(
+                    self.job.rule(),
+                    (&files, progress),
+                    &outcome,
+                    &id,
+                    run,
+                    faults,
+                )?;
+                if let Err(e) = write_summary() {
+                    // Best effort: what is left, the next run settles.
+                    if std::fs::remove_file(&summary_path).is_ok() || !summary_path.exists() {
+                        let _ = index.undo(faults);
+                    }
+                    return Err(e);
+                }
+                if let Err(e) = index.finish(run, faults) {
+                    warnings.push(format!(
+                        "{e:#}: the run is finished, and the next run that saves to the \
+                         index records so"
+                    ));
+                }
+            }
         }
-        write_atomically(&self.out.join("summary.json"), |out| {
-            serde_json::to_writer_pretty(&mut *out, &summary)?;
-            out.write_all(b"\n")?;
-            Ok(())
-        })?;
         drop(ids);
         Ok(Finished {
             summary,
@@ -327,85 +426,4 @@ fn skipped_json(skipped: &Skipped) -> Value {
         "total": skipped.total(),
         "by_kind": skipped.by_kind(),
     })
-}
-
-/// The lock a run holds on its `out`, a hidden file there: two runs into
-/// one directory would each replace the other's outputs.
-const OUT_LOCK: &str = ".neardup.lock";
-
-/// Makes `out` and takes its lock, refusing a directory another run writes
-/// to, or one that holds anything unless `force`. With `force`, the outputs
-/// of an earlier run are removed first, so that none of them,
-/// `summary.json` above all, looks like the result of this run while it
-/// runs or after it fails. Temporary files an interrupted run left are
-/// removed in any case.
-fn prepare_out(out: &Path, force: bool) -> Result<WriterLock> {
-    if out.exists() && !out.is_dir() {
-        bail!("--out {}: not a directory", out.display());
-    }
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    let lock = WriterLock::acquire(out, OUT_LOCK, "a dedup's outputs")?;
-    let mut others = Vec::new();
-    for entry in std::fs::read_dir(out).with_context(|| format!("cannot read {}", out.display()))? {
-        let name = entry
-            .with_context(|| format!("cannot read {}", out.display()))?
-            .file_name();
-        if name != OUT_LOCK {
-            others.push(name);
-        }
-    }
-    for name in &others {
-        if name.to_str().is_some_and(|n| is_temporary_of(n, &OUTPUTS)) {
-            std::fs::remove_file(out.join(name)).with_context(|| {
-                format!(
-                    "cannot remove {}, left by an interrupted run",
-                    out.join(name).display()
-                )
-            })?;
-        }
-    }
-    let holds_anything = others
-        .iter()
-        .any(|name| !name.to_str().is_some_and(|n| is_temporary_of(n, &OUTPUTS)));
-    if holds_anything && !force {
-        bail!(
-            "--out {}: the directory is not empty; give an empty or new one, or --force",
-            out.display()
-        );
-    }
-    // summary.json first: it marks a finished run.
-    for name in OUTPUTS.iter().rev() {
-        match std::fs::remove_file(out.join(name)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(e).with_context(|| {
-                    format!("cannot remove the earlier {}", out.join(name).display())
-                });
-            }
-            _ => {}
-        }
-    }
-    Ok(lock)
-}
-
-/// The outputs' paths must not be inputs: dedup never writes into an input.
-fn refuse_inputs_as_outputs(out: &Path, files: &[PathBuf]) -> Result<()> {
-    // Only inputs named like an output can be one: the rest need no
-    // canonical path (a system call each).
-    let named_like = |f: &&PathBuf| {
-        f.file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| OUTPUTS.contains(&n))
-    };
-    for file in files.iter().filter(named_like) {
-        let (Ok(input), Some(name)) = (file.canonicalize(), file.file_name()) else {
-            continue;
-        };
-        if out.join(name).canonicalize().is_ok_and(|o| o == input) {
-            bail!(
-                "{} is an input; write the outputs to another directory",
-                input.display()
-            );
-        }
-    }
-    Ok(())
 }

@@ -327,7 +327,7 @@ impl AnyStore {
 }
 
 /// An insert of a 128-bit fingerprint, narrowed to another width.
-fn narrowed<B>(insert: Insert<u128>, narrow: impl Fn(u128) -> B) -> Insert<B> {
+pub(crate) fn narrowed<B>(insert: Insert<u128>, narrow: impl Fn(u128) -> B) -> Insert<B> {
     Insert {
         id: insert.id,
         fingerprint: narrow(insert.fingerprint),

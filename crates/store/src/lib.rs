@@ -14,7 +14,9 @@
 //!   and the recent documents in memory, which queries read;
 //! - [`Store::write`]: a batch of [`Write`]s committed, then applied;
 //!   recent documents flushed to a segment every so often;
-//! - merging: segments of a size merged in the background, tier by tier.
+//! - merging: segments of a size merged in the background, tier by tier;
+//! - labelled batches ([`AnyStore::insert_batch`]): many documents in one
+//!   transaction, the last of them remembered so that it can be undone.
 //!
 //! A directory holds one store, written by one process at a time (a second
 //! writer is refused, naming the first's lock) and read by any number of
@@ -41,6 +43,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod any_width;
+mod batch;
 mod error;
 mod log;
 mod merge;
@@ -51,6 +54,7 @@ mod view;
 mod write;
 
 pub use any_width::AnyStore;
+pub use batch::LastBatch;
 pub use error::{Error, Result};
 pub use record::Document;
 pub use settings::StoreSettings;

@@ -8,6 +8,7 @@
 //! | `deleted` | (segment, entry) → () | segment entries whose document is deleted |
 //! | `keyed` | (short-document key, id) → () | documents by their short-document keys |
 //! | `keys_of` | id → keys | each keyed document's keys, to remove them with it |
+//! | `last_batch` | id → () | the ids of the last labelled batch (`batch.rs`); absent in stores made before |
 //!
 //! A write is acknowledged only once its transaction is committed (redb
 //! syncs it to disk, checksummed), so a crash at any moment leaves the
@@ -29,6 +30,7 @@ pub(crate) const RECENT: TableDefinition<u64, &str> = TableDefinition::new("rece
 pub(crate) const DELETED: TableDefinition<(u64, u32), ()> = TableDefinition::new("deleted");
 pub(crate) const KEYED: TableDefinition<(u64, &str), ()> = TableDefinition::new("keyed");
 pub(crate) const KEYS_OF: TableDefinition<&str, &[u8]> = TableDefinition::new("keys_of");
+pub(crate) const LAST_BATCH: TableDefinition<&str, ()> = TableDefinition::new("last_batch");
 
 /// The version of the store's layout.
 pub(crate) const LAYOUT_VERSION: &str = "1";
@@ -147,6 +149,8 @@ pub(crate) struct Manifest {
     pub(crate) segments: Vec<u64>,
     pub(crate) next_segment: u64,
     pub(crate) next_seq: u64,
+    /// The label of the last batch (`batch.rs`).
+    pub(crate) last_batch: Option<String>,
 }
 
 pub(crate) fn read_manifest(txn: &ReadTransaction, dir: &Path) -> Result<Manifest> {
@@ -159,6 +163,7 @@ pub(crate) fn read_manifest(txn: &ReadTransaction, dir: &Path) -> Result<Manifes
                 segments: Vec::new(),
                 next_segment: 1,
                 next_seq: 0,
+                last_batch: None,
             });
         }
         Err(e) => return Err(e).logged(dir),
@@ -190,6 +195,7 @@ pub(crate) fn read_manifest(txn: &ReadTransaction, dir: &Path) -> Result<Manifes
         segments,
         next_segment: number("next_segment", 1)?,
         next_seq: number("next_seq", 0)?,
+        last_batch: get("last_batch")?,
     })
 }
 
@@ -197,6 +203,13 @@ pub(crate) fn read_manifest(txn: &ReadTransaction, dir: &Path) -> Result<Manifes
 pub(crate) fn set(txn: &WriteTransaction, dir: &Path, name: &str, value: &str) -> Result<()> {
     let mut table = txn.open_table(MANIFEST).logged(dir)?;
     table.insert(name, value).logged(dir)?;
+    Ok(())
+}
+
+/// Removes `name` from the manifest, within `txn`.
+pub(crate) fn unset(txn: &WriteTransaction, dir: &Path, name: &str) -> Result<()> {
+    let mut table = txn.open_table(MANIFEST).logged(dir)?;
+    table.remove(name).logged(dir)?;
     Ok(())
 }
 

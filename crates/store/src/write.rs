@@ -243,6 +243,18 @@ impl<B: Bits> Store<B> {
     /// outside that pool (a rayon task waiting for the lock could be the
     /// one the judging needs).
     pub fn write(&self, writes: Vec<Write<B>>, judge: Option<&dyn Judge>) -> Result<Vec<Written>> {
+        self.write_with(writes, judge, &|_| Ok(()))
+    }
+
+    /// [`Store::write`], with `also` run in the same transaction once the
+    /// writes are in it (a batch's record, say): it commits with them or
+    /// not at all.
+    pub(crate) fn write_with(
+        &self,
+        writes: Vec<Write<B>>,
+        judge: Option<&dyn Judge>,
+        also: &dyn Fn(&redb::WriteTransaction) -> Result<()>,
+    ) -> Result<Vec<Written>> {
         for write in &writes {
             if let Write::Insert(insert) = write {
                 self.check_k(insert.k)?;
@@ -253,10 +265,12 @@ impl<B: Bits> Store<B> {
         let mut counters = inner.lock_writer();
         let txn = inner.db.begin(dir)?;
         let mut staged: Vec<Staged<B>> = Vec::new();
+        // Planned for the batch's size (a batch taken in one transaction,
+        // `insert_batch`, may be larger than a flush).
         let mut staged_index = match writes.len() > 64 {
-            true => Some(OnlineIndex::<B>::new(recent_plan(
+            true => Some(OnlineIndex::<B>::new(plan_for(
                 &inner.settings,
-                &inner.options,
+                writes.len(),
             )?)?),
             false => None,
         };
@@ -473,6 +487,7 @@ impl<B: Bits> Store<B> {
             }
         }
         log::set(&txn, dir, "next_seq", &counters.next_seq.to_string())?;
+        also(&txn)?;
         txn.commit().logged(dir)?;
 
         let recent_len = {

@@ -1,0 +1,117 @@
+//! The output directory of a run: locked, checked, cleared.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use neardup_index::WriterLock;
+
+use crate::atomic::is_temporary_of;
+use crate::records::OUTPUTS;
+
+/// The lock a run holds on its `out`, a hidden file there: two runs into
+/// one directory would each replace the other's outputs.
+const OUT_LOCK: &str = ".neardup.lock";
+
+/// What a run found in its `out`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Earlier {
+    /// Nothing of an earlier run (temporary files aside).
+    Nothing,
+    /// Outputs of a run that did not finish: no `summary.json`.
+    Unfinished,
+    /// A finished run's outputs, or other files: replaced with `force`.
+    Finished,
+}
+
+/// Makes `out` and takes its lock, refusing a directory another run writes
+/// to.
+pub(crate) fn lock_out(out: &Path) -> Result<WriterLock> {
+    if out.exists() && !out.is_dir() {
+        bail!("--out {}: not a directory", out.display());
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    Ok(WriterLock::acquire(out, OUT_LOCK, "a dedup's outputs")?)
+}
+
+/// What `out` (locked) holds; refused when it holds a finished run's
+/// outputs or other files, unless `force`. The temporary files an
+/// interrupted run left are removed in any case.
+pub(crate) fn earlier_outputs(out: &Path, force: bool) -> Result<Earlier> {
+    let mut others: Vec<OsString> = Vec::new();
+    for entry in std::fs::read_dir(out).with_context(|| format!("cannot read {}", out.display()))? {
+        let name = entry
+            .with_context(|| format!("cannot read {}", out.display()))?
+            .file_name();
+        if name != OUT_LOCK {
+            others.push(name);
+        }
+    }
+    let temporary = |name: &OsString| name.to_str().is_some_and(|n| is_temporary_of(n, &OUTPUTS));
+    for name in others.iter().filter(|n| temporary(n)) {
+        std::fs::remove_file(out.join(name)).with_context(|| {
+            format!(
+                "cannot remove {}, left by an interrupted run",
+                out.join(name).display()
+            )
+        })?;
+    }
+    others.retain(|n| !temporary(n));
+    // Outputs with no summary are an unfinished run's: nobody's result.
+    let unfinished = |name: &OsString| {
+        name.to_str()
+            .is_some_and(|n| n != "summary.json" && OUTPUTS.contains(&n))
+    };
+    let earlier = match others.is_empty() {
+        true => Earlier::Nothing,
+        false if others.iter().all(unfinished) => Earlier::Unfinished,
+        false => Earlier::Finished,
+    };
+    if earlier == Earlier::Finished && !force {
+        bail!(
+            "--out {}: the directory is not empty; give an empty or new one, or --force",
+            out.display()
+        );
+    }
+    Ok(earlier)
+}
+
+/// Removes the outputs of an earlier run from `out`, `summary.json` first
+/// (it marks a finished run), so that none of them looks like the result
+/// of this run while it runs or after it fails.
+pub(crate) fn clear_out(out: &Path) -> Result<()> {
+    for name in OUTPUTS.iter().rev() {
+        match std::fs::remove_file(out.join(name)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| {
+                    format!("cannot remove the earlier {}", out.join(name).display())
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The outputs' paths must not be inputs: dedup never writes into an input.
+pub(crate) fn refuse_inputs_as_outputs(out: &Path, files: &[PathBuf]) -> Result<()> {
+    // Only inputs named like an output can be one: the rest need no
+    // canonical path (a system call each).
+    let named_like = |f: &&PathBuf| {
+        f.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| OUTPUTS.contains(&n))
+    };
+    for file in files.iter().filter(named_like) {
+        let (Ok(input), Some(name)) = (file.canonicalize(), file.file_name()) else {
+            continue;
+        };
+        if out.join(name).canonicalize().is_ok_and(|o| o == input) {
+            bail!(
+                "{} is an input; write the outputs to another directory",
+                input.display()
+            );
+        }
+    }
+    Ok(())
+}

@@ -425,6 +425,8 @@ def main():
     parser.add_argument("--neardup", default=os.environ.get("NEARDUP", "target/release/neardup"))
     parser.add_argument("--threshold", type=float, default=0.8)
     parser.add_argument("-k", type=int, default=None, help="passed to dedup (its default: 8)")
+    parser.add_argument("--short-words", default=None,
+                        help="passed to dedup and compare (its default: 50; all: every text short)")
     parser.add_argument("--corpus", default=",".join(CORPORA),
                         help="comma-separated: copyright, man, licenses (default all)")
     parser.add_argument("--troff", choices=["strip", "keep"], default="strip",
@@ -517,6 +519,8 @@ def main():
     dedup_cmd = [neardup, "dedup", corpus, "--out", out_dir, "--force", "--quiet"]
     if args.k is not None:
         dedup_cmd += ["-k", str(args.k)]
+    if args.short_words is not None:
+        dedup_cmd += ["--short-words", args.short_words]
     if t != 0.8:
         dedup_cmd += ["--threshold", repr(t)]
     run(dedup_cmd)
@@ -629,6 +633,8 @@ def main():
         compare_cmd = [neardup, "compare", "--json", pa, pb]
         if args.k is not None:
             compare_cmd += ["-k", str(args.k)]
+        if args.short_words is not None:
+            compare_cmd += ["--short-words", args.short_words]
         if t != 0.8:
             compare_cmd += ["--threshold", repr(t)]
         for a, b in sample:

@@ -9,7 +9,7 @@ mod values;
 
 pub use serve::ServeArgs;
 
-use values::{parse_count, parse_k, parse_size, parse_threads};
+use values::{parse_count, parse_k, parse_short_words, parse_size, parse_threads};
 
 /// Find near-duplicate text with SimHash.
 #[derive(Debug, Parser)]
@@ -246,6 +246,11 @@ pub struct DedupArgs {
     /// them.
     #[arg(short, long, default_value_t = crate::config::DEFAULT_K, value_parser = parse_k)]
     pub k: u32,
+    /// Also write annotated.jsonl: every document's fate, in input order
+    /// (kept, its cluster, what it duplicates, the distance, the
+    /// similarity and how the pair was found), to join back to the records.
+    #[arg(long)]
+    pub annotate: bool,
     /// Which document of a group is kept: first, longest, shortest,
     /// max:FIELD (alias field:FIELD) or min:FIELD, the one with the
     /// greatest (least) value of a JSON field or Parquet column, e.g. a
@@ -641,4 +646,11 @@ pub struct NearnessArgs {
     /// to pass.
     #[arg(long)]
     pub no_short_rule: bool,
+    /// Texts under N words (2N Chinese characters) are short: each pair of
+    /// a short text and one under 2N words that passes is found whatever
+    /// the fingerprints' distance. `all`: every pair at or above the
+    /// threshold is found, at the cost of sketching and joining every text
+    /// by its shingles (docs/DEDUP.md).
+    #[arg(long, value_name = "N|all", default_value_t = neardup_dedup::SHORT_WORDS, value_parser = parse_short_words)]
+    pub short_words: usize,
 }

@@ -110,6 +110,7 @@ pub fn rule(fingerprinter: Fingerprinter, k: u32, nearness: &NearnessArgs) -> Re
     let mut rule = Rule::with_fingerprinter(fingerprinter);
     rule.k(k)
         .short_rule(!nearness.no_short_rule)
+        .short_words(nearness.short_words)
         .verification(verification(nearness)?);
     Ok(rule)
 }

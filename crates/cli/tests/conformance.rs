@@ -40,8 +40,11 @@ fn jsonl(docs: &[(String, String)]) -> String {
         .collect()
 }
 
-/// The ids a dedup's `unique.jsonl` kept, and its drops (id → duplicate_of).
-fn outcome(d: &Dir, out: &str) -> (BTreeSet<String>, BTreeMap<String, String>) {
+/// A door's drops: id → (duplicate_of, the similarity it gave).
+type Drops = BTreeMap<String, (String, f64)>;
+
+/// The ids a dedup's `unique.jsonl` kept, and its drops.
+fn outcome(d: &Dir, out: &str) -> (BTreeSet<String>, Drops) {
     let read = |name: &str| -> Vec<Value> {
         std::fs::read_to_string(d.path(&format!("{out}/{name}")))
             .unwrap()
@@ -57,7 +60,8 @@ fn outcome(d: &Dir, out: &str) -> (BTreeSet<String>, BTreeMap<String, String>) {
         .iter()
         .map(|v| {
             let of = v["duplicate_of"].as_str().unwrap().to_string();
-            (v["id"].as_str().unwrap().to_string(), of)
+            let similarity = v["similarity"].as_f64().unwrap();
+            (v["id"].as_str().unwrap().to_string(), (of, similarity))
         })
         .collect();
     (kept, dropped)
@@ -140,8 +144,9 @@ fn every_door_keeps_what_batch_dedup_keeps() {
             if result["inserted"] == true {
                 served_kept.insert(id);
             } else {
-                let of = result["duplicates"][0]["id"].as_str().unwrap().to_string();
-                served_dropped.insert(id, of);
+                let first = &result["duplicates"][0];
+                let of = first["id"].as_str().unwrap().to_string();
+                served_dropped.insert(id, (of, first["similarity"].as_f64().unwrap()));
             }
         }
     }
@@ -153,32 +158,38 @@ fn every_door_keeps_what_batch_dedup_keeps() {
         differences("the service", &served_kept, &kept)
     );
 
-    // Every pair a door dropped, as compare judges it.
-    let pairs: BTreeSet<(&String, &String)> = dropped
-        .iter()
-        .chain(&day_dropped)
-        .chain(&served_dropped)
-        .collect();
+    // Every pair a door dropped, as compare judges it: near-duplicates,
+    // with the similarity the door gave.
+    let mut pairs: BTreeMap<(&str, &str), Vec<f64>> = BTreeMap::new();
+    for (id, (of, similarity)) in dropped.iter().chain(&day_dropped).chain(&served_dropped) {
+        pairs.entry((of, id)).or_default().push(*similarity);
+    }
     let mut disagreements = Vec::new();
-    for (a, b) in &pairs {
+    for ((a, b), given) in &pairs {
         let run = d.run(
-            &[
-                "compare",
-                "--text",
-                text_of[b.as_str()],
-                text_of[a.as_str()],
-            ],
+            &["compare", "--json", "--text", text_of[a], text_of[b]],
             b"",
         );
-        if run.code() != 0 {
-            disagreements.push(format!("{b} → {a}: {}", run.stdout()));
+        let verdict = &run.lines()[0];
+        let value = verdict["verify"]["value"].as_f64().unwrap_or(f64::NAN);
+        let alike = given.iter().all(|s| (s - value).abs() < 1e-4);
+        if run.code() != 0 || verdict["near_duplicate"] != true || !alike {
+            disagreements.push(format!(
+                "{a} → {b}: {given:?} given, compare says {verdict}"
+            ));
         }
     }
     assert!(
         disagreements.is_empty(),
-        "{} of {} dropped pairs are not near-duplicates by compare: {:?}",
+        "{} of {} dropped pairs disagree with compare: {:?}",
         disagreements.len(),
         pairs.len(),
         &disagreements[..disagreements.len().min(3)]
+    );
+    eprintln!(
+        "conformance: {} documents, {} kept, {} pairs compared: 0 disagreements",
+        docs.len(),
+        kept.len(),
+        pairs.len()
     );
 }

@@ -52,6 +52,25 @@ pub(crate) fn kept_bytes(free: u64, units: usize) -> f64 {
     (free as f64 / 4.0 / units.max(1) as f64).clamp(KEPT_BYTES_LEAST, KEPT_BYTES_MOST)
 }
 
+/// A pair `(earlier, later)` of units judged: its measure when it passes
+/// verification, else `None`.
+pub(crate) type Verify<'a> = dyn Fn(u32, u32) -> Option<f32> + Sync + 'a;
+
+/// A unit's similarity to the one it was dropped for, in 16 bits: 0 when
+/// there is none (kept, or no measure), else 1 + the measure × 65,534.
+pub(crate) fn pack_similarity(similarity: f32) -> u16 {
+    if similarity.is_nan() {
+        0
+    } else {
+        1 + (similarity.clamp(0.0, 1.0) * 65_534.0).round() as u16
+    }
+}
+
+/// The measure [`pack_similarity`] packed, if any.
+pub(crate) fn unpack_similarity(packed: u16) -> Option<f32> {
+    (packed > 0).then(|| f32::from(packed - 1) / 65_534.0)
+}
+
 /// How far apart units may be, and which ones take part.
 pub(crate) struct Search<'a> {
     pub k: u32,
@@ -60,8 +79,9 @@ pub(crate) struct Search<'a> {
     pub short: Option<Short<'a>>,
     /// Units that take no part (dropped for an indexed document already).
     pub excluded: &'a (dyn Fn(u32) -> bool + Sync),
-    /// Whether a pair `(earlier, later)` of units passes verification.
-    pub verify: Option<&'a (dyn Fn(u32, u32) -> bool + Sync)>,
+    /// Whether a pair `(earlier, later)` of units passes verification:
+    /// its measure if it does.
+    pub verify: Option<&'a Verify<'a>>,
     /// The bytes per fingerprint the index of kept units may take
     /// ([`kept_bytes`]).
     pub kept_bytes: f64,
@@ -134,13 +154,17 @@ pub(crate) struct Grouped {
     pub candidates: u64,
     /// The distance of each unit dropped to the one it was dropped for.
     pub pairs_by_distance: Vec<u64>,
+    /// Each unit's similarity to the unit it was dropped for
+    /// ([`pack_similarity`]); empty when not recorded (components).
+    pub similarity: Vec<u16>,
 }
 
 /// What the parallel search of a block found for one unit.
 #[derive(Default)]
 struct Searched {
-    /// The nearest verified unit kept before the block, as `(distance, unit)`.
-    first: Option<(u32, u32)>,
+    /// The nearest verified unit kept before the block, as `(distance,
+    /// unit, similarity)`.
+    first: Option<(u32, u32, f32)>,
     /// Pairs with kept units before the block met.
     met: u64,
     /// The units earlier in the block within reach, nearest first.
@@ -155,7 +179,10 @@ pub(crate) fn greedy<B: Bits>(
     progress: &dyn Progress,
 ) -> Result<Grouped> {
     let mut greedy = Greedy::new(bits, rule)?;
-    let verify = |a: u32, u: u32| rule.verify.is_none_or(|v| v(a, u));
+    let verify = |a: u32, u: u32| match rule.verify {
+        Some(verify) => verify(a, u),
+        None => Some(f32::NAN),
+    };
     while greedy.next() < bits.len() {
         if progress.cancelled() {
             return Err(Error::Cancelled);
@@ -181,6 +208,7 @@ pub(crate) struct Greedy<'a, 'r, B> {
     next: usize,
     candidates: u64,
     pairs_by_distance: Vec<u64>,
+    similarity: Vec<u16>,
 }
 
 /// The plan of a join of about `n` fingerprints within `k` bits.
@@ -244,6 +272,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
             next: 0,
             candidates: 0,
             pairs_by_distance: vec![0u64; B::WIDTH.bits() as usize + 1],
+            similarity: vec![0; n],
         })
     }
 
@@ -269,7 +298,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
 
     /// Decides the units of [`Greedy::next_block`], `verify` judging a pair
     /// `(earlier, later)` of units within reach.
-    pub(crate) fn block(&mut self, verify: &(dyn Fn(u32, u32) -> bool + Sync)) -> Result<()> {
+    pub(crate) fn block(&mut self, verify: &Verify) -> Result<()> {
         let block = self.next_block();
         let first = block.start as u32;
         let (bits, rule) = (self.bits, self.rule);
@@ -343,7 +372,9 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
                 here.sort_unstable();
                 here.dedup();
                 Searched {
-                    first: near.iter().copied().find(|&(_, a)| verify(a, u)),
+                    first: near
+                        .iter()
+                        .find_map(|&(distance, a)| verify(a, u).map(|s| (distance, a, s))),
                     met: near.len() as u64,
                     here,
                 }
@@ -355,7 +386,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
             if !included(u) {
                 continue;
             }
-            let limit = found.first.map_or(u32::MAX, |(distance, _)| distance);
+            let limit = found.first.map_or(u32::MAX, |(distance, _, _)| distance);
             let mut met_here = 0;
             let chosen = found
                 .here
@@ -363,13 +394,13 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
                 .filter(|&&(_, a)| self.is_kept(a))
                 .take_while(|&&(distance, _)| distance < limit)
                 .inspect(|_| met_here += 1)
-                .copied()
-                .find(|&(_, a)| verify(a, u))
+                .find_map(|&(distance, a)| verify(a, u).map(|s| (distance, a, s)))
                 .or(found.first);
             self.candidates += found.met + met_here;
             match chosen {
-                Some((distance, of)) => {
+                Some((distance, of, similarity)) => {
                     self.fates[u as usize] = Fate::Duplicate { of, distance }.into();
+                    self.similarity[u as usize] = pack_similarity(similarity);
                     if let Some(count) = self.pairs_by_distance.get_mut(distance as usize) {
                         *count += 1;
                     }
@@ -395,6 +426,7 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
             fates: self.fates,
             candidates: self.candidates,
             pairs_by_distance: self.pairs_by_distance,
+            similarity: self.similarity,
         }
     }
 }
@@ -466,7 +498,9 @@ mod tests {
             }
             let filter = PrefixFilter::new(verification, counts);
             let verify = |a: u32, b: u32| {
-                verification.accepts(&sketches[a as usize], &sketches[b as usize])
+                verification
+                    .passed(&sketches[a as usize], &sketches[b as usize])
+                    .map(|s| s as f32)
             };
             let spill = tempfile::tempdir().unwrap();
             let rule = Search {
@@ -505,7 +539,7 @@ mod tests {
             pairs.dedup_by_key(|p| (p.a, p.b));
             let pairs: Vec<Pair> = pairs
                 .into_iter()
-                .filter(|p| !excluded(p.a) && !excluded(p.b) && verify(p.a, p.b))
+                .filter(|p| !excluded(p.a) && !excluded(p.b) && verify(p.a, p.b).is_some())
                 .collect();
             let order: Vec<u32> = (0..n as u32).collect();
             let expected = keep_first(n, &order, &pairs);

@@ -22,26 +22,33 @@ use crate::error::{Error, Result};
 use crate::grouping::Fate;
 use crate::outcome::Outcome;
 use crate::progress::{Progress, Stage};
-use crate::rule::Rule;
+use crate::rule::{FoundBy, Rule};
 use crate::source::Source;
+use crate::why::Why;
 
 /// For each document of a run, the nearest stored one it duplicates (a
-/// number for its id, and their distance), and the ids by number.
+/// number for its id, and their distance) and why, and the ids by number.
 #[derive(Debug, Default)]
 pub(crate) struct Indexed {
     pub nearest: Vec<Option<(u32, u32)>>,
+    pub why: Vec<Option<Why>>,
     pub names: HashMap<u32, String>,
 }
 
+/// A stored document a new one duplicates: its id, their distance, and
+/// why.
+pub(crate) type Found = (String, u32, Why);
+
 impl Indexed {
     /// Numbers the ids of `found`, each document's nearest stored duplicate.
-    pub(crate) fn number(found: Vec<Option<(String, u32)>>) -> Indexed {
+    pub(crate) fn number(found: Vec<Option<Found>>) -> Indexed {
         let mut numbers: HashMap<String, u32> = HashMap::new();
         let mut names = HashMap::new();
+        let why = found.iter().map(|f| f.as_ref().map(|f| f.2)).collect();
         let nearest = found
             .into_iter()
             .map(|hit| {
-                hit.map(|(id, distance)| {
+                hit.map(|(id, distance, _)| {
                     let next = numbers.len() as u32;
                     let number = *numbers.entry(id.clone()).or_insert(next);
                     names.entry(number).or_insert(id);
@@ -49,7 +56,11 @@ impl Indexed {
                 })
             })
             .collect();
-        Indexed { nearest, names }
+        Indexed {
+            nearest,
+            why,
+            names,
+        }
     }
 
     /// Whether document `doc` duplicates an indexed one.
@@ -115,10 +126,14 @@ impl Index {
     /// # Errors
     ///
     /// A store that cannot be read.
-    pub(crate) fn nearest(&self, text: &str, fingerprint: u128) -> Result<Option<(String, u32)>> {
+    pub(crate) fn nearest(&self, text: &str, fingerprint: u128) -> Result<Option<Found>> {
         let mut hits = self.store.query(fingerprint, self.rule.k_bits())?;
         if !self.by_text {
-            return Ok(hits.into_iter().next().map(|h| (h.id, h.distance)));
+            let why = Why {
+                found_by: FoundBy::Fingerprint,
+                similarity: None,
+            };
+            return Ok(hits.into_iter().next().map(|h| (h.id, h.distance, why)));
         }
         let width = self.rule.fingerprinter().width();
         let new = self
@@ -140,8 +155,14 @@ impl Index {
             let stored = self
                 .rule
                 .prepare_fingerprinted(&stored_text, Fingerprint::new(stored.fingerprint, width));
-            if self.rule.judge_prepared(&new, &stored).near {
-                return Ok(Some((id, distance)));
+            let verdict = self.rule.judge_prepared(&new, &stored);
+            if let (true, Some(found_by)) = (verdict.near, verdict.found_by) {
+                let similarity = verdict.similarity.map(|s| s as f32);
+                let why = Why {
+                    found_by,
+                    similarity,
+                };
+                return Ok(Some((id, distance, why)));
             }
         }
         Ok(None)

@@ -30,6 +30,7 @@ use crate::earlier::Earlier;
 use crate::error::{Error, Result};
 use crate::greedy::{
     Grouped, KEPT_BYTES_LEAST, Search, Short, greedy, join_plan, kept_bytes, kept_plan,
+    unpack_similarity,
 };
 use crate::grouping::{Fate, PackedFate};
 use crate::incremental::{Index, Indexed};
@@ -38,12 +39,12 @@ use crate::linked::linked;
 use crate::outcome::{Outcome, Record, Stats, WHOLE};
 use crate::prefix_filter::{ElementCounts, PrefixFilter};
 use crate::progress::{Progress, Skipped, Stage};
-use crate::rule::Rule;
-use crate::short::{SHORT_WORDS, length_under};
+use crate::rule::{FoundBy, Rule};
 use crate::sketches::{SketchFile, SketchPass, Sketches};
 use crate::source::Source;
 use crate::streamed::greedy_as_read;
 use crate::verify::Verification;
+use crate::why::Why;
 
 /// Documents are numbered in 32 bits, and the largest number is kept free.
 const MAX_DOCUMENTS: usize = u32::MAX as usize - 1;
@@ -388,19 +389,53 @@ impl Dedup {
                 settings,
             )?,
         };
-        // What grouping used is let go before the fates per document are
-        // made.
+        // How each dropped unit's pair was found: as the rule says, a short
+        // unit and a near-short one are the short-document rule's.
         let short_rule = short.is_some();
-        drop((member_sketches, members, short_units));
+        let is = |of: &[bool], u: u32| of.get(u as usize).copied().unwrap_or(false);
+        let unit_why = |u: u32, of: u32| Why {
+            found_by: match short_rule
+                && ((is(&short_units, u) && is(&members, of))
+                    || (is(&short_units, of) && is(&members, u)))
+            {
+                true => FoundBy::ShortDocuments,
+                false => FoundBy::Fingerprint,
+            },
+            similarity: grouped
+                .similarity
+                .get(u as usize)
+                .copied()
+                .and_then(unpack_similarity),
+        };
         let mut fates = Array::<PackedFate>::zeroed(n, share, &spill)?;
-        for (d, slot) in fates.iter_mut().enumerate() {
-            *slot = match indexed.nearest.get(d).copied().flatten() {
-                Some((entry, distance)) => Fate::DuplicateOfIndexed { entry, distance },
-                None => copies.fate_of(d as u32, |u| grouped.fates[u as usize].into()),
-            }
-            .into();
+        let mut whys = Array::<u32>::zeroed(n, share, &spill)?;
+        for (d, (slot, why)) in fates.iter_mut().zip(whys.iter_mut()).enumerate() {
+            let (fate, reason) = match indexed.nearest.get(d).copied().flatten() {
+                Some((entry, distance)) => (
+                    Fate::DuplicateOfIndexed { entry, distance },
+                    indexed.why.get(d).copied().flatten(),
+                ),
+                None => {
+                    let u = copies.unit_of(d as u32);
+                    let fate = copies.fate_of(d as u32, |u| grouped.fates[u as usize].into());
+                    let reason = match Fate::from(grouped.fates[u as usize]) {
+                        Fate::Duplicate { of, .. } => Some(unit_why(u, of)),
+                        // A copy of its unit's representative, kept.
+                        _ if fate != Fate::Kept => Some(Why {
+                            found_by: FoundBy::ExactCopy,
+                            similarity: Some(1.0),
+                        }),
+                        _ => None,
+                    };
+                    (fate, reason)
+                }
+            };
+            *slot = fate.into();
+            *why = Why::pack(reason);
         }
-        drop((copies, grouped.fates));
+        // What grouping used is let go.
+        drop((member_sketches, members, short_units));
+        drop((copies, grouped.fates, grouped.similarity));
         let kept = PackedFate::from(Fate::Kept);
         Ok(Outcome {
             stats: Stats {
@@ -417,6 +452,7 @@ impl Dedup {
             },
             records,
             fates,
+            whys,
             skipped,
             indexed_names: indexed.names,
         })
@@ -467,10 +503,11 @@ impl Dedup {
                     // their elements counted for the filter's order.
                     let reach = match (shorts, &counts) {
                         (Some(verification), Some(counts)) => {
-                            length_under(doc.text, 2 * SHORT_WORDS).map(|length| {
+                            let (short, near_short) = self.rule.length_class(doc.text);
+                            near_short.then(|| {
                                 let sketch = verification.sketch(doc.text);
                                 counts.add(&sketch);
-                                (length < SHORT_WORDS, sketch)
+                                (short, sketch)
                             })
                         }
                         _ => None,
@@ -601,8 +638,8 @@ impl Dedup {
         let sketches = Sketches::build(&pass)?;
         let sketch = |u: u32| sketches.get(u).or_else(|| at_hand(u));
         let verify = |a: u32, b: u32| match (sketch(a), sketch(b)) {
-            (Some(x), Some(y)) => verification.accepts(x, y),
-            _ => false,
+            (Some(x), Some(y)) => verification.passed(x, y).map(|s| s as f32),
+            _ => None,
         };
         rule.verify = Some(&verify);
         match self.grouping {
@@ -688,4 +725,4 @@ struct Scanned<'s> {
 
 /// A document's nearest duplicate in the index run against: its id and
 /// distance.
-type IndexHit = Option<(String, u32)>;
+type IndexHit = Option<crate::incremental::Found>;

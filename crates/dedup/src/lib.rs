@@ -76,6 +76,7 @@ mod sketches;
 mod source;
 mod streamed;
 mod verify;
+mod why;
 
 pub use copies::Copies;
 pub use error::{Error, Result};
@@ -98,3 +99,4 @@ pub use short::{
 pub use short_rule::ShortRule;
 pub use source::{DocumentsAt, Memory, Origin, Revisited, Source, SourceDoc};
 pub use verify::{Verification, common, jaccard, word_bag, word_difference, word_hashes};
+pub use why::Why;

@@ -116,6 +116,7 @@ pub(crate) fn linked<B: Bits>(
         fates,
         candidates: candidates.into_inner(),
         pairs_by_distance: by_distance.into_iter().map(AtomicU64::into_inner).collect(),
+        similarity: Vec::new(),
     })
 }
 
@@ -149,7 +150,7 @@ fn join_in_run(
                         continue;
                     };
                     met += 1;
-                    if rule.verify.is_none_or(|v| v(a, b)) {
+                    if rule.verify.is_none_or(|v| v(a, b).is_some()) {
                         // Counted only if this pair joined them, not a pair
                         // another thread verified at the same time.
                         if groups.join(a, b)
@@ -253,7 +254,9 @@ mod tests {
             }
             let filter = PrefixFilter::new(verification, counts);
             let verify = |a: u32, b: u32| {
-                verification.accepts(&sketches[a as usize], &sketches[b as usize])
+                verification
+                    .passed(&sketches[a as usize], &sketches[b as usize])
+                    .map(|s| s as f32)
             };
             let spill = tempfile::tempdir().unwrap();
             let rule = Search {
@@ -281,7 +284,7 @@ mod tests {
                     (searched && p.distance <= 2)
                         || (held && (short[p.a as usize] || short[p.b as usize]))
                 })
-                .filter(|p| !excluded(p.a) && !excluded(p.b) && verify(p.a, p.b))
+                .filter(|p| !excluded(p.a) && !excluded(p.b) && verify(p.a, p.b).is_some())
                 .collect();
             let mut expected = vec![Fate::Kept; n];
             for group in components(n, &pairs) {
@@ -304,7 +307,7 @@ mod tests {
             k: 6,
             short: None,
             excluded: &|_| false,
-            verify: Some(&|_, _| true),
+            verify: Some(&|_, _| Some(1.0)),
             kept_bytes: crate::greedy::KEPT_BYTES_LEAST,
             near: None,
             earlier: None,

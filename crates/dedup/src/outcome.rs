@@ -5,6 +5,7 @@ use crate::column::Array;
 use crate::grouping::{Fate, PackedFate};
 use crate::progress::Skipped;
 use crate::source::Origin;
+use crate::why::Why;
 
 /// The line of a record that is a whole file.
 pub(crate) const WHOLE: u64 = u64::MAX;
@@ -114,6 +115,8 @@ pub struct Stats {
 pub struct Outcome {
     pub(crate) records: Array<Record>,
     pub(crate) fates: Array<PackedFate>,
+    /// Why each dropped document was dropped ([`Why::pack`]).
+    pub(crate) whys: Array<u32>,
     pub(crate) skipped: Skipped,
     pub(crate) stats: Stats,
     pub(crate) indexed_names: std::collections::HashMap<u32, String>,
@@ -125,6 +128,12 @@ impl Outcome {
         Fates {
             packed: &self.fates[..],
         }
+    }
+
+    /// Why document `d` was dropped: how its pair was found, and the
+    /// similarity that decided it; `None` for a kept one.
+    pub fn why(&self, d: u32) -> Option<Why> {
+        self.whys.get(d as usize).copied().and_then(Why::unpack)
     }
 
     /// Each document's record, by number.

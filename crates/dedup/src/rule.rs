@@ -58,6 +58,7 @@ pub struct Rule {
     pub(crate) k: u32,
     pub(crate) verification: Option<Verification>,
     pub(crate) short_rule: bool,
+    pub(crate) short_words: usize,
 }
 
 /// How a run finds a pair as a candidate, before verification judges it.
@@ -145,9 +146,10 @@ pub struct Prepared {
     fingerprint: Fingerprint,
     text_hash: u64,
     sketch: Option<Vec<u64>>,
-    /// Its length in words ([`crate::length_in_words`]) when under twice
-    /// [`SHORT_WORDS`].
-    length: Option<usize>,
+    /// Whether it is short: under the rule's [`Rule::short_words`].
+    short: bool,
+    /// Whether it may be near a short one: under twice as many.
+    near_short: bool,
 }
 
 impl Prepared {
@@ -161,14 +163,15 @@ impl Prepared {
         self.sketch.as_deref()
     }
 
-    /// Whether it is short ([`crate::is_short`]).
+    /// Whether it is short: fewer words ([`crate::length_in_words`]) than
+    /// the rule's [`Rule::short_words`].
     pub fn is_short(&self) -> bool {
-        self.length.is_some_and(|l| l < SHORT_WORDS)
+        self.short
     }
 
-    /// Whether it may be near a short document ([`crate::is_near_short`]).
+    /// Whether it may be near a short document: fewer than twice as many.
     pub fn is_near_short(&self) -> bool {
-        self.length.is_some()
+        self.near_short
     }
 }
 
@@ -190,6 +193,7 @@ impl Rule {
             k: DEFAULT_K,
             verification: Some(DEFAULT_VERIFICATION),
             short_rule: true,
+            short_words: SHORT_WORDS,
         }
     }
 
@@ -222,6 +226,43 @@ impl Rule {
         self
     }
 
+    /// Texts under `words` words are short ([`SHORT_WORDS`] by default):
+    /// with the short-document rule, every pair of a short text and one
+    /// under twice as many words that verification passes is found,
+    /// whatever their fingerprints. A large bound (`usize::MAX`: every text
+    /// short) finds every pair at or above the threshold, unless a text
+    /// repeats itself, at the cost of sketching and joining every text by
+    /// its shingles (docs/DEDUP.md gives the cost).
+    ///
+    /// ```
+    /// use neardup_dedup::Rule;
+    ///
+    /// let mut rule = Rule::new()?;
+    /// let a = "the river rose in the night and the town woke to water in every street";
+    /// assert!(rule.prepare(a).is_short());
+    /// assert!(!rule.short_words(10).prepare(a).is_short());
+    /// assert!(rule.short_words(usize::MAX).prepare(&"word ".repeat(5000)).is_short());
+    /// # Ok::<(), neardup_dedup::Error>(())
+    /// ```
+    pub fn short_words(&mut self, words: usize) -> &mut Rule {
+        self.short_words = words.max(1);
+        self
+    }
+
+    /// The bound under which texts are short ([`Rule::short_words`]).
+    pub fn short_bound(&self) -> usize {
+        self.short_words
+    }
+
+    /// The length class of `text`: short, near short (under twice the
+    /// bound), or neither; reading no more of a long text than it takes.
+    pub(crate) fn length_class(&self, text: &str) -> (bool, bool) {
+        match length_under(text, self.short_words.saturating_mul(2)) {
+            Some(length) => (length < self.short_words, true),
+            None => (false, false),
+        }
+    }
+
     /// The fingerprinter.
     pub fn fingerprinter(&self) -> &Fingerprinter {
         &self.fingerprinter
@@ -245,23 +286,20 @@ impl Rule {
 
     /// `text` prepared to be judged ([`Rule::judge_prepared`]).
     pub fn prepare(&self, text: &str) -> Prepared {
-        Prepared {
-            fingerprint: self.fingerprinter.fingerprint(text),
-            text_hash: xxh3_64(text.as_bytes()),
-            sketch: self.verification.map(|v| v.sketch(text)),
-            length: length_under(text, 2 * SHORT_WORDS),
-        }
+        self.prepare_fingerprinted(text, self.fingerprinter.fingerprint(text))
     }
 
     /// `text` prepared as [`Rule::prepare`] does, with the fingerprint a
     /// store recorded for it (made by this rule's fingerprinter), so that
     /// a stored text is not fingerprinted again.
     pub fn prepare_fingerprinted(&self, text: &str, fingerprint: Fingerprint) -> Prepared {
+        let (short, near_short) = self.length_class(text);
         Prepared {
             fingerprint,
             text_hash: xxh3_64(text.as_bytes()),
             sketch: self.verification.map(|v| v.sketch(text)),
-            length: length_under(text, 2 * SHORT_WORDS),
+            short,
+            near_short,
         }
     }
 
@@ -276,9 +314,11 @@ impl Rule {
     /// # Ok::<(), neardup_dedup::Error>(())
     /// ```
     pub fn keying(&self) -> Option<String> {
-        self.verification
-            .filter(|_| self.short_rule_holds())
-            .map(|v| v.to_string())
+        let keying = self.verification.filter(|_| self.short_rule_holds())?;
+        Some(match self.short_words {
+            SHORT_WORDS => keying.to_string(),
+            words => format!("{keying}, short under {words} words"),
+        })
     }
 
     /// The short-document keys of a prepared document, for a store that
@@ -318,7 +358,7 @@ impl Rule {
     /// ```
     pub fn text_keys(&self, text: &str) -> Vec<u64> {
         match self.verification {
-            Some(v) if self.short_rule_holds() && length_under(text, 2 * SHORT_WORDS).is_some() => {
+            Some(v) if self.short_rule_holds() && self.length_class(text).1 => {
                 ShortRule::new(v).keys(text)
             }
             _ => Vec::new(),

@@ -103,8 +103,8 @@ impl<B: Bits> State<'_, '_, B> {
                 .or_else(|| kept.get(u))
         };
         let verify = |a: u32, u: u32| match (sketch(a), sketch(u)) {
-            (Some(x), Some(y)) => verification.accepts(x, y),
-            _ => false,
+            (Some(x), Some(y)) => verification.passed(x, y).map(|s| s as f32),
+            _ => None,
         };
         self.greedy.block(&verify)?;
         for (u, sketch) in fresh {

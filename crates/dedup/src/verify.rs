@@ -60,6 +60,20 @@ impl Verification {
         self.holds(self.measure(a, b))
     }
 
+    /// The measure of two sketches when it passes, else `None`.
+    ///
+    /// ```
+    /// use neardup_dedup::Verification;
+    ///
+    /// let v = Verification::Jaccard(0.5);
+    /// assert_eq!(v.passed(&[1, 2, 3], &[1, 2, 3, 4]), Some(0.75));
+    /// assert_eq!(v.passed(&[1, 2, 3], &[4]), None);
+    /// ```
+    pub fn passed(&self, a: &[u64], b: &[u64]) -> Option<f64> {
+        let measure = self.measure(a, b);
+        self.holds(measure).then_some(measure)
+    }
+
     /// The measure of two sketches: [`word_difference`] or [`jaccard`].
     pub fn measure(&self, a: &[u64], b: &[u64]) -> f64 {
         match self {

@@ -9,7 +9,7 @@ use crate::atomic::write_atomically_with;
 use crate::faults::Faults;
 use anyhow::{Context, Result};
 use neardup_corpus::{CopyError, Format, ParquetRowWriter, copy_lines};
-use neardup_dedup::{Fate, Fates, Outcome, Record};
+use neardup_dedup::{Fate, Fates, Outcome, Record, Why};
 
 /// The files a run writes, `summary.json` (written last) last.
 pub(crate) const OUTPUTS: [&str; 7] = [
@@ -150,8 +150,10 @@ fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
     }
 }
 
-/// `duplicates.jsonl`: each dropped document, the kept one it duplicates
-/// and their distance, in input order.
+/// `duplicates.jsonl`: each dropped document, the kept one it duplicates,
+/// their distance, and why ([`neardup_dedup::Why`]: the similarity that
+/// decided it, and how the pair was found: `exact`, `fingerprint`,
+/// `short`), in input order.
 pub(crate) fn write_duplicates<'a>(
     out: &Path,
     id: &dyn Fn(u32) -> &'a str,
@@ -172,6 +174,59 @@ pub(crate) fn write_duplicates<'a>(
             w.write_all(b",\"duplicate_of\":")?;
             serde_json::to_writer(&mut *w, of)?;
             write!(w, ",\"distance\":{distance}")?;
+            write_why(w, outcome.why(d as u32))?;
+            if against {
+                w.write_all(b",\"in_index\":true")?;
+            }
+            w.write_all(b"}\n")?;
+        }
+        Ok(())
+    })
+}
+
+/// `,"similarity":…,"found_by":"…"` of a drop, as far as known.
+fn write_why(w: &mut dyn Write, why: Option<Why>) -> std::io::Result<()> {
+    let Some(why) = why else { return Ok(()) };
+    if let Some(similarity) = why.similarity {
+        write!(w, ",\"similarity\":{:.4}", similarity)?;
+    }
+    write!(w, ",\"found_by\":\"{}\"", why.found_by.name())
+}
+
+/// `annotated.jsonl` (`--annotate`): every document's fate, in input
+/// order, as a column beside the records: kept or not, its cluster (the
+/// id of the kept document of its group, its own when kept), and for a
+/// dropped one what it duplicates, their distance, the similarity and how
+/// the pair was found.
+pub(crate) fn write_annotated<'a>(
+    out: &Path,
+    id: &dyn Fn(u32) -> &'a str,
+    outcome: &'a Outcome,
+    faults: &Faults,
+) -> Result<()> {
+    write_atomically_with(&out.join("annotated.jsonl"), faults, |w| {
+        for (d, fate) in outcome.fates().iter().enumerate() {
+            let own = id(d as u32);
+            let (cluster, distance, against) = match fate {
+                Fate::Kept => (own, None, false),
+                Fate::Duplicate { of, distance } => (id(of), Some(distance), false),
+                Fate::DuplicateOfIndexed { entry, distance } => (
+                    outcome.indexed_name(entry).unwrap_or(""),
+                    Some(distance),
+                    true,
+                ),
+            };
+            w.write_all(b"{\"id\":")?;
+            serde_json::to_writer(&mut *w, own)?;
+            write!(w, ",\"kept\":{}", fate == Fate::Kept)?;
+            w.write_all(b",\"cluster\":")?;
+            serde_json::to_writer(&mut *w, cluster)?;
+            if let Some(distance) = distance {
+                w.write_all(b",\"duplicate_of\":")?;
+                serde_json::to_writer(&mut *w, cluster)?;
+                write!(w, ",\"distance\":{distance}")?;
+                write_why(w, outcome.why(d as u32))?;
+            }
             if against {
                 w.write_all(b",\"in_index\":true")?;
             }

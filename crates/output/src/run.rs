@@ -15,7 +15,7 @@ use crate::atomic::write_atomically_with;
 use crate::faults::{Faults, sync_dir};
 use crate::incremental;
 use crate::out_dir::{Earlier, clear_out, earlier_outputs, lock_out, refuse_inputs_as_outputs};
-use crate::records::{write_clusters, write_duplicates, write_unique};
+use crate::records::{write_annotated, write_clusters, write_duplicates, write_unique};
 use crate::report::{Report, Sample, choose_samples, write_report};
 use crate::reread::look_up;
 use crate::saving::{SUMMARY_KEY, SavedIndex, run_token};
@@ -65,6 +65,8 @@ pub struct DedupRun {
     pub settings: Value,
     /// The field (or column) that `Keep::Max`/`Keep::Min` rank by.
     pub keep_field: Option<String>,
+    /// Also write `annotated.jsonl`: every document's fate.
+    pub annotate: bool,
     /// Asked before each step that makes the run's work durable or visible.
     faults: Option<Arc<Faults>>,
 }
@@ -107,6 +109,7 @@ impl DedupRun {
             fingerprint_settings: Value::Null,
             settings: Value::Null,
             keep_field: None,
+            annotate: false,
             faults: None,
         }
     }
@@ -261,7 +264,7 @@ impl DedupRun {
         let fates = outcome.fates();
 
         // The ids the outputs name, and the texts of the report's samples.
-        let mut named = vec![self.save_index.is_some(); n];
+        let mut named = vec![self.save_index.is_some() || self.annotate; n];
         for (d, fate) in fates.iter().enumerate() {
             if fate != Fate::Kept {
                 named[d] = true;
@@ -319,6 +322,9 @@ impl DedupRun {
 
         let unique = outcome.unique();
         write_duplicates(&self.out, &id, &outcome, faults)?;
+        if self.annotate {
+            write_annotated(&self.out, &id, &outcome, faults)?;
+        }
         let members = fates.members();
         let groups = write_clusters(&self.out, &id, &members, faults)?;
         let mut summary = serde_json::json!({

@@ -7,6 +7,19 @@ const THREADS_PER_CORE: usize = 16;
 
 /// A number of worker threads: 0 (every core) up to [`THREADS_PER_CORE`]
 /// per core.
+/// `--short-words`: a number of words (at least 1), or `all`.
+pub(super) fn parse_short_words(text: &str) -> Result<usize, String> {
+    match text.trim() {
+        "all" => Ok(usize::MAX),
+        words => match words.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(format!(
+                "{text:?}: give a number of words (50 by default), or all"
+            )),
+        },
+    }
+}
+
 pub(super) fn parse_threads(text: &str) -> Result<usize, String> {
     let n: usize = text
         .trim()

@@ -27,9 +27,11 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     run.save_index = args.save_index.clone();
     run.fingerprint_settings = config::fingerprint_settings(&args.settings, width)?;
     run.keep_field = args.keep.field().map(str::to_string);
+    run.annotate = args.annotate;
     run.settings = serde_json::json!({
         "k": args.k,
         "short_rule": run.job.short_rule_holds(),
+        "short_words": args.nearness.short_words,
         "profile": args.settings.profile,
         "width": width.bits(),
         "keep": args.keep.describe(),
@@ -68,10 +70,18 @@ fn print_summary(args: &DedupArgs, outcome: &Outcome) {
     };
     let pairs = stats.pairs_by_distance.iter().sum::<u64>();
     eprintln!(
-        "neardup: {}, {unique} unique, {} dropped as near-duplicates{against} ({} within {} bits{}){}",
+        "neardup: {}, {unique} unique, {} dropped{against}: {} exact {}, {} near-duplicate{} \
+         (within {} bits{}){}",
         count(n as u64, "document", "documents"),
         n - unique,
-        count(pairs, "pair", "pairs"),
+        stats.exact_copies,
+        if stats.exact_copies == 1 {
+            "copy"
+        } else {
+            "copies"
+        },
+        pairs,
+        if pairs == 1 { "" } else { "s" },
         args.k,
         if stats.short_rule {
             ", any distance for a short document"

@@ -363,6 +363,81 @@ fn keep_by_a_json_field() {
 }
 
 #[test]
+fn every_drop_says_why_and_annotate_gives_every_fate() {
+    let d = Dir::new();
+    // 120 words, none repeated: long, found by fingerprint.
+    let long = |last: &str| {
+        let words: Vec<String> = (0..120).map(|i| format!("word{i}")).collect();
+        format!("{} {last}", words.join(" "))
+    };
+    let docs = [
+        ("a", long("today")),
+        ("b", long("today")),
+        ("c", long("tonight")),
+        (
+            "s1",
+            "a short note about the tides and the moon".to_string(),
+        ),
+        (
+            "s2",
+            "a short note about the tides and the moon!".to_string(),
+        ),
+        (
+            "far",
+            "a recipe for bread: flour, water, salt and yeast".to_string(),
+        ),
+    ];
+    let lines: String = docs
+        .iter()
+        .map(|(id, text)| format!("{}\n", serde_json::json!({"id": id, "text": text})))
+        .collect();
+    d.write("in.jsonl", lines);
+    let run = d.run(&["dedup", "in.jsonl", "--out", "out", "--annotate"], b"");
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    assert!(
+        run.stderr()
+            .contains("3 dropped: 1 exact copy, 2 near-duplicates"),
+        "{}",
+        run.stderr()
+    );
+    let read = |name: &str| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(d.path(name))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let dups = read("out/duplicates.jsonl");
+    let by_id = |id: &str| dups.iter().find(|v| v["id"] == id).unwrap().clone();
+    assert_eq!(by_id("b")["found_by"], "exact");
+    assert_eq!(by_id("c")["found_by"], "fingerprint");
+    assert_eq!(by_id("s2")["found_by"], "short");
+    let similarity = by_id("c")["similarity"].as_f64().unwrap();
+    assert!((0.8..1.0).contains(&similarity), "{similarity}");
+    // The similarity is compare's.
+    let compare = d.run(
+        &["compare", "--json", "--text", &docs[0].1, &docs[2].1],
+        b"",
+    );
+    let value = compare.lines()[0]["verify"]["value"].as_f64().unwrap();
+    assert!((value - similarity).abs() < 1e-4, "{value} {similarity}");
+    let annotated = read("out/annotated.jsonl");
+    assert_eq!(annotated.len(), docs.len());
+    let ids: Vec<_> = annotated
+        .iter()
+        .map(|v| v["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["a", "b", "c", "s1", "s2", "far"]);
+    assert_eq!(annotated[0]["kept"], true);
+    assert_eq!(annotated[0]["cluster"], "a");
+    assert_eq!(annotated[2]["cluster"], "a");
+    assert_eq!(annotated[2]["duplicate_of"], "a");
+    assert_eq!(annotated[4]["cluster"], "s1");
+    assert_eq!(annotated[5]["kept"], true);
+    assert!(annotated[5].get("duplicate_of").is_none());
+}
+
+#[test]
 fn exact_copies_are_one_unit_in_the_join() {
     let d = Dir::new();
     let mut lines = String::new();
@@ -394,7 +469,10 @@ fn exact_copies_are_one_unit_in_the_join() {
         assert_eq!(summary["candidate_pairs"], 1);
         let dups = std::fs::read_to_string(d.path("out/duplicates.jsonl")).unwrap();
         assert_eq!(dups.lines().count(), 499);
-        assert!(dups.contains("{\"id\":\"b199\",\"duplicate_of\":\"b0\",\"distance\":0}"));
+        assert!(dups.contains(
+            "{\"id\":\"b199\",\"duplicate_of\":\"b0\",\"distance\":0,\"similarity\":1.0000,\
+             \"found_by\":\"exact\"}"
+        ));
         assert!(dups.contains("{\"id\":\"a-edited\",\"duplicate_of\":\"a0\""));
         let clusters = std::fs::read_to_string(d.path("out/clusters.jsonl")).unwrap();
         assert_eq!(clusters.lines().count(), 2);

@@ -43,6 +43,10 @@ pub struct ServeArgs {
     /// shingles of at least T (as dedup's --threshold).
     #[arg(long, value_name = "T", conflicts_with = "verify")]
     pub threshold: Option<f64>,
+    /// With --store-text: texts under N words are short, found at any
+    /// distance by their keys (as dedup's --short-words; all: every text).
+    #[arg(long, value_name = "N|all", default_value_t = neardup_dedup::SHORT_WORDS, value_parser = super::values::parse_short_words)]
+    pub short_words: usize,
     /// With --store-text: jaccard:T, words:D, or none (as dedup's --verify).
     #[arg(long, value_name = "jaccard:T|words:D|none", default_value_t = crate::config::default_verify())]
     pub verify: String,

@@ -38,7 +38,9 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         .unwrap_or(config::DEFAULT_K);
     // The rule of `neardup dedup`, with the service's k and verification.
     let mut rule = neardup_dedup::Rule::with_fingerprinter(fingerprinter);
-    rule.k(k).verification(verification);
+    rule.k(k)
+        .verification(verification)
+        .short_words(args.short_words);
     let mut settings = StoreSettings::new(
         width,
         k,

@@ -128,7 +128,10 @@ fn every_door_keeps_what_batch_dedup_keeps() {
     let agent = agent();
     let mut served_kept = BTreeSet::new();
     let mut served_dropped = BTreeMap::new();
-    for batch in docs.chunks(40) {
+    // The first documents one request each, the rest in batches (judged
+    // in order within a batch too).
+    let (single, batched) = docs.split_at(300);
+    for batch in single.chunks(1).chain(batched.chunks(40)) {
         let documents: Vec<Value> = batch
             .iter()
             .map(|(id, text)| json!({"id": id, "text": text}))

@@ -197,6 +197,36 @@ fn verification_removes_pairs_below_the_threshold() {
 }
 
 #[test]
+fn an_index_of_fingerprints_alone_is_used_with_a_warning() {
+    // `neardup index build` keeps fingerprints, no texts: dedup --against it
+    // judges by fingerprint alone, as before indexes kept texts, and says so.
+    let d = Dir::new();
+    let line = |id: &str, text: &str| format!("{{\"id\":\"{id}\",\"text\":\"{text}\"}}\n");
+    d.write("day1.jsonl", line("a", &article("from monday")));
+    d.write("day2.jsonl", line("b", &article("from monday!")));
+    let prints = d.run(&["fingerprint", "day1.jsonl"], b"");
+    assert_eq!(prints.code(), 0, "{}", prints.stderr());
+    d.write("prints.jsonl", prints.stdout());
+    let build = d.run(&["index", "build", "prints.jsonl", "--index", "old"], b"");
+    assert_eq!(build.code(), 0, "{}", build.stderr());
+    let run = d.run(
+        &["dedup", "day2.jsonl", "--out", "o", "--against", "old"],
+        b"",
+    );
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    assert!(
+        run.stderr().contains("keeps no texts") && run.stderr().contains("fingerprint alone"),
+        "{}",
+        run.stderr()
+    );
+    let dups = std::fs::read_to_string(d.path("o/duplicates.jsonl")).unwrap();
+    assert!(
+        dups.contains("\"duplicate_of\":\"a\"") && dups.contains("\"in_index\":true"),
+        "{dups}"
+    );
+}
+
+#[test]
 fn incremental_runs_drop_what_earlier_runs_kept() {
     let d = Dir::new();
     let line = |id: &str, text: &str| format!("{{\"id\":\"{id}\",\"text\":\"{text}\"}}\n");

@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use neardup_core::Fingerprint;
 use neardup_store::{AnyStore, Hit, Insert, StoreOptions, StoreSettings};
@@ -22,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::grouping::Fate;
 use crate::outcome::Outcome;
 use crate::progress::{Progress, Stage};
-use crate::rule::{FoundBy, Rule};
+use crate::rule::{FoundBy, Prepared, Rule};
 use crate::source::Source;
 use crate::why::Why;
 
@@ -77,7 +78,21 @@ pub(crate) struct Index {
     by_text: bool,
     /// Whether it keeps short-document keys made for this run's rule.
     keyed: bool,
+    /// Stored documents prepared (sketched) once for every candidate they
+    /// are: a stored page is the candidate of each of its later copies.
+    prepared: Mutex<PreparedStored>,
 }
+
+/// Stored documents prepared, by id, and the bytes of their sketches; all
+/// let go past [`PREPARED_BYTES`].
+#[derive(Default)]
+struct PreparedStored {
+    by_id: HashMap<String, Arc<Prepared>>,
+    bytes: usize,
+}
+
+/// The bytes of stored documents' sketches a run keeps at once.
+const PREPARED_BYTES: usize = 64 << 20;
 
 impl Index {
     /// The store at `dir`, to judge documents by `rule` against.
@@ -116,6 +131,7 @@ impl Index {
             keyed,
             rule: rule.clone(),
             store,
+            prepared: Mutex::default(),
         })
     }
 
@@ -146,15 +162,9 @@ impl Index {
             hits.dedup_by(|a, b| a.id == b.id);
         }
         for Hit { id, distance } in hits {
-            let Some(stored) = self.store.get(&id)? else {
+            let Some(stored) = self.stored(&id)? else {
                 continue;
             };
-            let Some(stored_text) = stored.text else {
-                continue;
-            };
-            let stored = self
-                .rule
-                .prepare_fingerprinted(&stored_text, Fingerprint::new(stored.fingerprint, width));
             let verdict = self.rule.judge_prepared(&new, &stored);
             if let (true, Some(found_by)) = (verdict.near, verdict.found_by) {
                 let similarity = verdict.similarity.map(|s| s as f32);
@@ -166,6 +176,35 @@ impl Index {
             }
         }
         Ok(None)
+    }
+
+    /// Stored document `id` prepared by the rule, kept or made (and kept);
+    /// `None` when it is gone or has no text.
+    fn stored(&self, id: &str) -> Result<Option<Arc<Prepared>>> {
+        let lock = || self.prepared.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(prepared) = lock().by_id.get(id) {
+            return Ok(Some(prepared.clone()));
+        }
+        let Some(stored) = self.store.get(id)? else {
+            return Ok(None);
+        };
+        let Some(text) = stored.text else {
+            return Ok(None);
+        };
+        let width = self.rule.fingerprinter().width();
+        let prepared = Arc::new(
+            self.rule
+                .prepare_fingerprinted(&text, Fingerprint::new(stored.fingerprint, width)),
+        );
+        let size = prepared.sketch().map_or(0, <[u64]>::len) * 8 + id.len() + 96;
+        let mut kept = lock();
+        if kept.bytes + size > PREPARED_BYTES {
+            kept.by_id.clear();
+            kept.bytes = 0;
+        }
+        kept.bytes += size;
+        kept.by_id.insert(id.to_string(), prepared.clone());
+        Ok(Some(prepared))
     }
 
     /// Whether the store is judged by fingerprint alone: it keeps no texts

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use neardup_index::{Bits, LOCK_FILE, Segment, TablePlan, WriterLock};
+use neardup_index::{Bits, LOCK_FILE, OnlineIndex, Segment, TablePlan, WriterLock};
 use redb::{ReadTransaction, ReadableTable};
 
 use crate::error::{Error, Result};
@@ -556,6 +556,7 @@ fn load_recent<B: Bits>(txn: &ReadTransaction, dir: &Path, view: &mut View<B>) -
     let recent = txn.open_table(RECENT).logged(dir)?;
     let documents = txn.open_table(DOCUMENTS).logged(dir)?;
     let mut next = 0;
+    let mut fingerprints = Vec::new();
     for entry in recent.iter().logged(dir)? {
         let (seq, id) = entry.logged(dir)?;
         let (seq, id) = (seq.value(), id.value());
@@ -566,10 +567,13 @@ fn load_recent<B: Bits>(txn: &ReadTransaction, dir: &Path, view: &mut View<B>) -
             )
         })?;
         let doc = decode(dir, id, bytes.value())?;
-        view.recent.insert(B::from_u128(doc.fingerprint))?;
+        fingerprints.push(B::from_u128(doc.fingerprint));
         view.recent_docs.push(Some((id.to_string(), seq)));
         next = seq + 1;
     }
+    // Built at once, its tables sorted once: inserted one by one, a few
+    // thousand recent documents took a fifth of a second to open.
+    view.recent = OnlineIndex::build(view.recent.plan().clone(), &fingerprints)?;
     Ok(next)
 }
 

@@ -157,6 +157,12 @@ fn report_loads_in_chromium_and_shows_the_summary() {
     );
     assert!(dom.contains("&lt;b&gt;"));
     assert!(!dom.contains("<b>\""));
+    // Each says what decided it: the similarity, and how it was found.
+    assert_eq!(
+        dom.matches("</b>: similarity ").count() as u64,
+        summary["dropped"].as_u64().unwrap(),
+        "{dom}"
+    );
 }
 
 #[test]

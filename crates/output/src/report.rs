@@ -32,6 +32,25 @@ pub(crate) struct Sample {
     pub dropped_id: String,
     pub dropped_text: String,
     pub distance: u32,
+    /// Why it was dropped: the similarity that decided it, and the path.
+    pub why: Option<neardup_dedup::Why>,
+}
+
+/// What decided a drop, for the page: "Jaccard 0.934 (found by
+/// fingerprint), ".
+fn why_said(why: Option<neardup_dedup::Why>) -> String {
+    let Some(why) = why else {
+        return String::new();
+    };
+    let path = match why.found_by {
+        neardup_dedup::FoundBy::ExactCopy => "the same text",
+        neardup_dedup::FoundBy::Fingerprint => "found by fingerprint",
+        neardup_dedup::FoundBy::ShortDocuments => "found by the short-document rule",
+    };
+    match why.similarity {
+        Some(similarity) => format!("similarity {similarity:.3} ({path}), "),
+        None => format!("{path}, "),
+    }
 }
 
 /// Everything the page shows.
@@ -311,11 +330,12 @@ fn samples(page: &mut String, samples: &[Sample]) {
         }
         let _ = writeln!(
             page,
-            "<details class=\"pair\"{}><summary><b>{}</b> dropped as a near-duplicate of <b>{}</b>: {} bits apart, {}</summary>\n\
+            "<details class=\"pair\"{}><summary><b>{}</b> dropped as a near-duplicate of <b>{}</b>: {}{} bits apart, {}</summary>\n\
              <div class=\"side\"><div><h3>kept: {}</h3><pre>{}{}</pre></div><div><h3>dropped: {}</h3><pre>{}{}</pre></div></div></details>",
             if i < 3 { " open" } else { "" },
             escape(&s.dropped_id),
             escape(&s.kept_id),
+            why_said(s.why),
             s.distance,
             match changed {
                 0 => "identical text".to_string(),

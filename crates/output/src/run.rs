@@ -353,6 +353,7 @@ impl DedupRun {
                 dropped_id: id(d).to_string(),
                 dropped_text: texts.remove(&d).unwrap_or_default(),
                 distance,
+                why: outcome.why(d),
             })
             .collect();
         let mut dropped_by_distance = vec![0u64; farthest.max(k) as usize + 1];

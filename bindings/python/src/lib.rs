@@ -44,7 +44,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::short_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(spark::short_rule_keys, m)?)?;
     m.add_function(wrap_pyfunction!(spark::short_rule_alone, m)?)?;
-    m.add_function(wrap_pyfunction!(spark::verify_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::judge_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(spark::short_pairs_in_groups, m)?)?;
     Ok(())
 }

@@ -3,8 +3,8 @@
 //! back, so that Spark calls Python once per batch, never per row. Spark's
 //! longs carry 64-bit fingerprints as their bits.
 
-use neardup_core::Width;
-use neardup_dedup::{ShortRule, Verification, is_near_short, is_short};
+use neardup_core::{Fingerprint, Fingerprinter, Profile, Width};
+use neardup_dedup::{Rule, ShortRule, Verification, is_near_short, is_short};
 use neardup_index::{TablePlan, pairs_in_group, shuffle_plan};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -177,27 +177,49 @@ pub(crate) fn short_rule_alone(verify: &str) -> PyResult<bool> {
     Ok(ShortRule::new(verification(verify)?).finds_short_alone())
 }
 
-/// Whether each pair `(a[i], b[i])` of texts passes `verify`.
+/// Whether each candidate pair `(a[i], b[i])` of texts, fingerprinted
+/// `fa[i]` and `fb[i]`, is a pair of near-duplicates by the rule of
+/// `neardup dedup` (the library's `Rule`, as every front asks it): found
+/// (within `k` bits, or by the short-document rule) and passed by `verify`.
 #[pyfunction]
-pub(crate) fn verify_pairs<'py>(
+#[pyo3(signature = (a, b, fa, fb, *, verify, k, short_rule, profile))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn judge_pairs<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
+    fa: PyReadonlyArray1<'py, i64>,
+    fb: PyReadonlyArray1<'py, i64>,
     verify: &str,
+    k: u32,
+    short_rule: bool,
+    profile: &str,
 ) -> PyResult<Bound<'py, PyArray1<bool>>> {
-    let verification = verification(verify)?;
+    let profile: Profile = profile.parse().map_err(to_py)?;
+    let mut rule = Rule::with_fingerprinter(Fingerprinter::new(profile).map_err(to_py)?);
+    rule.k(k)
+        .verification(Some(verification(verify)?))
+        .short_rule(short_rule);
     let (a, b) = (Texts::from_py(a, "a")?, Texts::from_py(b, "b")?);
-    if a.len() != b.len() {
-        return Err(NeardupError::new_err("a and b: one text each per pair"));
+    let (fa, fb) = (fa.as_slice()?, fb.as_slice()?);
+    if a.len() != b.len() || fa.len() != a.len() || fb.len() != a.len() {
+        return Err(NeardupError::new_err(
+            "a, b, fa and fb: one text and one fingerprint each per pair",
+        ));
     }
-    let passed = py.detach(|| -> PyResult<Vec<bool>> {
+    let near = py.detach(|| -> PyResult<Vec<bool>> {
         let (a, b) = (a.strs("a")?, b.strs("b")?);
-        Ok(a.par_iter()
-            .zip(b.par_iter())
-            .map(|(x, y)| verification.accepts(&verification.sketch(x), &verification.sketch(y)))
+        let print = |f: i64| Fingerprint::from_u64(f as u64);
+        Ok((0..a.len())
+            .into_par_iter()
+            .map(|i| {
+                let x = rule.prepare_fingerprinted(a[i], print(fa[i]));
+                let y = rule.prepare_fingerprinted(b[i], print(fb[i]));
+                rule.judge_prepared(&x, &y).near
+            })
             .collect())
     })?;
-    Ok(PyArray1::from_vec(py, passed))
+    Ok(PyArray1::from_vec(py, near))
 }
 
 /// The short-document rule's pairs of many key groups: group `g` is the

@@ -135,4 +135,14 @@ def short_rule_alone(verify: str) -> bool: ...
 def short_pairs_in_groups(
     offsets: npt.NDArray[np.int64], units: npt.NDArray[np.int64], short: npt.NDArray[np.bool_]
 ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
-def verify_pairs(a: Any, b: Any, verify: str) -> npt.NDArray[np.bool_]: ...
+def judge_pairs(
+    a: Any,
+    b: Any,
+    fa: npt.NDArray[np.int64],
+    fb: npt.NDArray[np.int64],
+    *,
+    verify: str,
+    k: int,
+    short_rule: bool,
+    profile: str,
+) -> npt.NDArray[np.bool_]: ...

@@ -319,21 +319,37 @@ def fates(
         candidates = candidates.unionByName(groups.mapInArrow(short_pairs, "x long, y long"))
     candidates = candidates.select(F.least("x", "y").alias("u"), F.greatest("x", "y").alias("v")).distinct()
 
-    # Verified on the texts of the units' first rows.
+    # Judged by the rule of `neardup dedup` (the library's, as every front
+    # asks it) on the texts and fingerprints of the units' first rows.
     if spec is not None:
-        texts = df.select(F.col(_RANK).alias("unit"), F.col(text_col).alias("text"))
+        texts = df.select(F.col(_RANK).alias("unit"), F.col(text_col).alias("text")).join(
+            units.select(F.col(_UNIT).alias("unit"), F.col(_FP).alias("fp")), "unit"
+        )
         joined = (
-            candidates.join(texts.withColumnRenamed("unit", "u").withColumnRenamed("text", "ta"), "u")
-            .join(texts.withColumnRenamed("unit", "v").withColumnRenamed("text", "tb"), "v")
-            .select("u", "v", "ta", "tb")
+            candidates.join(
+                texts.withColumnRenamed("unit", "u").withColumnRenamed("text", "ta").withColumnRenamed("fp", "fa"), "u"
+            )
+            .join(texts.withColumnRenamed("unit", "v").withColumnRenamed("text", "tb").withColumnRenamed("fp", "fb"), "v")
+            .select("u", "v", "ta", "tb", "fa", "fb")
         )
 
         def verified(it: Iterator) -> Iterator:
             import pyarrow as pa
 
             for batch in it:
-                passed = pa.array(_neardup.verify_pairs(batch.column(2), batch.column(3), spec))
-                yield pa.RecordBatch.from_arrays([batch.column(0), batch.column(1)], names=["u", "v"]).filter(passed)
+                near = _neardup.judge_pairs(
+                    batch.column(2),
+                    batch.column(3),
+                    batch.column(4).to_numpy(),
+                    batch.column(5).to_numpy(),
+                    verify=spec,
+                    k=k,
+                    short_rule=short_rule,
+                    profile=profile,
+                )
+                yield pa.RecordBatch.from_arrays([batch.column(0), batch.column(1)], names=["u", "v"]).filter(
+                    pa.array(near)
+                )
 
         candidates = joined.mapInArrow(verified, "u long, v long")
 

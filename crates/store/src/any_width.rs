@@ -220,6 +220,15 @@ impl AnyStore {
     ///
     /// [`Error::Input`] naming a repeated id, and as [`Store::write`].
     pub fn insert_all(&self, fingerprints: &[u128], ids: &[impl AsRef<str>]) -> Result<()> {
+        self.insert_documents(self.inserts_of(fingerprints, ids)?)
+    }
+
+    /// Inserts of `fingerprints` named `ids`, within the store's k.
+    pub(crate) fn inserts_of(
+        &self,
+        fingerprints: &[u128],
+        ids: &[impl AsRef<str>],
+    ) -> Result<Vec<Insert<u128>>> {
         if fingerprints.len() != ids.len() {
             return Err(Error::Input(format!(
                 "{} ids for {} fingerprints",
@@ -228,13 +237,11 @@ impl AnyStore {
             )));
         }
         let k = self.settings().k;
-        self.insert_documents(
-            fingerprints
-                .iter()
-                .zip(ids)
-                .map(|(&f, id)| Insert::new(f, k).id(id.as_ref()))
-                .collect(),
-        )
+        Ok(fingerprints
+            .iter()
+            .zip(ids)
+            .map(|(&f, id)| Insert::new(f, k).id(id.as_ref()))
+            .collect())
     }
 
     /// Refuses `ids` as new names: one that repeats, or is stored already.

@@ -142,20 +142,7 @@ impl AnyStore {
     ///
     /// [`Error::Input`] naming a repeated id, and as [`Store::write`].
     pub fn insert_batch(&self, fingerprints: &[u128], ids: &[&str], label: &str) -> Result<()> {
-        if fingerprints.len() != ids.len() {
-            return Err(Error::Input(format!(
-                "{} ids for {} fingerprints",
-                ids.len(),
-                fingerprints.len()
-            )));
-        }
-        let k = self.settings().k;
-        let inserts = fingerprints
-            .iter()
-            .zip(ids)
-            .map(|(&f, id)| Insert::new(f, k).id(*id))
-            .collect();
-        self.insert_labelled(inserts, label)
+        self.insert_labelled(self.inserts_of(fingerprints, ids)?, label)
     }
 
     /// Stores `inserts` (each with an id; texts and short-document keys

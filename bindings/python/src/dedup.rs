@@ -105,6 +105,7 @@ impl Settings<'_> {
         serde_json::json!({
             "k": self.k,
             "short_rule": job.short_rule_holds(),
+            "short_words": job.rule().short_bound(),
             "profile": self.profile,
             "width": self.width,
             "keep": self.keep,

@@ -2,6 +2,7 @@
 //! that decided it, kept in 4 bytes per document for the outputs
 //! (`duplicates.jsonl`, the report, the annotated records).
 
+use crate::greedy::{pack_similarity, unpack_similarity};
 use crate::rule::FoundBy;
 
 /// How a dropped document's pair was found, and its similarity.
@@ -33,7 +34,7 @@ pub struct Why {
 
 impl Why {
     /// In 32 bits: the path in bits 16–17 (0: none), the similarity in the
-    /// low 16 (0: none, else 1 + the similarity × 65,534).
+    /// low 16 ([`pack_similarity`], as grouping keeps it).
     pub(crate) fn pack(why: Option<Why>) -> u32 {
         let Some(why) = why else { return 0 };
         let path = match why.found_by {
@@ -41,11 +42,8 @@ impl Why {
             FoundBy::Fingerprint => 2,
             FoundBy::ShortDocuments => 3,
         };
-        let similarity = match why.similarity {
-            Some(s) if !s.is_nan() => 1 + (s.clamp(0.0, 1.0) * 65_534.0).round() as u32,
-            _ => 0,
-        };
-        path << 16 | similarity
+        let similarity = why.similarity.map_or(0, pack_similarity);
+        path << 16 | u32::from(similarity)
     }
 
     /// What [`Why::pack`] packed.
@@ -56,10 +54,9 @@ impl Why {
             3 => FoundBy::ShortDocuments,
             _ => return None,
         };
-        let similarity = packed & 0xFFFF;
         Some(Why {
             found_by,
-            similarity: (similarity > 0).then(|| (similarity - 1) as f32 / 65_534.0),
+            similarity: unpack_similarity((packed & 0xFFFF) as u16),
         })
     }
 }

@@ -183,14 +183,7 @@ impl AnyStore {
                 "the name {id:?} is already in the index; names are unique"
             ))
         };
-        let mut ids = Vec::with_capacity(inserts.len());
-        for insert in &inserts {
-            match &insert.id {
-                Some(id) => ids.push(id.as_str()),
-                None => return Err(Error::Input("a document without an id".to_string())),
-            }
-        }
-        self.check_new_ids(&ids)?;
+        self.checked_ids(&inserts)?;
         let mut inserts = inserts.into_iter().peekable();
         while inserts.peek().is_some() {
             let batch = inserts.by_ref().take(BATCH);
@@ -242,6 +235,20 @@ impl AnyStore {
             .zip(ids)
             .map(|(&f, id)| Insert::new(f, k).id(id.as_ref()))
             .collect())
+    }
+
+    /// The ids of `inserts`, refused as [`AnyStore::check_new_ids`] does,
+    /// and when one has none.
+    pub(crate) fn checked_ids(&self, inserts: &[Insert<u128>]) -> Result<Vec<String>> {
+        let ids = inserts
+            .iter()
+            .map(|i| {
+                i.id.clone()
+                    .ok_or_else(|| Error::Input("a document without an id".to_string()))
+            })
+            .collect::<Result<Vec<String>>>()?;
+        self.check_new_ids(&ids)?;
+        Ok(ids)
     }
 
     /// Refuses `ids` as new names: one that repeats, or is stored already.

@@ -166,14 +166,7 @@ impl AnyStore {
     /// [`Error::Input`] naming a repeated id or a document without one, and
     /// as [`Store::write`].
     pub fn insert_labelled(&self, inserts: Vec<Insert<u128>>, label: &str) -> Result<()> {
-        let mut ids = Vec::with_capacity(inserts.len());
-        for insert in &inserts {
-            match &insert.id {
-                Some(id) => ids.push(id.clone()),
-                None => return Err(Error::Input("a document without an id".to_string())),
-            }
-        }
-        self.check_new_ids(&ids)?;
+        let ids = self.checked_ids(&inserts)?;
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
         match self {
             AnyStore::W64(s) => {

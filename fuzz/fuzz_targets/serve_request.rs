@@ -47,7 +47,6 @@ fn fixture() -> &'static Fixture {
         let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())
             .expect("a new store");
         let options = ServeOptions {
-            listen: "127.0.0.1:0".parse().expect("an address"),
             token: Some(TOKEN.into()),
             limits: Limits {
                 max_body_bytes: 64 << 10,
@@ -56,6 +55,7 @@ fn fixture() -> &'static Fixture {
                 ..Limits::default()
             },
             compact_after: None,
+            ..ServeOptions::new("127.0.0.1:0".parse().expect("an address"))
         };
         let mut rule = Rule::new().expect("the default rule");
         rule.k(3);

@@ -48,13 +48,23 @@ impl Server {
         self.child.wait().expect("reaped");
     }
 
+    /// Its process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Stops the server with SIGTERM; its exit code and last lines.
-    pub(crate) fn terminate(mut self) -> (Option<i32>, String) {
+    pub(crate) fn terminate(self) -> (Option<i32>, String) {
         let pid = self.child.id().to_string();
         Command::new("kill")
             .args(["-TERM", &pid])
             .status()
             .expect("kill runs");
+        self.wait()
+    }
+
+    /// Waits for the server to exit; its exit code and last lines.
+    pub(crate) fn wait(mut self) -> (Option<i32>, String) {
         let status = self.child.wait().expect("exits");
         let mut rest = String::new();
         let _ = std::io::Read::read_to_string(&mut self.stderr, &mut rest);

@@ -27,7 +27,7 @@
 //! ```no_run
 //! use neardup_core::Width;
 //! use neardup_dedup::Rule;
-//! use neardup_server::{Limits, ServeOptions, serve};
+//! use neardup_server::{ServeOptions, serve};
 //! use neardup_store::{Store, StoreOptions, StoreSettings};
 //!
 //! // The rule of `neardup dedup`: its defaults, texts judged by it.
@@ -35,12 +35,7 @@
 //! let settings = StoreSettings::new(Width::W64, 8, serde_json::json!({"profile": "auto"}), true)
 //!     .keyed(rule.keying().unwrap_or_default());
 //! let store = Store::<u64>::open("store".as_ref(), Some(&settings), StoreOptions::default())?;
-//! let options = ServeOptions {
-//!     listen: "127.0.0.1:8077".parse()?,
-//!     token: None,
-//!     limits: Limits::default(),
-//!     compact_after: None,
-//! };
+//! let options = ServeOptions::new("127.0.0.1:8077".parse()?);
 //! // Until SIGTERM or Ctrl-C.
 //! serve(store, rule, options, |at| eprintln!("on {at}"))?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -50,16 +45,18 @@
 
 mod api;
 mod commit;
+mod connections;
 mod error;
 mod guard;
 mod judge;
+mod listen;
 mod metrics;
 mod routes;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -73,6 +70,7 @@ use crate::metrics::Metrics;
 use crate::routes::App;
 
 pub use crate::judge::VerifiedTexts;
+pub use crate::listen::Bound;
 
 /// The OpenAPI document of the service, served at `/openapi.json` and
 /// shown in docs/API.md.
@@ -83,7 +81,8 @@ pub const OPENAPI: &str = include_str!("openapi.json");
 /// words (a word 3-shingle sketch is 8 bytes a shingle).
 const SKETCH_CACHE_BYTES: usize = 64 << 20;
 
-/// Limits on what one request may ask; past them, a JSON error.
+/// Limits on connections and on what one request may ask; past them, a
+/// JSON error, or the connection closed (docs/API.md, "Limits").
 ///
 /// ```
 /// use neardup_server::Limits;
@@ -99,10 +98,22 @@ pub struct Limits {
     pub max_batch: usize,
     /// Bytes of one text (413 past it).
     pub max_text_bytes: usize,
-    /// Requests in flight at once (503 past it).
+    /// Requests worked on at once, their bodies in hand (503 past it).
+    /// `/healthz`, `/readyz` and `/metrics` are never counted.
     pub max_concurrent: usize,
     /// Writes gathered into one commit, at most.
     pub max_commit: usize,
+    /// Connections open at once. At the cap a new one closes the one that
+    /// has made no progress for longest (waiting, or sending a head or a
+    /// body); only when every open one is worked on is it refused.
+    pub max_connections: usize,
+    /// A request's head must arrive within this long of its first byte.
+    pub header_timeout: Duration,
+    /// A request's body must arrive within this long of its head (408).
+    pub body_timeout: Duration,
+    /// A connection with no request and no byte moving is closed after
+    /// this long.
+    pub idle_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -113,6 +124,10 @@ impl Default for Limits {
             max_text_bytes: 4 << 20,
             max_concurrent: 256,
             max_commit: 4096,
+            max_connections: 4096,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -120,15 +135,16 @@ impl Default for Limits {
 /// How the service runs.
 ///
 /// ```
-/// use neardup_server::{Limits, ServeOptions};
+/// use std::time::Duration;
+/// use neardup_server::ServeOptions;
 ///
 /// let options = ServeOptions {
-///     listen: "127.0.0.1:8077".parse()?,
 ///     token: Some("a secret".into()),
-///     limits: Limits::default(),
-///     compact_after: Some(std::time::Duration::from_secs(30)),
+///     shutdown_timeout: Duration::from_secs(5),
+///     ..ServeOptions::new("127.0.0.1:8077".parse()?)
 /// };
 /// assert!(options.listen.ip().is_loopback());
+/// assert_eq!(options.compact_after, Some(Duration::from_secs(30)));
 /// # Ok::<(), std::net::AddrParseError>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -138,11 +154,76 @@ pub struct ServeOptions {
     /// The bearer token every request but `/healthz` and `/readyz` must
     /// carry, if any. Required unless `listen` is a loopback address.
     pub token: Option<String>,
-    /// The limits on requests.
+    /// The limits on connections and requests.
     pub limits: Limits,
     /// Once no write has come for this long, every segment is merged into
     /// one, so that a query reads one segment's tables; `None`: never.
     pub compact_after: Option<Duration>,
+    /// From SIGTERM, how long requests already in flight may take to
+    /// finish before their connections are cut.
+    pub shutdown_timeout: Duration,
+}
+
+impl ServeOptions {
+    /// The defaults, listening on `listen`: no token, [`Limits::default`],
+    /// compaction after 30 s without writes, 10 s to shut down.
+    pub fn new(listen: SocketAddr) -> ServeOptions {
+        ServeOptions {
+            listen,
+            token: None,
+            limits: Limits::default(),
+            compact_after: Some(Duration::from_secs(30)),
+            shutdown_timeout: Duration::from_secs(10),
+        }
+    }
+
+    /// Refuses what would make an unsafe or unusable service.
+    ///
+    /// ```
+    /// use neardup_server::ServeOptions;
+    ///
+    /// let open = ServeOptions::new("0.0.0.0:8077".parse()?);
+    /// assert!(open.check().is_err(), "anyone could write: a token is needed");
+    /// # Ok::<(), std::net::AddrParseError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`StartError`] when the address is not loopback and no token is
+    /// given, the token is empty, or the limits cannot work together.
+    pub fn check(&self) -> Result<(), StartError> {
+        if !self.listen.ip().is_loopback() && self.token.is_none() {
+            return Err(StartError(format!(
+                "--listen {}: anyone who can reach that address could write to the store; \
+                 give --token-file with a secret token, or listen on 127.0.0.1",
+                self.listen
+            )));
+        }
+        if self.token.as_deref().is_some_and(str::is_empty) {
+            return Err(StartError(
+                "the token file is empty: put a secret token in it".into(),
+            ));
+        }
+        let limits = &self.limits;
+        if limits.max_connections <= limits.max_concurrent {
+            return Err(StartError(format!(
+                "--max-connections {} must be more than --max-concurrent {}: \
+                 connections must be left for probes and for requests being read",
+                limits.max_connections, limits.max_concurrent
+            )));
+        }
+        let zero = [
+            ("--header-timeout", limits.header_timeout),
+            ("--body-timeout", limits.body_timeout),
+            ("--idle-timeout", limits.idle_timeout),
+        ];
+        if let Some((flag, _)) = zero.iter().find(|(_, d)| d.is_zero()) {
+            return Err(StartError(format!(
+                "{flag} 0 would close every connection at once: give seconds"
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// What stops the service from starting, said for people.
@@ -172,18 +253,13 @@ impl std::error::Error for StartError {}
 /// ```
 /// use neardup_core::Width;
 /// use neardup_dedup::Rule;
-/// use neardup_server::{Limits, ServeOptions, Service};
+/// use neardup_server::{ServeOptions, Service};
 /// use neardup_store::{Store, StoreOptions, StoreSettings};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let settings = StoreSettings::new(Width::W64, 8, serde_json::json!({"profile": "auto"}), false);
 /// let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
-/// let options = ServeOptions {
-///     listen: "127.0.0.1:0".parse()?,
-///     token: None,
-///     limits: Limits::default(),
-///     compact_after: None,
-/// };
+/// let options = ServeOptions::new("127.0.0.1:0".parse()?);
 /// // No texts kept: fingerprints within the rule's k are duplicates.
 /// let mut rule = Rule::new()?;
 /// rule.verification(None);
@@ -248,18 +324,7 @@ impl<B: Bits> Service<B> {
         let keyed = verification.is_some()
             && store.settings().short_keys.is_some()
             && store.settings().short_keys == rule.keying();
-        if !options.listen.ip().is_loopback() && options.token.is_none() {
-            return Err(StartError(format!(
-                "--listen {}: anyone who can reach that address could write to the store; \
-                 give --token-file with a secret token, or listen on 127.0.0.1",
-                options.listen
-            )));
-        }
-        if options.token.as_deref().is_some_and(str::is_empty) {
-            return Err(StartError(
-                "the token file is empty: put a secret token in it".into(),
-            ));
-        }
+        options.check()?;
         if fingerprinter.width() != B::WIDTH {
             return Err(StartError(format!(
                 "the store holds {}-bit fingerprints and the fingerprint settings make {}-bit ones",
@@ -306,89 +371,26 @@ impl<B: Bits> Service<B> {
 }
 
 /// Serves `store` until SIGTERM or Ctrl-C, then stops taking requests,
-/// answers those in flight, commits what they wrote, and returns.
-/// `started` is called with the address listened on (a port of 0 picks
-/// one).
+/// answers those in flight (within `options.shutdown_timeout`), commits
+/// what they wrote, and returns. `started` is called with the address
+/// listened on (a port of 0 picks one). [`Bound`] does the same in two
+/// steps, so that nothing is opened before the address is.
 ///
 /// # Errors
 ///
-/// [`StartError`] as [`Service::new`], and when the address cannot be
-/// listened on or the runtime cannot start.
+/// [`StartError`] as [`Bound::new`] and [`Service::new`].
 pub fn serve<B: Bits>(
     store: Store<B>,
     rule: Rule,
     options: ServeOptions,
     started: impl FnOnce(SocketAddr),
 ) -> Result<(), StartError> {
-    let service = Service::new(store, rule, &options)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| StartError(format!("cannot start the runtime: {e}")))?;
-    let app = service.app.clone();
-    let result = runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(options.listen)
-            .await
-            .map_err(|e| StartError(format!("cannot listen on {}: {e}", options.listen)))?;
-        let address = listener
-            .local_addr()
-            .map_err(|e| StartError(format!("cannot listen on {}: {e}", options.listen)))?;
-        if let Some(idle) = options.compact_after {
-            tokio::spawn(compact_when_idle(app.clone(), idle));
-        }
-        started(address);
-        let stopping = app.clone();
-        axum::serve(listener, service.router())
-            .with_graceful_shutdown(async move {
-                stop_signal().await;
-                stopping.ready.store(false, Ordering::Release);
-            })
-            .await
-            .map_err(|e| StartError(format!("the server failed: {e}")))
-    });
-    // The background tasks (the idle compaction) go with the runtime; a
-    // compaction under way is left to finish or to die with the process,
-    // which a merge survives. Then every handle of the committer is gone
-    // with the app: the writer thread commits what it holds and ends.
-    runtime.shutdown_timeout(Duration::from_secs(1));
-    drop(app);
-    drop(service);
-    result
-}
-
-/// Merges every segment into one once no write has come for `idle`: a
-/// store loaded and then mostly read answers from one segment's tables
-/// (at 10^7 fingerprints, twice the queries a second of the tiers a
-/// bulk load leaves; docs/BENCHMARKS.md). Writes go on meanwhile.
-async fn compact_when_idle<B: Bits>(app: Arc<App<B>>, idle: Duration) {
-    let mut seen = app.metrics.committed_writes.load(Ordering::Relaxed);
-    let mut quiet_since = Instant::now();
-    let mut tick = tokio::time::interval(Duration::from_secs(1).min(idle));
-    loop {
-        tick.tick().await;
-        let now = app.metrics.committed_writes.load(Ordering::Relaxed);
-        if now != seen {
-            (seen, quiet_since) = (now, Instant::now());
-            continue;
-        }
-        if quiet_since.elapsed() < idle || app.store.stats().segments.len() < 2 {
-            continue;
-        }
-        let store = app.store.clone();
-        if let Ok(Ok(())) = tokio::task::spawn_blocking(move || store.compact()).await {
-            app.metrics.compactions.fetch_add(1, Ordering::Relaxed);
-        }
-        quiet_since = Instant::now();
-    }
+    Bound::new(options)?.serve(store, rule, started)
 }
 
 /// The routes, with the guard around all of them.
 fn router<B: Bits>(app: Arc<App<B>>, options: &ServeOptions) -> Router {
-    let guard = guard::Guard::new(
-        options.token.clone(),
-        options.limits.max_concurrent,
-        app.metrics.clone(),
-    );
+    let guard = guard::Guard::new(options.token.clone(), &options.limits, app.metrics.clone());
     Router::new()
         .route("/v1/documents", post(routes::post_document::<B>))
         .route("/v1/documents:batch", post(routes::post_batch::<B>))
@@ -413,28 +415,6 @@ fn router<B: Bits>(app: Arc<App<B>>, options: &ServeOptions) -> Router {
 
 async fn openapi() -> impl axum::response::IntoResponse {
     ([("content-type", "application/json")], OPENAPI)
-}
-
-/// SIGTERM, or Ctrl-C.
-async fn stop_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
-    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use neardup_core::Width;
 use neardup_dedup::Rule;
-use neardup_server::{Limits, ServeOptions, Service};
+use neardup_server::{ServeOptions, Service};
 use neardup_store::{Store, StoreOptions, StoreSettings};
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -16,10 +16,8 @@ fn service(dir: &std::path::Path) -> Service<u64> {
     let settings = StoreSettings::new(Width::W64, 6, json!({}), true);
     let store = Store::<u64>::open(dir, Some(&settings), StoreOptions::default()).unwrap();
     let options = ServeOptions {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        token: None,
-        limits: Limits::default(),
         compact_after: None,
+        ..ServeOptions::new("127.0.0.1:0".parse().unwrap())
     };
     let mut rule = Rule::new().unwrap();
     rule.k(3);

@@ -141,6 +141,14 @@ impl<B: Bits> Store<B> {
                 dir.display()
             )));
         }
+        // Other settings are refused before anything is made or locked: a
+        // refused open leaves the directory as it was.
+        if let Some(given) = settings
+            && let Some(stored) = StoreSettings::of(dir)?
+            && let Some(diff) = stored.difference(given)
+        {
+            return Err(other_settings(dir, &diff));
+        }
         std::fs::create_dir_all(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
         let lock = WriterLock::acquire(dir, LOCK_FILE, "a store")?;
         let log = Log::create(dir)?;
@@ -511,13 +519,17 @@ fn settings_of(
         ));
     }
     if let Some(diff) = given.and_then(|g| stored.difference(g)) {
-        return Err(Error::Input(format!(
-            "the store in {} has other settings: {diff}; open it with its own, \
-             or make a new store",
-            dir.display()
-        )));
+        return Err(other_settings(dir, &diff));
     }
     Ok(stored)
+}
+
+fn other_settings(dir: &Path, diff: &str) -> Error {
+    Error::Input(format!(
+        "the store in {} has other settings: {diff}; open it with its own, \
+         or make a new store",
+        dir.display()
+    ))
 }
 
 /// The view of the store `manifest` describes: its segments opened, their

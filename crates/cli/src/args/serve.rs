@@ -2,11 +2,12 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 
 use super::FingerprintSettings;
-use super::values::parse_k;
+use super::values::{parse_k, parse_seconds};
 
 pub const SERVE_EXAMPLES: &str = "\
 Examples:
@@ -59,9 +60,30 @@ pub struct ServeArgs {
     /// The longest text, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 20)]
     pub max_text_bytes: usize,
-    /// The most requests in flight at once; more are answered 503.
+    /// The most requests worked on at once (their bodies read); more are
+    /// answered 503. /healthz, /readyz and /metrics are never counted.
     #[arg(long, value_name = "N", default_value_t = 256)]
     pub max_concurrent: usize,
+    /// The most connections open at once. At the cap, a new one closes the
+    /// one idle (or stalled sending) for longest; lowered to what
+    /// `ulimit -n` allows, with a warning.
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    pub max_connections: usize,
+    /// A request's head (request line and headers) must arrive within this
+    /// many seconds of its first byte; else the connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
+    pub header_timeout: Duration,
+    /// A request's body must arrive within this many seconds of its head;
+    /// else 408 and the connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    pub body_timeout: Duration,
+    /// A connection with no request for this many seconds is closed.
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds)]
+    pub idle_timeout: Duration,
+    /// From SIGTERM, requests in flight get this many seconds to finish;
+    /// then their connections are cut and the service exits.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
+    pub shutdown_timeout: Duration,
     /// Recent documents are written to an index segment of their own once
     /// this many.
     #[arg(long, value_name = "N", default_value_t = 1 << 16)]

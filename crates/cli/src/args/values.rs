@@ -5,8 +5,6 @@
 /// such as `-j 100000` would otherwise spend minutes starting threads.
 const THREADS_PER_CORE: usize = 16;
 
-/// A number of worker threads: 0 (every core) up to [`THREADS_PER_CORE`]
-/// per core.
 /// `--short-words`: a number of words (at least 1), or `all`.
 pub(super) fn parse_short_words(text: &str) -> Result<usize, String> {
     match text.trim() {
@@ -20,6 +18,8 @@ pub(super) fn parse_short_words(text: &str) -> Result<usize, String> {
     }
 }
 
+/// A number of worker threads: 0 (every core) up to [`THREADS_PER_CORE`]
+/// per core.
 pub(super) fn parse_threads(text: &str) -> Result<usize, String> {
     let n: usize = text
         .trim()
@@ -86,6 +86,16 @@ pub(super) fn parse_size(text: &str) -> Result<u64, String> {
     }
 }
 
+/// A time in seconds, above 0 and at most a day (decimals accepted: 0.5).
+pub(super) fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= 86_400.0 => Ok(std::time::Duration::from_secs_f64(s)),
+        _ => Err(format!(
+            "{text:?}: give a number of seconds above 0 (at most 86400)"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +109,18 @@ mod tests {
         assert_eq!(parse_size("0"), Ok(0));
         for bad in ["", "G", "-1G", "two", "1e30T", "NaN"] {
             assert!(parse_size(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn seconds_parse_with_decimals_and_refuse_zero() {
+        assert_eq!(parse_seconds("10"), Ok(std::time::Duration::from_secs(10)));
+        assert_eq!(
+            parse_seconds("0.5"),
+            Ok(std::time::Duration::from_millis(500))
+        );
+        for bad in ["0", "-1", "", "1e9", "NaN", "inf", "ten"] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
         }
     }
 }

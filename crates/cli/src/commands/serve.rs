@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
 use neardup_index::Bits;
-use neardup_server::{Limits, ServeOptions};
+use neardup_server::{Bound, Limits, ServeOptions};
 use neardup_store::{Store, StoreOptions, StoreSettings};
 
 use crate::args::ServeArgs;
@@ -70,18 +70,26 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
             max_batch: args.max_batch,
             max_text_bytes: args.max_text_bytes,
             max_concurrent: args.max_concurrent,
+            max_connections: connections_within_file_limit(args.max_connections),
+            header_timeout: args.header_timeout,
+            body_timeout: args.body_timeout,
+            idle_timeout: args.idle_timeout,
             ..Limits::default()
         },
         compact_after: (args.compact_after > 0)
             .then(|| std::time::Duration::from_secs(args.compact_after)),
+        shutdown_timeout: args.shutdown_timeout,
     };
+    // Whatever a start can refuse is refused before the store is made or
+    // opened: a refused start changes nothing on disk.
+    let bound = Bound::new(options)?;
     let store_options = StoreOptions {
         flush_at: args.flush_at,
         ..StoreOptions::default()
     };
     match width {
-        Width::W64 => serve::<u64>(args, &settings, store_options, rule.clone(), options),
-        _ => serve::<u128>(args, &settings, store_options, rule.clone(), options),
+        Width::W64 => serve::<u64>(args, &settings, store_options, rule, bound),
+        _ => serve::<u128>(args, &settings, store_options, rule, bound),
     }
 }
 
@@ -90,15 +98,54 @@ fn serve<B: Bits>(
     settings: &StoreSettings,
     store_options: StoreOptions,
     rule: neardup_dedup::Rule,
-    options: ServeOptions,
+    bound: Bound,
 ) -> Result<ExitCode> {
     let store = Store::<B>::open(&args.index, Some(settings), store_options)?;
     let documents = store.stats().documents;
     let dir = args.index.display().to_string();
-    neardup_server::serve(store, rule, options, |address| {
+    bound.serve(store, rule, |address| {
         // The line a supervisor (or a test) waits for.
         eprintln!("neardup: serving {dir} ({documents} documents) on http://{address}");
     })?;
     eprintln!("neardup: stopped; every acknowledged write is in {dir}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Files the process keeps open besides its connections: the store's log
+/// and segments, the runtime's, the standard streams.
+const FILES_BESIDES_CONNECTIONS: u64 = 256;
+
+/// `wanted` connections, or fewer when the process may not open that many
+/// files (`ulimit -n`): the soft limit is raised toward the hard one
+/// first; what is still missing is taken off the cap, with a warning, so
+/// that accepting never runs out of file descriptors.
+fn connections_within_file_limit(wanted: usize) -> usize {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+        let needed = wanted as u64 + FILES_BESIDES_CONNECTIONS;
+        let limit = getrlimit(Resource::Nofile);
+        // None is unlimited.
+        let mut soft = limit.current.unwrap_or(u64::MAX);
+        if soft < needed {
+            let raised = needed.min(limit.maximum.unwrap_or(u64::MAX));
+            let new = Rlimit {
+                current: Some(raised),
+                maximum: limit.maximum,
+            };
+            if setrlimit(Resource::Nofile, new).is_ok() {
+                soft = raised;
+            }
+        }
+        let room = soft.saturating_sub(FILES_BESIDES_CONNECTIONS);
+        if room < wanted as u64 {
+            let most = usize::try_from(room).unwrap_or(wanted).max(1);
+            eprintln!(
+                "neardup: warning: --max-connections {wanted} lowered to {most}: this process \
+                 may open {soft} files (ulimit -n); raise that limit for more"
+            );
+            return most;
+        }
+    }
+    wanted
 }

@@ -1,0 +1,333 @@
+//! `neardup serve` against slow and hostile clients: stalled bodies,
+//! heads never finished, more connections than it keeps, a client stalled
+//! through SIGTERM. Throughout, `/healthz` answers within 100 ms and no
+//! acknowledged write is lost.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::serve::{Server, agent, call};
+use crate::util::Dir;
+
+/// Opens a connection to the server at `url` (`http://host:port`).
+fn connect(url: &str) -> TcpStream {
+    let address = url.trim_start_matches("http://");
+    let stream = TcpStream::connect(address).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("a timeout");
+    stream
+}
+
+/// Connections that send a head announcing a body, and no body.
+fn stalled_bodies(url: &str, n: usize) -> Vec<TcpStream> {
+    (0..n)
+        .map(|_| {
+            let mut s = connect(url);
+            s.write_all(
+                b"POST /v1/documents HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"te",
+            )
+            .expect("sent");
+            s
+        })
+        .collect()
+}
+
+/// Connections that send half a head.
+fn partial_heads(url: &str, n: usize) -> Vec<TcpStream> {
+    (0..n)
+        .map(|_| {
+            let mut s = connect(url);
+            s.write_all(b"GET /v1/stats HTTP/1.1\r\nHo").expect("sent");
+            s
+        })
+        .collect()
+}
+
+/// Probes `/healthz` on a new connection each time, as a liveness probe
+/// does, until `stop`; each probe's time, or a failure.
+fn probe(url: String, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Vec<Result<f64, String>>> {
+    std::thread::spawn(move || {
+        let agent = agent();
+        let mut times = Vec::new();
+        while !stop.load(Ordering::Relaxed) {
+            let started = Instant::now();
+            let answer = agent.get(format!("{url}/healthz")).call();
+            times.push(match answer {
+                Ok(r) if r.status() == 200 => Ok(started.elapsed().as_secs_f64()),
+                Ok(r) => Err(format!("status {}", r.status())),
+                Err(e) => Err(e.to_string()),
+            });
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        times
+    })
+}
+
+fn p99(times: &[f64]) -> f64 {
+    let mut sorted = times.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[(sorted.len() * 99 / 100).min(sorted.len() - 1)]
+}
+
+fn metric(url: &str, name: &str) -> f64 {
+    let (status, text) = call(agent().get(format!("{url}/metrics")).call());
+    assert_eq!(status, 200);
+    let text = text.as_str().unwrap_or_default().to_string();
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in {text}"))
+}
+
+/// Stalled bodies past `--max-concurrent` and unfinished heads past
+/// `--max-connections`: probes and queries are answered throughout; the
+/// stalled are answered 408 or closed when their time is up.
+#[test]
+fn stalled_bodies_and_unfinished_heads_starve_no_one() {
+    let dir = Dir::new();
+    let server = Server::start(
+        &dir.path("store"),
+        &[
+            "--max-concurrent",
+            "16",
+            "--max-connections",
+            "256",
+            "--header-timeout",
+            "4",
+            "--body-timeout",
+            "4",
+        ],
+    );
+    let url = server.url.clone();
+    let agent = agent();
+    let query = || {
+        let body = json!({"fingerprint": "0123456789abcdef", "mode": "query"});
+        call(agent.post(format!("{url}/v1/documents")).send_json(body)).0
+    };
+    assert_eq!(query(), 200);
+    let stop = Arc::new(AtomicBool::new(false));
+    let probes = probe(url.clone(), stop.clone());
+    // 200 stalled bodies: far more than the 16 requests worked on at once.
+    let mut bodies = stalled_bodies(&url, 200);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(query(), 200, "a query with stalled bodies in flight");
+    // 300 unfinished heads on top: past the cap of 256 connections, the
+    // stalest make room.
+    let heads = partial_heads(&url, 300);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(query(), 200, "a query past the connection cap");
+    assert!(metric(&url, "neardup_connections_evicted_total") > 0.0);
+    assert!(metric(&url, "neardup_connections") <= 256.0);
+    // When their time is up, the stalled bodies still open are answered
+    // 408 with a JSON error, and the connection is closed.
+    std::thread::sleep(Duration::from_secs(5));
+    let mut answered = 0;
+    for s in bodies.iter_mut() {
+        let mut text = String::new();
+        if s.read_to_string(&mut text).is_ok() && text.starts_with("HTTP/1.1 408") {
+            assert!(text.contains("\"body_timeout\""), "{text}");
+            assert!(text.to_lowercase().contains("connection: close"), "{text}");
+            answered += 1;
+        }
+    }
+    assert!(answered > 0, "no stalled body got its 408");
+    assert_eq!(query(), 200);
+    stop.store(true, Ordering::Relaxed);
+    let times = probes.join().expect("the prober ends");
+    let failed: Vec<_> = times.iter().filter_map(|t| t.as_ref().err()).collect();
+    assert!(failed.is_empty(), "probes failed: {failed:?}");
+    let times: Vec<f64> = times.into_iter().flatten().collect();
+    assert!(times.len() > 50, "{} probes", times.len());
+    assert!(p99(&times) < 0.1, "healthz p99 {} s", p99(&times));
+    assert!(metric(&url, "neardup_connections_timed_out_total{phase=\"head\"}") > 0.0);
+    drop(heads);
+    server.terminate();
+}
+
+/// A connection that sends nothing is closed after `--idle-timeout`; one
+/// whose head dribbles in after `--header-timeout`, bytes or not.
+#[test]
+fn idle_connections_and_dribbled_heads_are_closed_in_time() {
+    let dir = Dir::new();
+    let server = Server::start(
+        &dir.path("store"),
+        &["--idle-timeout", "1", "--header-timeout", "2"],
+    );
+    let mut idle = connect(&server.url);
+    let mut dribbled = connect(&server.url);
+    let started = Instant::now();
+    let mut closed_after = None;
+    for byte in b"GET /healthz HTTP/1.1\r\nHost: a-host-name-that-takes-long\r\n" {
+        if dribbled.write_all(&[*byte]).is_err() {
+            closed_after = Some(started.elapsed());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let closed_after = closed_after.expect("the dribbled head was cut");
+    assert!(
+        closed_after >= Duration::from_secs(2) && closed_after < Duration::from_secs(5),
+        "{closed_after:?}"
+    );
+    // The idle one was closed long before: a read sees the end.
+    let mut rest = Vec::new();
+    assert_eq!(
+        idle.read_to_end(&mut rest).map(|_| rest.len()).ok(),
+        Some(0)
+    );
+    server.terminate();
+}
+
+/// SIGTERM while writers write and a client stalls its body: `/readyz`
+/// answers 503, the service exits within `--shutdown-timeout`, and every
+/// insert it acknowledged is there after a restart.
+#[test]
+fn sigterm_with_a_stalled_client_exits_in_time_and_loses_nothing() {
+    let dir = Dir::new();
+    let store = dir.path("store");
+    let server = Server::start(&store, &["--shutdown-timeout", "2"]);
+    let url = server.url.clone();
+    let acknowledged = Arc::new(Mutex::new(Vec::new()));
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let (url, acknowledged) = (url.clone(), acknowledged.clone());
+            std::thread::spawn(move || {
+                let agent = agent();
+                for i in 0u64.. {
+                    let id = format!("w{w}-{i}");
+                    let fp = format!(
+                        "{:016x}",
+                        (w * 1_000_003 + i).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                    );
+                    let body = json!({"id": id, "fingerprint": fp, "mode": "insert"});
+                    match agent.post(format!("{url}/v1/documents")).send_json(body) {
+                        Ok(r) if r.status() == 201 => acknowledged.lock().unwrap().push(id),
+                        _ => return,
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let _stalled = stalled_bodies(&url, 1);
+    std::thread::sleep(Duration::from_millis(200));
+    let signalled = Instant::now();
+    let pid = server.pid().to_string();
+    std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    std::thread::sleep(Duration::from_millis(200));
+    let (status, ready) = call(agent().get(format!("{url}/readyz")).call());
+    assert_eq!(
+        (status, &ready["error"]["code"]),
+        (503, &json!("not_ready"))
+    );
+    let (code, said) = server.wait();
+    let took = signalled.elapsed();
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        took < Duration::from_millis(3500),
+        "exit {took:?} after SIGTERM"
+    );
+    for w in writers {
+        w.join().expect("a writer ends");
+    }
+    let acknowledged = acknowledged.lock().unwrap().clone();
+    assert!(acknowledged.len() > 20, "{} inserts", acknowledged.len());
+    let server = Server::start(&store, &[]);
+    let agent = agent();
+    for id in &acknowledged {
+        let (status, _) = call(
+            agent
+                .get(format!("{}/v1/documents/{id}", server.url))
+                .call(),
+        );
+        assert_eq!(status, 200, "acknowledged {id} lost");
+    }
+    server.terminate();
+}
+
+/// The files of `dir`: name, size and modification time of each.
+fn files(dir: &std::path::Path) -> Vec<(String, u64, std::time::SystemTime)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("a directory")
+        .map(|e| {
+            let e = e.expect("an entry");
+            let meta = e.metadata().expect("metadata");
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                meta.len(),
+                meta.modified().expect("a time"),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Every refused start leaves the store's directory as it was: not made
+/// when it was not there, untouched when it was.
+#[test]
+fn a_refused_start_changes_nothing_on_disk() {
+    let dir = Dir::new();
+    let store = dir.path("store");
+    let serve = |extra: &[&str]| {
+        let mut args = vec!["serve", "--index", store.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        dir.run(&args, b"")
+    };
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let busy = busy.local_addr().expect("its address").to_string();
+    for (why, extra, said) in [
+        (
+            "beyond loopback without a token",
+            vec!["--listen", "0.0.0.0:0", "-k", "4"],
+            "--token-file",
+        ),
+        (
+            "a port in use",
+            vec!["--listen", busy.as_str()],
+            "cannot listen",
+        ),
+        (
+            "fewer connections than requests",
+            vec!["--max-connections", "10", "--max-concurrent", "10"],
+            "--max-connections",
+        ),
+    ] {
+        let run = serve(&extra);
+        assert_eq!(run.code(), 2, "{why}: {}", run.stderr());
+        assert!(run.stderr().contains(said), "{why}: {}", run.stderr());
+        assert!(!store.exists(), "{why}: the store was made");
+    }
+    // A store made, then starts refused for other settings or those above.
+    let server = Server::start(&store, &["--store-text"]);
+    server.terminate();
+    let before = files(&store);
+    std::thread::sleep(Duration::from_millis(20));
+    for (why, extra) in [
+        ("texts not kept", vec!["--listen", "127.0.0.1:0"]),
+        (
+            "another k",
+            vec!["--store-text", "-k", "4", "--listen", "127.0.0.1:0"],
+        ),
+        (
+            "beyond loopback without a token",
+            vec!["--store-text", "--listen", "0.0.0.0:0"],
+        ),
+        (
+            "a port in use",
+            vec!["--store-text", "--listen", busy.as_str()],
+        ),
+    ] {
+        let run = serve(&extra);
+        assert_eq!(run.code(), 2, "{why}: {}", run.stderr());
+        assert_eq!(files(&store), before, "{why}: the store changed");
+    }
+}

@@ -1,0 +1,358 @@
+//! The listener: connections accepted, each served over HTTP/1.1 within
+//! its phases' limits (module `connections`), and the shutdown: from
+//! SIGTERM `/readyz` answers 503, requests that came before the signal get
+//! until the deadline to finish, later ones are answered 503 `stopping`,
+//! then every connection is cut and the writer commits what it was given.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderValue, Request, header};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::TokioIo;
+use neardup_dedup::Rule;
+use neardup_index::Bits;
+use neardup_store::Store;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tower::ServiceExt;
+
+use crate::connections::{Admitted, Connections, Phase, PhaseLimits, Watched};
+use crate::metrics::Metrics;
+use crate::routes::App;
+use crate::{ServeOptions, Service, StartError};
+
+/// The largest request head (request line and headers) a connection
+/// buffers: past it, the HTTP layer answers 431 with no body. It bounds
+/// what a connection that sends a head and never ends it can hold.
+const MAX_HEAD_BYTES: usize = 16 << 10;
+
+/// The shutdown as requests see it.
+pub struct Stop {
+    signalled: watch::Sender<bool>,
+    /// Requests in flight that came before the signal.
+    before: AtomicUsize,
+}
+
+impl Stop {
+    fn new() -> Arc<Stop> {
+        Arc::new(Stop {
+            signalled: watch::Sender::new(false),
+            before: AtomicUsize::new(0),
+        })
+    }
+
+    /// Whether SIGTERM has come.
+    pub fn signalled(&self) -> bool {
+        *self.signalled.borrow()
+    }
+}
+
+/// A request in flight since before the signal, counted until dropped.
+struct InFlight(Arc<Stop>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.before.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// What the guard knows of a request from its connection.
+#[derive(Clone)]
+pub struct Arrival {
+    /// The connection it came on.
+    pub connection: Arc<crate::connections::Connection>,
+    /// Whether it came after SIGTERM.
+    pub after_stop: bool,
+}
+
+/// The address bound and the options checked: what a start can refuse,
+/// done before the store is opened, so that a refused start changes
+/// nothing on disk.
+///
+/// ```no_run
+/// use neardup_core::Width;
+/// use neardup_dedup::Rule;
+/// use neardup_server::{Bound, ServeOptions};
+/// use neardup_store::{Store, StoreOptions, StoreSettings};
+///
+/// let bound = Bound::new(ServeOptions::new("127.0.0.1:8077".parse()?))?;
+/// // Only now is the store made or opened.
+/// let settings = StoreSettings::new(Width::W64, 8, serde_json::json!({"profile": "auto"}), false);
+/// let store = Store::<u64>::open("store".as_ref(), Some(&settings), StoreOptions::default())?;
+/// let mut rule = Rule::new()?;
+/// rule.verification(None);
+/// bound.serve(store, rule, |at| eprintln!("on {at}"))?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Bound {
+    runtime: tokio::runtime::Runtime,
+    listener: TcpListener,
+    address: SocketAddr,
+    options: ServeOptions,
+}
+
+impl Bound {
+    /// Checks `options` and listens on their address.
+    ///
+    /// # Errors
+    ///
+    /// [`StartError`] when the options are refused
+    /// ([`ServeOptions::check`]), the runtime cannot start or the address
+    /// cannot be listened on.
+    pub fn new(options: ServeOptions) -> Result<Bound, StartError> {
+        options.check()?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| StartError(format!("cannot start the runtime: {e}")))?;
+        let cannot = |e: std::io::Error| {
+            StartError(format!(
+                "cannot listen on {}: {e} (another process on that port? give another --listen)",
+                options.listen
+            ))
+        };
+        let listener = runtime
+            .block_on(TcpListener::bind(options.listen))
+            .map_err(cannot)?;
+        let address = listener.local_addr().map_err(cannot)?;
+        Ok(Bound {
+            runtime,
+            listener,
+            address,
+            options,
+        })
+    }
+
+    /// The address listened on (a port of 0 picked one).
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Serves `store` until SIGTERM or Ctrl-C, then shuts down (module
+    /// doc) and returns once every acknowledged write is committed.
+    /// `started` is called with the address once requests are taken.
+    ///
+    /// # Errors
+    ///
+    /// [`StartError`] as [`Service::new`].
+    pub fn serve<B: Bits>(
+        self,
+        store: Store<B>,
+        rule: Rule,
+        started: impl FnOnce(SocketAddr),
+    ) -> Result<(), StartError> {
+        let Bound {
+            runtime,
+            listener,
+            address,
+            options,
+        } = self;
+        let service = Service::new(store, rule, &options)?;
+        let app = service.app.clone();
+        let stop = Stop::new();
+        runtime.block_on(async {
+            if let Some(idle) = options.compact_after {
+                tokio::spawn(compact_when_idle(app.clone(), idle));
+            }
+            let connections = Connections::new(options.limits.max_connections, app.metrics.clone());
+            let listening = Listening {
+                router: service.router(),
+                connections: connections.clone(),
+                stop: stop.clone(),
+                limits: PhaseLimits {
+                    idle: options.limits.idle_timeout,
+                    header: options.limits.header_timeout,
+                },
+                http: http1_builder(),
+                metrics: app.metrics.clone(),
+            };
+            let acceptor = tokio::spawn(listening.accept(listener));
+            started(address);
+            stop_signal().await;
+            app.ready.store(false, Ordering::Release);
+            stop.signalled.send_replace(true);
+            // Requests that came before the signal finish, within the
+            // deadline; later ones are answered 503 meanwhile.
+            let deadline = Instant::now() + options.shutdown_timeout;
+            while stop.before.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            acceptor.abort();
+            connections.close_all();
+        });
+        // The tasks (connections, the idle compaction) go with the runtime;
+        // a compaction under way is left to finish or to die with the
+        // process, which a merge survives. Then every handle of the
+        // committer is gone with the app: the writer thread commits what
+        // it was given and ends.
+        runtime.shutdown_timeout(Duration::from_millis(500));
+        drop(app);
+        drop(service);
+        Ok(())
+    }
+}
+
+/// HTTP/1.1 as the service speaks it: keep-alive, heads bounded. Its own
+/// timers are left off: the phases' limits are the service's.
+fn http1_builder() -> http1::Builder {
+    let mut http = http1::Builder::new();
+    http.keep_alive(true).max_buf_size(MAX_HEAD_BYTES);
+    http
+}
+
+/// What the accept loop and each connection share.
+#[derive(Clone)]
+struct Listening {
+    router: Router,
+    connections: Arc<Connections>,
+    stop: Arc<Stop>,
+    limits: PhaseLimits,
+    http: http1::Builder,
+    metrics: Arc<Metrics>,
+}
+
+impl Listening {
+    /// Accepts connections until aborted. An error of `accept` (out of
+    /// file descriptors, say) is counted and waited out, never the end
+    /// of the listener.
+    async fn accept(self, listener: TcpListener) {
+        loop {
+            match listener.accept().await {
+                Ok((stream, _)) => {
+                    // At the cap with every connection working: refused.
+                    let Some(admitted) = self.connections.admit() else {
+                        continue;
+                    };
+                    let _ = stream.set_nodelay(true);
+                    tokio::spawn(self.clone().connection(stream, admitted));
+                }
+                Err(_) => {
+                    self.metrics.accept_errors.fetch_add(1, Ordering::Relaxed);
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            }
+        }
+    }
+
+    /// Serves one connection until it ends, is cut (at the cap, at the
+    /// deadline) or overstays its phase.
+    async fn connection(self, stream: TcpStream, admitted: Admitted) {
+        let connection = admitted.connection.clone();
+        let (router, stop) = (self.router.clone(), self.stop.clone());
+        let handler = connection.clone();
+        let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+            handler.enter(Phase::Body);
+            let after_stop = stop.signalled();
+            let flight = (!after_stop).then(|| {
+                stop.before.fetch_add(1, Ordering::AcqRel);
+                InFlight(stop.clone())
+            });
+            let mut request = request.map(Body::new);
+            request.extensions_mut().insert(Arrival {
+                connection: handler.clone(),
+                after_stop,
+            });
+            let answer = router.clone().oneshot(request);
+            let (handler, stop) = (handler.clone(), stop.clone());
+            async move {
+                let Ok(mut response) = answer.await;
+                if stop.signalled() {
+                    // Once stopping, each connection ends with its answer.
+                    response
+                        .headers_mut()
+                        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                }
+                handler.enter(Phase::Waiting);
+                drop(flight);
+                Ok::<_, Infallible>(response)
+            }
+        });
+        let io = TokioIo::new(Watched::new(stream, connection.clone()));
+        let served = self.http.serve_connection(io, service);
+        tokio::pin!(served);
+        let mut signal = self.stop.signalled.subscribe();
+        // A connection taken after the signal is served (a probe gets its
+        // 503 from /readyz); one from before ends after its request.
+        let mut draining = *signal.borrow_and_update();
+        loop {
+            // Looked at again each second at least: a phase may have
+            // changed (a head begun) since the deadline was read.
+            let second = Instant::now() + Duration::from_secs(1);
+            let wake = connection
+                .deadline(&self.limits)
+                .map_or(second, |(at, _)| at.min(second));
+            tokio::select! {
+                _ = served.as_mut() => break,
+                () = connection.cut() => break,
+                _ = signal.changed(), if !draining => {
+                    draining = true;
+                    served.as_mut().graceful_shutdown();
+                }
+                () = tokio::time::sleep_until(wake.into()) => {
+                    if let Some((at, phase)) = connection.deadline(&self.limits)
+                        && at <= Instant::now()
+                    {
+                        self.metrics.timed_out(phase);
+                        break;
+                    }
+                }
+            }
+        }
+        drop(admitted);
+    }
+}
+
+/// Merges every segment into one once no write has come for `idle`: a
+/// store loaded and then mostly read answers from one segment's tables
+/// (at 10^7 fingerprints, twice the queries a second of the tiers a
+/// bulk load leaves; docs/BENCHMARKS.md). Writes go on meanwhile.
+async fn compact_when_idle<B: Bits>(app: Arc<App<B>>, idle: Duration) {
+    let mut seen = app.metrics.committed_writes.load(Ordering::Relaxed);
+    let mut quiet_since = Instant::now();
+    let mut tick = tokio::time::interval(Duration::from_secs(1).min(idle));
+    loop {
+        tick.tick().await;
+        let now = app.metrics.committed_writes.load(Ordering::Relaxed);
+        if now != seen {
+            (seen, quiet_since) = (now, Instant::now());
+            continue;
+        }
+        if quiet_since.elapsed() < idle || app.store.stats().segments.len() < 2 {
+            continue;
+        }
+        let store = app.store.clone();
+        if let Ok(Ok(())) = tokio::task::spawn_blocking(move || store.compact()).await {
+            app.metrics.compactions.fetch_add(1, Ordering::Relaxed);
+        }
+        quiet_since = Instant::now();
+    }
+}
+
+/// SIGTERM, or Ctrl-C.
+async fn stop_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}

@@ -18,11 +18,11 @@ use axum::http::{Method, Request, Response, StatusCode, header};
 use libfuzzer_sys::fuzz_target;
 use neardup_core::Width;
 use neardup_dedup::Rule;
-use neardup_server::{Limits, ServeOptions, Service};
+use neardup_server::{Limits, ServeOptions, Service, Token};
 use neardup_store::{Store, StoreOptions, StoreSettings};
 use tower::ServiceExt;
 
-const TOKEN: &str = "a secret";
+const TOKEN: &str = "Zm9vYmFyYmF6cXV4cXV1eA==";
 
 struct Fixture {
     runtime: tokio::runtime::Runtime,
@@ -48,7 +48,7 @@ fn fixture() -> &'static Fixture {
             .expect("a new store");
         let options = ServeOptions {
             listen: "127.0.0.1:0".parse().expect("an address"),
-            token: Some(TOKEN.into()),
+            token: Some(Token::new(TOKEN).expect("a token")),
             limits: Limits {
                 max_body_bytes: 64 << 10,
                 max_batch: 8,

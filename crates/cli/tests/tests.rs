@@ -10,5 +10,6 @@ mod pairs;
 mod quality;
 mod report;
 mod serve;
+mod serve_token;
 mod trips;
 mod util;

@@ -7,15 +7,15 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use subtle::ConstantTimeEq;
 use tokio::sync::Semaphore;
 
 use crate::error::ApiError;
 use crate::metrics::Metrics;
+use crate::token::Token;
 
 /// The guard's settings and its permits.
 pub struct Guard {
-    token: Option<String>,
+    token: Option<Token>,
     permits: Semaphore,
     metrics: Arc<Metrics>,
 }
@@ -23,7 +23,7 @@ pub struct Guard {
 impl Guard {
     /// A guard asking for `token` (if any), letting `most` requests in at
     /// once.
-    pub fn new(token: Option<String>, most: usize, metrics: Arc<Metrics>) -> Guard {
+    pub fn new(token: Option<Token>, most: usize, metrics: Arc<Metrics>) -> Guard {
         Guard {
             token,
             permits: Semaphore::new(most.max(1)),
@@ -31,19 +31,16 @@ impl Guard {
         }
     }
 
-    /// Whether `request` carries the token: compared in constant time, so
-    /// that the time of a refusal says nothing of how much was right.
+    /// Whether `request` carries the token (`Authorization: Bearer
+    /// <token>`, the scheme in any case): compared by digest in constant
+    /// time, so that the time of a refusal says nothing of how much was
+    /// right, nor of the token's length.
     fn admits(&self, request: &Request) -> bool {
         let Some(token) = &self.token else {
             return true;
         };
-        let given = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
-        bool::from(given.as_bytes().ct_eq(token.as_bytes()))
+        let given = request.headers().get(header::AUTHORIZATION);
+        token.admits(given.map_or(&[], |v| v.as_bytes()))
     }
 }
 

@@ -18,7 +18,9 @@
 //! - `commit`: group commit;
 //! - `judge`: a new or queried text compared with stored ones
 //!   ([`VerifiedTexts`]);
-//! - `metrics`: the counters that `/metrics` shows.
+//! - `metrics`: the counters that `/metrics` shows;
+//! - `token`: what a token may be, its file, read again on SIGHUP
+//!   ([`Token`]).
 //!
 //! docs/API.md describes the API; `/openapi.json` serves it ([`OPENAPI`]).
 //!
@@ -55,6 +57,7 @@ mod guard;
 mod judge;
 mod metrics;
 mod routes;
+mod token;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -73,6 +76,7 @@ use crate::metrics::Metrics;
 use crate::routes::App;
 
 pub use crate::judge::VerifiedTexts;
+pub use crate::token::{MAX_TOKEN_LEN, MIN_TOKEN_LEN, Token, TokenError};
 
 /// The OpenAPI document of the service, served at `/openapi.json` and
 /// shown in docs/API.md.
@@ -120,24 +124,26 @@ impl Default for Limits {
 /// How the service runs.
 ///
 /// ```
-/// use neardup_server::{Limits, ServeOptions};
+/// use neardup_server::{Limits, ServeOptions, Token};
 ///
 /// let options = ServeOptions {
 ///     listen: "127.0.0.1:8077".parse()?,
-///     token: Some("a secret".into()),
+///     token: Some(Token::new("Zm9vYmFyYmF6cXV4cXV1eA==")?),
 ///     limits: Limits::default(),
 ///     compact_after: Some(std::time::Duration::from_secs(30)),
 /// };
 /// assert!(options.listen.ip().is_loopback());
-/// # Ok::<(), std::net::AddrParseError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
     /// Where it listens.
     pub listen: SocketAddr,
     /// The bearer token every request but `/healthz` and `/readyz` must
-    /// carry, if any. Required unless `listen` is a loopback address.
-    pub token: Option<String>,
+    /// carry, if any. Required unless `listen` is a loopback address. One
+    /// read from a file ([`Token::from_file`]) is read again on SIGHUP,
+    /// what came of it said on stderr.
+    pub token: Option<Token>,
     /// The limits on requests.
     pub limits: Limits,
     /// Once no write has come for this long, every segment is merged into
@@ -227,9 +233,9 @@ impl<B: Bits> Service<B> {
     /// # Errors
     ///
     /// [`StartError`] when the address is not loopback and no token is
-    /// given, the token is empty, the fingerprints' width is not the
-    /// store's, the rule's k is past the store's, or the writer thread
-    /// cannot start.
+    /// given, the fingerprints' width is not the store's, the rule's k is
+    /// past the store's, or the writer thread cannot start. (A [`Token`]
+    /// is checked when it is made.)
     pub fn new(
         store: Store<B>,
         rule: Rule,
@@ -254,11 +260,6 @@ impl<B: Bits> Service<B> {
                  give --token-file with a secret token, or listen on 127.0.0.1",
                 options.listen
             )));
-        }
-        if options.token.as_deref().is_some_and(str::is_empty) {
-            return Err(StartError(
-                "the token file is empty: put a secret token in it".into(),
-            ));
         }
         if fingerprinter.width() != B::WIDTH {
             return Err(StartError(format!(
@@ -336,6 +337,7 @@ pub fn serve<B: Bits>(
         if let Some(idle) = options.compact_after {
             tokio::spawn(compact_when_idle(app.clone(), idle));
         }
+        tokio::spawn(token::reload_on_sighup(options.token.clone()));
         started(address);
         let stopping = app.clone();
         axum::serve(listener, service.router())

@@ -18,11 +18,11 @@ use axum::http::{Method, Request, Response, StatusCode, header};
 use libfuzzer_sys::fuzz_target;
 use neardup_core::Width;
 use neardup_dedup::Rule;
-use neardup_server::{Limits, ServeOptions, Service};
+use neardup_server::{Limits, ServeOptions, Service, Token};
 use neardup_store::{Store, StoreOptions, StoreSettings};
 use tower::ServiceExt;
 
-const TOKEN: &str = "a secret";
+const TOKEN: &str = "Zm9vYmFyYmF6cXV4cXV1eA==";
 
 struct Fixture {
     runtime: tokio::runtime::Runtime,
@@ -47,7 +47,7 @@ fn fixture() -> &'static Fixture {
         let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())
             .expect("a new store");
         let options = ServeOptions {
-            token: Some(TOKEN.into()),
+            token: Some(Token::new(TOKEN).expect("a token")),
             limits: Limits {
                 max_body_bytes: 64 << 10,
                 max_batch: 8,

@@ -61,15 +61,16 @@ def test_a_crawler_session(tmp_path):
 
 def test_the_token_is_required_when_set(tmp_path):
     token = tmp_path / "token"
-    token.write_text("a-secret\n")
+    token.write_text("a-secret-of-16-chars\n")
+    token.chmod(0o600)  # one others may read would start with a warning line
     server, url = start(tmp_path / "store", "--token-file", str(token))
     try:
         with pytest.raises(neardup.ServiceError) as refused:
             neardup.Client(url).stats()
         assert (refused.value.status, refused.value.code) == (401, "unauthorized")
         with pytest.raises(neardup.ServiceError):
-            neardup.Client(url, token="a-secre").insert("x")
-        client = neardup.Client(url, token="a-secret")
+            neardup.Client(url, token="a-secret-of-16-char").insert("x")
+        client = neardup.Client(url, token="a-secret-of-16-chars")
         assert client.insert("a text")["inserted"]
         assert client.stats()["documents"] == 1
         with pytest.raises(ValueError):

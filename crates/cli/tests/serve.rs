@@ -3,9 +3,10 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -14,8 +15,12 @@ use crate::util::Dir;
 /// A running `neardup serve`.
 pub(crate) struct Server {
     child: Child,
-    stderr: BufReader<ChildStderr>,
+    /// Its stderr, line by line (read by a thread of its own, so that a
+    /// test can wait for a line with a deadline).
+    lines: Receiver<String>,
     pub(crate) url: String,
+    /// The lines it said that no `wait_for` was waiting for.
+    pub(crate) said: String,
 }
 
 impl Server {
@@ -31,15 +36,54 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .expect("neardup runs");
-        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut line = String::new();
-        stderr.read_line(&mut line).expect("a line");
-        let url = line
+        let stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut server = Server {
+            child,
+            lines,
+            url: String::new(),
+            said: String::new(),
+        };
+        let line = server.wait_for("on http://");
+        server.url = line
             .split("on http://")
             .nth(1)
             .map(|a| format!("http://{}", a.trim()))
             .unwrap_or_else(|| panic!("no address in {line:?}"));
-        Server { child, stderr, url }
+        server
+    }
+
+    /// The first line it says (from now) that contains `what`, within 60
+    /// seconds; the lines before it are kept in `said`.
+    pub(crate) fn wait_for(&mut self, what: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line.contains(what) => return line,
+                Ok(line) => self.said += &(line + "\n"),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no {what:?} within 60 s; it said: {}", self.said)
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("it ended before saying {what:?}; it said: {}", self.said)
+                }
+            }
+        }
+    }
+
+    /// Sends SIGHUP: the token file is read again.
+    pub(crate) fn hangup(&self) {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-HUP", &pid]).status();
+        assert!(sent.expect("kill runs").success());
     }
 
     /// Kills the server with SIGKILL: no chance to finish anything.
@@ -66,9 +110,8 @@ impl Server {
     /// Waits for the server to exit; its exit code and last lines.
     pub(crate) fn wait(mut self) -> (Option<i32>, String) {
         let status = self.child.wait().expect("exits");
-        let mut rest = String::new();
-        let _ = std::io::Read::read_to_string(&mut self.stderr, &mut rest);
-        (status.code(), rest)
+        let rest: Vec<String> = self.lines.iter().collect();
+        (status.code(), rest.join("\n"))
     }
 }
 
@@ -227,7 +270,7 @@ fn what_an_attacker_sends_is_refused_and_changes_nothing() {
     );
     assert_eq!(open.code(), 2);
     assert!(open.stderr().contains("--token-file"), "{}", open.stderr());
-    let token = dir.write("token", "s3cret-token\n");
+    let token = crate::serve_token::token_file(&dir, "token", "s3cret-token-0123\n", 0o600);
     let server = Server::start(
         &store,
         &[
@@ -242,7 +285,7 @@ fn what_an_attacker_sends_is_refused_and_changes_nothing() {
         ],
     );
     let (agent, url) = (agent(), server.url.clone());
-    let auth = "Bearer s3cret-token";
+    let auth = "Bearer s3cret-token-0123";
     let post = |path: &str, body: &str, auth: Option<&str>| {
         let mut request = agent
             .post(format!("{url}{path}"))
@@ -255,9 +298,9 @@ fn what_an_attacker_sends_is_refused_and_changes_nothing() {
     let doc = r#"{"id": "a", "text": "a page of text"}"#;
     for (who, sent, want) in [
         ("no token", None, 401),
-        ("a wrong token", Some("Bearer s3cret-tokem"), 401),
-        ("a token cut short", Some("Bearer s3cret"), 401),
-        ("not bearer", Some("Basic s3cret-token"), 401),
+        ("a wrong token", Some("Bearer s3cret-token-0124"), 401),
+        ("a token cut short", Some("Bearer s3cret-token-012"), 401),
+        ("not bearer", Some("Basic s3cret-token-0123"), 401),
     ] {
         let (status, body) = post("/v1/documents", doc, sent);
         assert_eq!(status, want, "{who}: {body}");
@@ -332,7 +375,7 @@ fn what_an_attacker_sends_is_refused_and_changes_nothing() {
         "{body}"
     );
     assert_eq!(
-        documents(&agent, &url, Some("s3cret-token")),
+        documents(&agent, &url, Some("s3cret-token-0123")),
         0,
         "nothing refused was stored"
     );
@@ -358,7 +401,7 @@ fn what_an_attacker_sends_is_refused_and_changes_nothing() {
     assert_eq!(call(agent.get(format!("{url}/metrics")).call()).0, 401);
     let (status, body) = post("/v1/documents", doc, Some(auth));
     assert_eq!(status, 201, "{body}");
-    assert_eq!(documents(&agent, &url, Some("s3cret-token")), 1);
+    assert_eq!(documents(&agent, &url, Some("s3cret-token-0123")), 1);
     server.kill();
 }
 

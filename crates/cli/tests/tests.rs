@@ -11,5 +11,6 @@ mod quality;
 mod report;
 mod serve;
 mod serve_attacks;
+mod serve_token;
 mod trips;
 mod util;

@@ -16,17 +16,17 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
-use subtle::ConstantTimeEq;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::connections::Phase;
 use crate::error::ApiError;
 use crate::listen::Arrival;
 use crate::metrics::Metrics;
+use crate::token::Token;
 
 /// The guard's settings and its permits.
 pub struct Guard {
-    token: Option<String>,
+    token: Option<Token>,
     permits: Semaphore,
     max_body_bytes: usize,
     body_timeout: Duration,
@@ -36,7 +36,7 @@ pub struct Guard {
 impl Guard {
     /// A guard asking for `token` (if any), letting `limits.max_concurrent`
     /// requests be worked on at once.
-    pub fn new(token: Option<String>, limits: &crate::Limits, metrics: Arc<Metrics>) -> Guard {
+    pub fn new(token: Option<Token>, limits: &crate::Limits, metrics: Arc<Metrics>) -> Guard {
         Guard {
             token,
             permits: Semaphore::new(limits.max_concurrent.max(1)),
@@ -46,19 +46,16 @@ impl Guard {
         }
     }
 
-    /// Whether `request` carries the token: compared in constant time, so
-    /// that the time of a refusal says nothing of how much was right.
+    /// Whether `request` carries the token (`Authorization: Bearer
+    /// <token>`, the scheme in any case): compared by digest in constant
+    /// time, so that the time of a refusal says nothing of how much was
+    /// right, nor of the token's length.
     fn admits(&self, request: &Request) -> bool {
         let Some(token) = &self.token else {
             return true;
         };
-        let given = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
-        bool::from(given.as_bytes().ct_eq(token.as_bytes()))
+        let given = request.headers().get(header::AUTHORIZATION);
+        token.admits(given.map_or(&[], |v| v.as_bytes()))
     }
 
     /// Reads the body of `request` within the limits, then takes a permit:

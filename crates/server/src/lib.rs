@@ -18,7 +18,9 @@
 //! - `commit`: group commit;
 //! - `judge`: a new or queried text compared with stored ones
 //!   ([`VerifiedTexts`]);
-//! - `metrics`: the counters that `/metrics` shows.
+//! - `metrics`: the counters that `/metrics` shows;
+//! - `token`: what a token may be, its file, read again on SIGHUP
+//!   ([`Token`]).
 //!
 //! docs/API.md describes the API; `/openapi.json` serves it ([`OPENAPI`]).
 //!
@@ -52,6 +54,7 @@ mod judge;
 mod listen;
 mod metrics;
 mod routes;
+mod token;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -71,6 +74,7 @@ use crate::routes::App;
 
 pub use crate::judge::VerifiedTexts;
 pub use crate::listen::Bound;
+pub use crate::token::{MAX_TOKEN_LEN, MIN_TOKEN_LEN, Token, TokenError};
 
 /// The OpenAPI document of the service, served at `/openapi.json` and
 /// shown in docs/API.md.
@@ -136,24 +140,26 @@ impl Default for Limits {
 ///
 /// ```
 /// use std::time::Duration;
-/// use neardup_server::ServeOptions;
+/// use neardup_server::{ServeOptions, Token};
 ///
 /// let options = ServeOptions {
-///     token: Some("a secret".into()),
+///     token: Some(Token::new("Zm9vYmFyYmF6cXV4cXV1eA==")?),
 ///     shutdown_timeout: Duration::from_secs(5),
 ///     ..ServeOptions::new("127.0.0.1:8077".parse()?)
 /// };
 /// assert!(options.listen.ip().is_loopback());
 /// assert_eq!(options.compact_after, Some(Duration::from_secs(30)));
-/// # Ok::<(), std::net::AddrParseError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
     /// Where it listens.
     pub listen: SocketAddr,
     /// The bearer token every request but `/healthz` and `/readyz` must
-    /// carry, if any. Required unless `listen` is a loopback address.
-    pub token: Option<String>,
+    /// carry, if any. Required unless `listen` is a loopback address. One
+    /// read from a file ([`Token::from_file`]) is read again on SIGHUP,
+    /// what came of it said on stderr.
+    pub token: Option<Token>,
     /// The limits on connections and requests.
     pub limits: Limits,
     /// Once no write has come for this long, every segment is merged into
@@ -190,7 +196,7 @@ impl ServeOptions {
     /// # Errors
     ///
     /// [`StartError`] when the address is not loopback and no token is
-    /// given, the token is empty, or the limits cannot work together.
+    /// given, or the limits cannot work together.
     pub fn check(&self) -> Result<(), StartError> {
         if !self.listen.ip().is_loopback() && self.token.is_none() {
             return Err(StartError(format!(
@@ -198,11 +204,6 @@ impl ServeOptions {
                  give --token-file with a secret token, or listen on 127.0.0.1",
                 self.listen
             )));
-        }
-        if self.token.as_deref().is_some_and(str::is_empty) {
-            return Err(StartError(
-                "the token file is empty: put a secret token in it".into(),
-            ));
         }
         let limits = &self.limits;
         if limits.max_connections <= limits.max_concurrent {
@@ -303,9 +304,9 @@ impl<B: Bits> Service<B> {
     /// # Errors
     ///
     /// [`StartError`] when the address is not loopback and no token is
-    /// given, the token is empty, the fingerprints' width is not the
-    /// store's, the rule's k is past the store's, or the writer thread
-    /// cannot start.
+    /// given, the fingerprints' width is not the store's, the rule's k is
+    /// past the store's, or the writer thread cannot start. (A [`Token`]
+    /// is checked when it is made.)
     pub fn new(
         store: Store<B>,
         rule: Rule,

@@ -161,6 +161,7 @@ impl Bound {
             if let Some(idle) = options.compact_after {
                 tokio::spawn(compact_when_idle(app.clone(), idle));
             }
+            tokio::spawn(crate::token::reload_on_sighup(options.token.clone()));
             let connections = Connections::new(options.limits.max_connections, app.metrics.clone());
             let listening = Listening {
                 router: service.router(),

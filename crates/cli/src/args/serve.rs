@@ -13,7 +13,9 @@ pub const SERVE_EXAMPLES: &str = "\
 Examples:
   neardup serve --index store/                          on 127.0.0.1:8077, texts not kept
   neardup serve --index store/ --store-text --threshold 0.8
+  (umask 077; head -c 32 /dev/urandom | base64 > token.txt)
   neardup serve --index store/ --listen 0.0.0.0:8077 --token-file token.txt
+  kill -HUP <pid>                                       token.txt read again: the new token in use
 
   curl -s localhost:8077/v1/documents -d '{\"id\": \"page-1\", \"text\": \"...\"}'
 
@@ -29,7 +31,13 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8077")]
     pub listen: SocketAddr,
     /// A file holding the bearer token every request (but /healthz and
-    /// /readyz) must send: Authorization: Bearer <token>.
+    /// /readyz) must send: Authorization: Bearer <token>. The token is one
+    /// line of visible ASCII, 16 to 1024 characters (make one with
+    /// `head -c 32 /dev/urandom | base64`); the file may end with a line
+    /// break, nothing is trimmed. On unix a file others may write is
+    /// refused, one they may read warned of (chmod 600). On SIGHUP the file is read again: a valid token
+    /// replaces the old one at once, an invalid file keeps the old token
+    /// and says why on stderr.
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
     /// Candidates by fingerprint are at most K bits apart, as dedup's -k

@@ -3,16 +3,22 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use neardup_core::Width;
 use neardup_index::Bits;
-use neardup_server::{Bound, Limits, ServeOptions};
+use neardup_server::{Bound, Limits, ServeOptions, Token};
 use neardup_store::{Store, StoreOptions, StoreSettings};
 
 use crate::args::ServeArgs;
 use crate::config;
 
 pub fn run(args: &ServeArgs) -> Result<ExitCode> {
+    // Read and checked first: a refused token file leaves no store made.
+    let token = args
+        .token_file
+        .as_deref()
+        .map(|path| Token::from_file(path, |warning| eprintln!("neardup: warning: {warning}")))
+        .transpose()?;
     let fingerprinter = config::fingerprinter(&args.settings)?;
     let width = fingerprinter.width();
     let verification = if args.store_text {
@@ -22,14 +28,6 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
             bail!("--threshold checks texts: give --store-text too, so that texts are kept");
         }
         None
-    };
-    let token = match &args.token_file {
-        None => None,
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the token file {}", path.display()))?;
-            Some(text.trim().to_string())
-        }
     };
     let stored = StoreSettings::of(&args.index)?;
     let k = args

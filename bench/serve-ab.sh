@@ -4,9 +4,11 @@
 # example as bench/serve.sh does), then single-fingerprint queries (wrk,
 # 2 threads, 32 connections, 20 s) with each build in turn, ROUNDS times
 # (default 3) alternating: first on the segments the bulk load left
-# (tiers), then on the same store merged into one segment. The machine
-# is shared and its speed drifts within minutes, so only rounds taken in
-# turn say whether a change moved the service.
+# (tiers), then on the same store merged into one segment; then durable
+# inserts (wrk, 2 threads, 64 connections, one new fingerprint a request)
+# with each build in turn, each round on a copy of the merged store. The
+# machine is shared and its speed drifts within minutes, so only rounds
+# taken in turn say whether a change moved the service.
 #
 #   OLD=/path/to/neardup-before NEW=/path/to/neardup-after bench/serve-ab.sh
 #   OLD=… NEW=… N=1e6 ROUNDS=1 SECONDS_EACH=5 bench/serve-ab.sh
@@ -75,5 +77,29 @@ start "$new" 1
 until [ "$(segments)" = 1 ]; do sleep 1; done
 stop
 rounds
+
+# Durable inserts, each build on its own copy of the merged store.
+for round in $(seq "$rounds"); do
+    for build in old new; do
+        binary="$old"
+        [ "$build" = new ] && binary="$new"
+        rm -rf "$scratch/inserted"
+        cp -r "$scratch/store" "$scratch/inserted"
+        "$binary" serve --index "$scratch/inserted" -k 3 --listen "127.0.0.1:$port" \
+            --compact-after 0 2>>"$scratch/server.log" &
+        server=$!
+        until curl -sf "$url/readyz" >/dev/null 2>&1; do
+            kill -0 "$server" 2>/dev/null || { cat "$scratch/server.log" >&2; exit 1; }
+            sleep 0.05
+        done
+        out=$(wrk -t2 -c64 -d"${seconds}s" --latency -s bench/serve-insert.lua "$url")
+        stop
+        if grep -qE "Non-2xx|errors" <<<"$out"; then echo "$out" >&2; echo "wrk saw errors" >&2; exit 1; fi
+        rps=$(grep "Requests/sec" <<<"$out" | awk '{print $2}')
+        p99=$(grep " 99%" <<<"$out" | awk '{print $2}')
+        echo "{\"what\": \"insert\", \"build\": \"$build\", \"binary\": \"$binary\", \"round\": $round, \"connections\": 64, \"fingerprints\": $n, \"requests_per_second\": $rps, \"p99\": \"$p99\"}" \
+            | tee -a "$scratch/rows"
+    done
+done
 cat "$scratch/rows" >> bench/results/serve-ab.jsonl
 echo "rows added to bench/results/serve-ab.jsonl" >&2

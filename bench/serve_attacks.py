@@ -157,8 +157,11 @@ def phase(name, url, pid, bodies, seconds, attack=None):
         t.start()
     held = []
     if attack:
-        # Held for the whole phase: wrk runs once the attack is in place.
-        while sum(attack.held().values()) < sum(attack.wanted.values()) * 0.95:
+        # Held for the whole phase: wrk runs once the attack is in place
+        # (past --max-connections the service closes some as fast as they
+        # come, so ten seconds at most).
+        ready_by = time.time() + 10
+        while sum(attack.held().values()) < sum(attack.wanted.values()) * 0.95 and time.time() < ready_by:
             time.sleep(0.1)
     load = wrk(url, bodies, seconds)
     if attack:
@@ -207,7 +210,7 @@ def main():
     rows.append(phase("after", args.url, args.pid, args.bodies, args.seconds))
     for row in rows:
         row.update({"stalled": args.stalled, "heads": args.heads})
-        print(json.dumps(row))
+        print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

@@ -27,8 +27,27 @@ impl Server {
     /// Starts a server on a free loopback port; waits for its line saying
     /// where it listens.
     pub(crate) fn start(store: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
-            .args(["serve", "--index"])
+        let mut command = Command::new(env!("CARGO_BIN_EXE_neardup"));
+        command.arg("serve");
+        Server::spawn(command, store, extra)
+    }
+
+    /// Starts a server as [`Server::start`] does, in a shell that first
+    /// lowers the limit on open files to `files` (hard and soft).
+    pub(crate) fn start_with_file_limit(store: &Path, extra: &[&str], files: u32) -> Server {
+        let mut command = Command::new("sh");
+        command.args([
+            "-c",
+            &format!("ulimit -n {files} && exec \"$0\" \"$@\""),
+            env!("CARGO_BIN_EXE_neardup"),
+            "serve",
+        ]);
+        Server::spawn(command, store, extra)
+    }
+
+    fn spawn(mut command: Command, store: &Path, extra: &[&str]) -> Server {
+        let mut child = command
+            .arg("--index")
             .arg(store)
             .args(["--listen", "127.0.0.1:0"])
             .args(extra)

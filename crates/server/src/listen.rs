@@ -19,7 +19,7 @@ use hyper_util::rt::TokioIo;
 use neardup_dedup::Rule;
 use neardup_index::Bits;
 use neardup_store::Store;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::watch;
 use tower::ServiceExt;
 
@@ -118,9 +118,10 @@ impl Bound {
                 options.listen
             ))
         };
-        let listener = runtime
-            .block_on(TcpListener::bind(options.listen))
-            .map_err(cannot)?;
+        let listener = {
+            let _entered = runtime.enter();
+            listen(options.listen).map_err(cannot)?
+        };
         let address = listener.local_addr().map_err(cannot)?;
         Ok(Bound {
             runtime,
@@ -198,6 +199,26 @@ impl Bound {
         drop(service);
         Ok(())
     }
+}
+
+/// Connections the kernel may hold for the service to accept (it takes at
+/// most `net.core.somaxconn`, 4096 on Linux since 5.4). Past them a new
+/// connection's SYN is dropped and its client retries a second later: a
+/// burst of connections (a client reconnecting thousands at once) must
+/// not make a probe wait that long.
+const LISTEN_BACKLOG: u32 = 4096;
+
+/// A listener on `address`, with [`LISTEN_BACKLOG`].
+fn listen(address: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = match address {
+        SocketAddr::V4(_) => TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => TcpSocket::new_v6()?,
+    };
+    // As a restart must: its port may still have connections in TIME_WAIT.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 /// HTTP/1.1 as the service speaks it: keep-alive, heads bounded. Its own

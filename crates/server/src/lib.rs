@@ -11,10 +11,14 @@
 //! [`neardup_dedup::Verification`], stored and searched by the store. Here
 //! are HTTP, limits and the token:
 //!
+//! - `listen`: connections accepted and served over HTTP/1.1, and the
+//!   shutdown with its deadline ([`Bound`]);
+//! - `connections`: what each open connection is doing, its time limits,
+//!   and the cap on how many are open;
 //! - `api`: the bodies of requests and answers;
 //! - `routes`: the handlers;
-//! - `guard`: the token, the limit on requests in flight, the count of
-//!   answers;
+//! - `guard`: the token, the body read within its limits, the limit on
+//!   requests worked on, the count of answers;
 //! - `commit`: group commit;
 //! - `judge`: a new or queried text compared with stored ones
 //!   ([`VerifiedTexts`]);
@@ -249,7 +253,9 @@ impl std::error::Error for StartError {}
 /// The service without a listener: the store, the thread that
 /// group-commits its writes, and the routes. [`serve`] puts it behind a
 /// socket; a test or a fuzzer can send requests to [`Service::router`]
-/// directly (an axum [`Router`] is a tower service).
+/// directly (an axum [`Router`] is a tower service). The routes apply the
+/// limits of a request (its body's size and time, the permits); those of
+/// connections (timeouts, the cap) are the listener's.
 ///
 /// ```
 /// use neardup_core::Width;

@@ -3,6 +3,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The most characters (Unicode scalar values, what JSON Schema's
+/// `maxLength` counts) of an id. Percent-encoded, the longest id of
+/// 4-byte characters makes a path of about 3 KiB, well within
+/// [`crate::uri::MAX_URI_BYTES`]: every id stored can be read back.
+pub const MAX_ID_CHARS: usize = 256;
+
 /// What a request asks of a document.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

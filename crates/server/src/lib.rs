@@ -55,6 +55,7 @@ mod guard;
 mod judge;
 mod metrics;
 mod routes;
+mod uri;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -403,6 +404,7 @@ fn router<B: Bits>(app: Arc<App<B>>, options: &ServeOptions) -> Router {
         .route("/openapi.json", get(openapi))
         .fallback(routes::unknown)
         .method_not_allowed_fallback(routes::method_not_allowed)
+        .layer(axum::middleware::from_fn(uri::bounded))
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(guard),
             guard::check,

@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::Limits;
-use crate::api::{BatchIn, DocumentIn, DocumentOut, DuplicateOut, Mode};
+use crate::api::{BatchIn, DocumentIn, DocumentOut, DuplicateOut, MAX_ID_CHARS, Mode};
 use crate::commit::{CommitError, Committer, SharedJudge};
 use crate::error::ApiError;
 use crate::metrics::Metrics;
@@ -86,12 +86,8 @@ impl<B: Bits> App<B> {
                 "{what}: k = {k}; this store finds documents at most {most} bits apart"
             )));
         }
-        if let Some(id) = &doc.id
-            && id.is_empty()
-        {
-            return Err(ApiError::bad_request(format!(
-                "{what}: an empty id; give one, or none"
-            )));
+        if let Some(id) = &doc.id {
+            checked_id(id, what, "give another, or none to have one made")?;
         }
         let fingerprint = match (&doc.text, &doc.fingerprint) {
             (Some(text), None) => {
@@ -406,14 +402,36 @@ pub async fn delete_document<B: Bits>(
 }
 
 /// The id of a `/v1/documents/{id}` path, or the API's error when it is
-/// not text (percent-encoded bytes that are not UTF-8).
+/// not text (percent-encoded bytes that are not UTF-8) or is longer than
+/// any id stored.
+///
+/// A longer id is a bad request (400), as the OpenAPI document says by
+/// its `maxLength`, rather than a 404: no insert takes such an id, so the
+/// request is outside the API, and 400 says that whatever the store
+/// holds (a store filled by `neardup index add` may hold longer ids,
+/// which queries still find).
 fn document_id(id: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
-    id.map(|Path(id)| id).map_err(|r| {
+    let id = id.map(|Path(id)| id).map_err(|r| {
         ApiError::bad_request(format!(
             "{}: an id is text, percent-encoded as UTF-8",
             r.body_text()
         ))
-    })
+    })?;
+    checked_id(&id, "the path's id", "the service stores none so long")?;
+    Ok(id)
+}
+
+/// Refuses an id (of document `what`) outside 1 to [`MAX_ID_CHARS`]
+/// characters, the message ending with `advice`.
+fn checked_id(id: &str, what: &str, advice: &str) -> Result<(), ApiError> {
+    let chars = id.chars().count();
+    if (1..=MAX_ID_CHARS).contains(&chars) {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(format!(
+        "{what}: an id of {chars} characters; an id is 1 to {MAX_ID_CHARS} characters \
+         (Unicode scalar values): {advice}"
+    )))
 }
 
 fn not_found(id: &str) -> ApiError {

@@ -1,6 +1,7 @@
 //! The service does what its OpenAPI document says, for each point where
-//! the two could part: ids of 1 to 256 characters, and the bound on a
-//! request's path.
+//! the two could part: ids of 1 to 256 characters, the bound on a
+//! request's path, `null` as a missing field, text or fingerprint (one
+//! of them), `k` as JSON Schema's integer, and metadata kept as sent.
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -146,5 +147,117 @@ fn a_path_past_8_kib_is_a_json_414_on_every_route() {
         // At the bound, the route answers.
         let path = format!("/healthz?{}", "q".repeat((8 << 10) - "/healthz?".len()));
         assert_eq!(send(service, "GET", &path, "").await.0, StatusCode::OK);
+    });
+}
+
+#[test]
+fn null_is_a_missing_field_and_one_of_text_or_fingerprint_is_required() {
+    with_service(async |service| {
+        let nulls = r#"{"id": null, "text": "a text", "fingerprint": null, "metadata": null, "mode": null, "k": null}"#;
+        let (status, answer) = send(service, "POST", "/v1/documents", nulls).await;
+        assert_eq!(status, StatusCode::CREATED, "{answer}");
+        let batch = r#"{"documents": [{"fingerprint": "0000000000000001", "text": null}], "mode": null, "k": null}"#;
+        let (status, answer) = send(service, "POST", "/v1/documents:batch", batch).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        assert_eq!(answer["results"][0]["inserted"], true, "{answer}");
+        for (what, body) in [
+            ("nothing", "{}"),
+            ("a null text", r#"{"text": null}"#),
+            (
+                "both",
+                r#"{"text": "a", "fingerprint": "0000000000000001"}"#,
+            ),
+            ("a batch without documents", r#"{"mode": "query"}"#),
+            ("null documents", r#"{"documents": null}"#),
+        ] {
+            let path = if what.contains("documents") {
+                "/v1/documents:batch"
+            } else {
+                "/v1/documents"
+            };
+            let (status, answer) = send(service, "POST", path, body).await;
+            assert_eq!(
+                (status, code(&answer)),
+                (StatusCode::BAD_REQUEST, "bad_request"),
+                "{what}: {answer}"
+            );
+        }
+    });
+}
+
+#[test]
+fn k_is_any_json_integer_up_to_the_stores() {
+    with_service(async |service| {
+        for k in ["3", "3.0", "3e0", "0", "-0.0"] {
+            let body =
+                format!(r#"{{"fingerprint": "0000000000000001", "mode": "query", "k": {k}}}"#);
+            let (status, answer) = send(service, "POST", "/v1/documents", &body).await;
+            assert_eq!(status, StatusCode::OK, "k = {k}: {answer}");
+        }
+        for k in ["3.5", "-1", "4294967296", "1e10", "\"3\"", "7"] {
+            let body =
+                format!(r#"{{"fingerprint": "0000000000000001", "mode": "query", "k": {k}}}"#);
+            let (status, answer) = send(service, "POST", "/v1/documents", &body).await;
+            assert_eq!(
+                (status, code(&answer)),
+                (StatusCode::BAD_REQUEST, "bad_request"),
+                "k = {k}: {answer}"
+            );
+        }
+        // A batch's k past the store's, even with no document to use it.
+        let (status, answer) = send(
+            service,
+            "POST",
+            "/v1/documents:batch",
+            r#"{"documents": [], "k": 7}"#,
+        )
+        .await;
+        assert_eq!(
+            (status, code(&answer)),
+            (StatusCode::BAD_REQUEST, "bad_request"),
+            "{answer}"
+        );
+    });
+}
+
+#[test]
+fn metadata_comes_back_byte_for_byte_as_sent() {
+    with_service(async |service| {
+        let cases = [
+            r#"{"big": 12345678901234567890123}"#,
+            r#"{"huge": 1e400, "tiny": -1E-400}"#,
+            r#"[3.141592653589793238462643383279502884197169399375105820974944592307816406286, 0.10000000000000000001]"#,
+            r#""\u00e9\ud83d\ude00 \"quoted\" \/ \n""#,
+            r#"{ "spaced" : [ 1 , 2 ] , "nested": {"a": [null, true, false, -0, 1.0]} }"#,
+            "18446744073709551616",
+            "null",
+        ];
+        for (i, metadata) in cases.iter().enumerate() {
+            let body = format!(
+                r#"{{"id": "m{i}", "fingerprint": "{:016x}", "mode": "insert", "metadata": {metadata}}}"#,
+                0x1000 * (i + 1)
+            );
+            let (status, answer) = send(service, "POST", "/v1/documents", &body).await;
+            assert_eq!(status, StatusCode::CREATED, "{metadata}: {answer}");
+            let (status, got) = raw(service, "GET", &format!("/v1/documents/m{i}"), "").await;
+            assert_eq!(status, StatusCode::OK);
+            let got = String::from_utf8(got).unwrap();
+            assert!(
+                got.ends_with(&format!(r#""metadata":{metadata}}}"#)),
+                "{metadata} came back as {got}"
+            );
+        }
+        // In a batch too.
+        let batch = r#"{"mode": "insert", "documents": [{"id": "b", "fingerprint": "00000000000fffff", "metadata": {"n": 98765432109876543210.5}}]}"#;
+        assert_eq!(
+            send(service, "POST", "/v1/documents:batch", batch).await.0,
+            StatusCode::OK
+        );
+        let (_, got) = raw(service, "GET", "/v1/documents/b", "").await;
+        let got = String::from_utf8(got).unwrap();
+        assert!(
+            got.ends_with(r#""metadata":{"n": 98765432109876543210.5}}"#),
+            "{got}"
+        );
     });
 }

@@ -8,6 +8,7 @@
 //! `/metrics` take no permit at all.
 
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -71,8 +72,14 @@ impl Guard {
             return Err(closing(too_large(self.max_body_bytes)));
         }
         let (parts, body) = request.into_parts();
-        let read = Limited::new(body, self.max_body_bytes).collect();
-        let bytes = match tokio::time::timeout(self.body_timeout, read).await {
+        let mut read = std::pin::pin!(Limited::new(body, self.max_body_bytes).collect());
+        // Most bodies came with their head: read at once, with no timer.
+        let at_once = std::future::poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await;
+        let read = match at_once {
+            Poll::Ready(read) => Ok(read),
+            Poll::Pending => tokio::time::timeout(self.body_timeout, read).await,
+        };
+        let bytes = match read {
             Err(_) => {
                 return Err(closing(ApiError::new(
                     StatusCode::REQUEST_TIMEOUT,

@@ -59,6 +59,7 @@ mod listen;
 mod metrics;
 mod routes;
 mod token;
+mod uri;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -412,6 +413,7 @@ fn router<B: Bits>(app: Arc<App<B>>, options: &ServeOptions) -> Router {
         .route("/openapi.json", get(openapi))
         .fallback(routes::unknown)
         .method_not_allowed_fallback(routes::method_not_allowed)
+        .layer(axum::middleware::from_fn(uri::bounded))
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(guard),
             guard::check,

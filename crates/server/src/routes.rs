@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::Limits;
-use crate::api::{BatchIn, DocumentIn, DocumentOut, DuplicateOut, Mode};
+use crate::api::{BatchIn, DocumentIn, DocumentOut, DuplicateOut, MAX_ID_CHARS, Mode, StoredOut};
 use crate::commit::{CommitError, Committer, SharedJudge};
 use crate::error::ApiError;
 use crate::metrics::Metrics;
@@ -79,19 +79,9 @@ impl<B: Bits> App<B> {
         k: Option<u32>,
         what: &str,
     ) -> Result<Ready<B>, ApiError> {
-        let k = doc.k.or(k).unwrap_or(self.k);
-        let most = self.store.settings().k;
-        if k > most {
-            return Err(ApiError::bad_request(format!(
-                "{what}: k = {k}; this store finds documents at most {most} bits apart"
-            )));
-        }
-        if let Some(id) = &doc.id
-            && id.is_empty()
-        {
-            return Err(ApiError::bad_request(format!(
-                "{what}: an empty id; give one, or none"
-            )));
+        let k = self.checked_k(doc.k.or(k).unwrap_or(self.k), what)?;
+        if let Some(id) = &doc.id {
+            checked_id(id, what, "give another, or none to have one made")?;
         }
         let fingerprint = match (&doc.text, &doc.fingerprint) {
             (Some(text), None) => {
@@ -131,10 +121,21 @@ impl<B: Bits> App<B> {
             id: doc.id,
             fingerprint: B::from_u128(fingerprint.bits()),
             text: doc.text,
-            metadata: doc.metadata.map(|m| m.to_string()),
+            metadata: doc.metadata.map(|m| m.get().to_string()),
             mode: doc.mode.or(mode).unwrap_or_default(),
             k,
         })
+    }
+
+    /// `k`, refused (for `what`) past the store's k.
+    fn checked_k(&self, k: u32, what: &str) -> Result<u32, ApiError> {
+        let most = self.store.settings().k;
+        if k > most {
+            return Err(ApiError::bad_request(format!(
+                "{what}: k = {k}; this store finds documents at most {most} bits apart"
+            )));
+        }
+        Ok(k)
     }
 
     /// The short-document keys of a document's text, when the store keeps
@@ -341,6 +342,11 @@ pub async fn post_batch<B: Bits>(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let batch: BatchIn = parse(body)?;
+    // The batch's k is refused as a document's is, even when every
+    // document gives its own (or there is none): the schema bounds both.
+    if let Some(k) = batch.k {
+        app.checked_k(k, "the batch")?;
+    }
     if batch.documents.len() > app.limits.max_batch {
         return Err(ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -369,23 +375,27 @@ pub async fn post_batch<B: Bits>(
 pub async fn get_document<B: Bits>(
     State(app): Shared<B>,
     id: Result<Path<String>, PathRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let id = document_id(id)?;
     let doc = app
         .store
         .get(&id)
         .map_err(|e| ApiError::store(&e))?
         .ok_or_else(|| not_found(&id))?;
-    let metadata: Option<Value> = doc
+    // The metadata's JSON text as it was sent, not parsed into a `Value`
+    // and printed again, which would round numbers past f64's precision.
+    // Text that is not JSON (a store written by other means) is `null`.
+    let metadata = doc
         .metadata
         .as_deref()
-        .and_then(|m| serde_json::from_str(m).ok());
-    Ok(Json(json!({
-        "id": id,
-        "fingerprint": app.hex(B::from_u128(doc.fingerprint)),
-        "text": doc.text,
-        "metadata": metadata,
-    })))
+        .and_then(|m| serde_json::from_str::<&serde_json::value::RawValue>(m).ok());
+    Ok(Json(StoredOut {
+        id: &id,
+        fingerprint: app.hex(B::from_u128(doc.fingerprint)),
+        text: doc.text.as_deref(),
+        metadata,
+    })
+    .into_response())
 }
 
 /// `DELETE /v1/documents/{id}`.
@@ -406,14 +416,36 @@ pub async fn delete_document<B: Bits>(
 }
 
 /// The id of a `/v1/documents/{id}` path, or the API's error when it is
-/// not text (percent-encoded bytes that are not UTF-8).
+/// not text (percent-encoded bytes that are not UTF-8) or is longer than
+/// any id stored.
+///
+/// A longer id is a bad request (400), as the OpenAPI document says by
+/// its `maxLength`, rather than a 404: no insert takes such an id, so the
+/// request is outside the API, and 400 says that whatever the store
+/// holds (a store filled by `neardup index add` may hold longer ids,
+/// which queries still find).
 fn document_id(id: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
-    id.map(|Path(id)| id).map_err(|r| {
+    let id = id.map(|Path(id)| id).map_err(|r| {
         ApiError::bad_request(format!(
             "{}: an id is text, percent-encoded as UTF-8",
             r.body_text()
         ))
-    })
+    })?;
+    checked_id(&id, "the path's id", "the service stores none so long")?;
+    Ok(id)
+}
+
+/// Refuses an id (of document `what`) outside 1 to [`MAX_ID_CHARS`]
+/// characters, the message ending with `advice`.
+fn checked_id(id: &str, what: &str, advice: &str) -> Result<(), ApiError> {
+    let chars = id.chars().count();
+    if (1..=MAX_ID_CHARS).contains(&chars) {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(format!(
+        "{what}: an id of {chars} characters; an id is 1 to {MAX_ID_CHARS} characters \
+         (Unicode scalar values): {advice}"
+    )))
 }
 
 fn not_found(id: &str) -> ApiError {

@@ -153,7 +153,7 @@ pub(crate) fn call(request: Result<ureq::http::Response<ureq::Body>, ureq::Error
     )
 }
 
-fn documents(agent: &ureq::Agent, url: &str, token: Option<&str>) -> u64 {
+pub(crate) fn documents(agent: &ureq::Agent, url: &str, token: Option<&str>) -> u64 {
     let mut request = agent.get(format!("{url}/v1/stats"));
     if let Some(token) = token {
         request = request.header("Authorization", format!("Bearer {token}"));
@@ -661,99 +661,4 @@ fn an_idle_service_compacts_and_stops_on_sigterm() {
     assert_eq!(documents(&agent, &url, None), 9);
     let (code, said) = server.terminate();
     assert_eq!(code, Some(0), "{said}");
-}
-
-/// `id` as one path segment: unreserved characters as they are, every
-/// other byte of its UTF-8 percent-encoded.
-fn segment(id: &str) -> String {
-    id.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
-}
-
-/// Every id an insert takes can be read and deleted back over HTTP (ids
-/// of any length once were stored and then unreachable past hyper's
-/// bound on a path); longer ids and paths get the API's JSON errors, and
-/// only past hyper's own bound does hyper answer, with an empty body.
-#[test]
-fn every_id_an_insert_takes_is_read_and_deleted_back() {
-    let dir = Dir::new();
-    let server = Server::start(&dir.path("store"), &[]);
-    let (agent, url) = (agent(), server.url.clone());
-    let ids = [
-        "😀".repeat(256),
-        "/%?# +&=".repeat(32),
-        "https://example.org/a?b=c#d".to_string(),
-        "100% sure".to_string(),
-        "a/b".to_string(),
-        "#".to_string(),
-        "?".to_string(),
-        ".".to_string(),
-        "..".to_string(),
-        " ".to_string(),
-        "%2F".to_string(),
-        "nul\u{0}byte".to_string(),
-        "é".repeat(256),
-    ];
-    for (i, id) in ids.iter().enumerate() {
-        let body = json!({"id": id, "fingerprint": format!("{:016x}", i + 1), "mode": "insert"});
-        let (status, answer) = call(agent.post(format!("{url}/v1/documents")).send_json(body));
-        assert_eq!((status, &answer["id"]), (201, &json!(id)), "{answer}");
-        let path = format!("{url}/v1/documents/{}", segment(id));
-        let (status, got) = call(agent.get(&path).call());
-        assert_eq!((status, &got["id"]), (200, &json!(id)), "{id:?}: {got}");
-        let (status, gone) = call(agent.delete(&path).call());
-        assert_eq!(
-            (status, &gone["deleted"]),
-            (200, &json!(true)),
-            "{id:?}: {gone}"
-        );
-        assert_eq!(call(agent.get(&path).call()).0, 404, "{id:?}");
-    }
-    assert_eq!(documents(&agent, &url, None), 0);
-    // One character more: refused on insert, and in a path.
-    let long = "😀".repeat(257);
-    let body = json!({"id": long, "fingerprint": "00000000000000ff"});
-    let (status, answer) = call(agent.post(format!("{url}/v1/documents")).send_json(body));
-    assert_eq!(
-        (status, &answer["error"]["code"]),
-        (400, &json!("bad_request"))
-    );
-    let path = format!("{url}/v1/documents/{}", segment(&long));
-    let (status, answer) = call(agent.get(&path).call());
-    assert_eq!(
-        (status, &answer["error"]["code"]),
-        (400, &json!("bad_request"))
-    );
-    // Past 8 KiB, the service's 414; past the 16 KiB a head may take,
-    // the HTTP layer's 431, empty.
-    let path = format!("{url}/v1/documents/{}", "a".repeat(9 << 10));
-    let (status, answer) = call(agent.get(&path).call());
-    assert_eq!(
-        (status, &answer["error"]["code"]),
-        (414, &json!("uri_too_long"))
-    );
-    // A client of the http crate cannot send such a path: by hand.
-    let address = url.trim_start_matches("http://");
-    let mut stream = std::net::TcpStream::connect(address).expect("a connection");
-    let request = format!(
-        "GET /v1/documents/{} HTTP/1.1\r\nhost: {address}\r\nconnection: close\r\n\r\n",
-        "a".repeat(70 << 10)
-    );
-    // Whether all of it was taken or not, the answer says.
-    let _ = std::io::Write::write_all(&mut stream, request.as_bytes());
-    let mut answer = String::new();
-    let _ = std::io::Read::read_to_string(&mut stream, &mut answer);
-    assert!(answer.starts_with("HTTP/1.1 431"), "{answer}");
-    assert!(
-        answer.to_ascii_lowercase().contains("content-length: 0"),
-        "{answer}"
-    );
-    server.kill();
 }

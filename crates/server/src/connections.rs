@@ -23,7 +23,7 @@
 use std::collections::BTreeMap;
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -68,26 +68,42 @@ pub struct PhaseLimits {
     pub header: Duration,
 }
 
-/// One open connection: its phase since when, and how to close it.
+/// How often the registry's clock moves and overstaying connections are
+/// looked for: the phases' limits hold to within this.
+pub const SWEEP_EVERY: Duration = Duration::from_millis(100);
+
+/// What a connection's task is told to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Serve on.
+    Serve,
+    /// Finish the request under way, if any, then close (the shutdown).
+    Finish,
+    /// Close at once (evicted at the cap, overstayed, or the deadline).
+    Close,
+}
+
+/// One open connection: its phase since when, and what its task is told.
 #[derive(Debug)]
 pub struct Connection {
     id: u64,
     phase: AtomicU8,
-    /// Milliseconds since the registry's epoch when the phase began, or a
-    /// byte last moved while waiting.
+    /// The registry's clock when the phase began, or a byte last moved
+    /// while waiting.
     since: AtomicU64,
-    epoch: Instant,
-    cut: Notify,
+    /// The registry's clock, in milliseconds: read, not the system's, at
+    /// each of the few phase changes of every request.
+    clock: Arc<AtomicU64>,
+    order: AtomicU8,
+    told: Notify,
+    closed: AtomicBool,
 }
 
 impl Connection {
-    fn now(&self) -> u64 {
-        millis(self.epoch.elapsed())
-    }
-
     /// Moves it to `phase`, from now.
     pub fn enter(&self, phase: Phase) {
-        self.since.store(self.now(), Ordering::Relaxed);
+        self.since
+            .store(self.clock.load(Ordering::Relaxed), Ordering::Relaxed);
         self.phase.store(phase as u8, Ordering::Relaxed);
     }
 
@@ -96,28 +112,52 @@ impl Connection {
         Phase::of(self.phase.load(Ordering::Relaxed))
     }
 
-    /// When it must have moved on from its phase, if that phase has a
-    /// limit; the phase with it.
-    pub fn deadline(&self, limits: &PhaseLimits) -> Option<(Instant, Phase)> {
+    /// The phase it has stayed in past that phase's limit at clock `now`,
+    /// if any.
+    fn overstayed(&self, limits: &PhaseLimits, now: u64) -> Option<Phase> {
         let phase = self.phase();
         let limit = match phase {
             Phase::Waiting => limits.idle,
             Phase::Head => limits.header,
             Phase::Body | Phase::Working => return None,
         };
-        let since = Duration::from_millis(self.since.load(Ordering::Relaxed));
-        Some((self.epoch + since + limit, phase))
+        let since = self.since.load(Ordering::Relaxed);
+        (now.saturating_sub(since) > millis(limit)).then_some(phase)
     }
 
-    /// Resolves once the connection is to be closed (evicted at the cap,
-    /// or the shutdown deadline has come).
-    pub async fn cut(&self) {
-        self.cut.notified().await;
+    /// What it is told to do now.
+    pub fn order(&self) -> Order {
+        match self.order.load(Ordering::Acquire) {
+            0 => Order::Serve,
+            1 => Order::Finish,
+            _ => Order::Close,
+        }
+    }
+
+    /// Resolves once it is told something (then see [`Connection::order`]).
+    pub async fn told(&self) {
+        self.told.notified().await;
+    }
+
+    fn tell(&self, order: Order) {
+        let value = match order {
+            Order::Serve => 0,
+            Order::Finish => 1,
+            Order::Close => 2,
+        };
+        // An order never goes back: closing outranks finishing.
+        self.order.fetch_max(value, Ordering::AcqRel);
+        self.told.notify_one();
     }
 
     /// Closes the connection: its task drops it at once.
     pub fn close(&self) {
-        self.cut.notify_one();
+        self.tell(Order::Close);
+    }
+
+    /// Whether its task has ended.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
     }
 
     /// Notes bytes read or written: a first byte starts a request's head;
@@ -125,7 +165,9 @@ impl Connection {
     fn moved(&self, read: bool) {
         match self.phase() {
             Phase::Waiting if read => self.enter(Phase::Head),
-            Phase::Waiting => self.since.store(self.now(), Ordering::Relaxed),
+            Phase::Waiting => self
+                .since
+                .store(self.clock.load(Ordering::Relaxed), Ordering::Relaxed),
             _ => {}
         }
     }
@@ -135,10 +177,12 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Every open connection, and the cap on them.
+/// Every open connection, the cap on them, and the clock of their phases.
 pub struct Connections {
     most: usize,
+    limits: PhaseLimits,
     epoch: Instant,
+    clock: Arc<AtomicU64>,
     next: AtomicU64,
     open: Mutex<BTreeMap<u64, Arc<Connection>>>,
     metrics: Arc<Metrics>,
@@ -154,6 +198,7 @@ pub struct Admitted {
 
 impl Drop for Admitted {
     fn drop(&mut self) {
+        self.connection.closed.store(true, Ordering::Release);
         let mut open = self.registry.open.lock().unwrap_or_else(|e| e.into_inner());
         open.remove(&self.connection.id);
         self.registry.gauge(open.len());
@@ -161,11 +206,14 @@ impl Drop for Admitted {
 }
 
 impl Connections {
-    /// A registry keeping at most `most` connections open.
-    pub fn new(most: usize, metrics: Arc<Metrics>) -> Arc<Connections> {
+    /// A registry keeping at most `most` connections open, each within
+    /// `limits` (once [`Connections::sweep`] runs).
+    pub fn new(most: usize, limits: PhaseLimits, metrics: Arc<Metrics>) -> Arc<Connections> {
         Arc::new(Connections {
             most: most.max(1),
+            limits,
             epoch: Instant::now(),
+            clock: Arc::new(AtomicU64::new(0)),
             next: AtomicU64::new(0),
             open: Mutex::new(BTreeMap::new()),
             metrics,
@@ -205,9 +253,11 @@ impl Connections {
         let connection = Arc::new(Connection {
             id: self.next.fetch_add(1, Ordering::Relaxed),
             phase: AtomicU8::new(Phase::Waiting as u8),
-            since: AtomicU64::new(millis(self.epoch.elapsed())),
-            epoch: self.epoch,
-            cut: Notify::new(),
+            since: AtomicU64::new(self.clock.load(Ordering::Relaxed)),
+            clock: self.clock.clone(),
+            order: AtomicU8::new(0),
+            told: Notify::new(),
+            closed: AtomicBool::new(false),
         });
         open.insert(connection.id, connection.clone());
         self.gauge(open.len());
@@ -215,6 +265,34 @@ impl Connections {
             registry: self.clone(),
             connection,
         })
+    }
+
+    /// Moves the clock to now and closes the connections that overstayed
+    /// their phase. Run every [`SWEEP_EVERY`] (module `listen`): one sweep
+    /// of every connection costs less than a timer for each.
+    pub fn sweep(&self) {
+        let now = millis(self.epoch.elapsed());
+        self.clock.store(now, Ordering::Relaxed);
+        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        for connection in open.values() {
+            if let Some(phase) = connection.overstayed(&self.limits, now)
+                && connection.order() != Order::Close
+            {
+                connection.close();
+                self.metrics.timed_out(phase);
+            }
+        }
+    }
+
+    /// Tells every open connection to finish its request and close (the
+    /// shutdown); the ones in a request, to wait for.
+    pub fn finish_all(&self) -> Vec<Arc<Connection>> {
+        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.values()
+            .inspect(|c| c.tell(Order::Finish))
+            .filter(|c| matches!(c.phase(), Phase::Body | Phase::Working))
+            .cloned()
+            .collect()
     }
 
     /// Closes every open connection (the shutdown deadline).
@@ -296,8 +374,17 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Watched<T> {
 mod tests {
     use super::*;
 
+    const LIMITS: PhaseLimits = PhaseLimits {
+        idle: Duration::from_secs(60),
+        header: Duration::from_secs(10),
+    };
+
     fn registry(most: usize) -> Arc<Connections> {
-        Connections::new(most, Arc::new(Metrics::default()))
+        Connections::new(most, LIMITS, Arc::new(Metrics::default()))
+    }
+
+    fn is_open(registry: &Connections, c: &Admitted) -> bool {
+        registry.open.lock().unwrap().contains_key(&c.connection.id)
     }
 
     #[test]
@@ -310,12 +397,11 @@ mod tests {
         b.connection.enter(Phase::Body);
         // c waits, b reads a body: c goes first, then b.
         let d = open.admit().expect("c evicted");
-        assert_eq!(open.open.lock().unwrap().len(), 3);
-        assert!(open.open.lock().unwrap().contains_key(&b.connection.id));
-        assert!(!open.open.lock().unwrap().contains_key(&c.connection.id));
+        assert!(is_open(&open, &b) && !is_open(&open, &c));
+        assert_eq!(c.connection.order(), Order::Close);
         d.connection.enter(Phase::Working);
         let e = open.admit().expect("b evicted");
-        assert!(!open.open.lock().unwrap().contains_key(&b.connection.id));
+        assert!(!is_open(&open, &b));
         e.connection.enter(Phase::Working);
         // Every one works: refused.
         assert!(open.admit().is_none());
@@ -324,21 +410,44 @@ mod tests {
     }
 
     #[test]
-    fn a_waiting_connection_has_the_idle_deadline_and_a_working_one_none() {
-        let open = registry(2);
-        let limits = PhaseLimits {
-            idle: Duration::from_secs(60),
-            header: Duration::from_secs(10),
-        };
-        let a = open.admit().expect("room");
-        let (at, phase) = a.connection.deadline(&limits).expect("a deadline");
-        assert_eq!(phase, Phase::Waiting);
-        assert!(at > Instant::now() + Duration::from_secs(50));
-        a.connection.moved(true);
-        let (at, phase) = a.connection.deadline(&limits).expect("a deadline");
-        assert_eq!(phase, Phase::Head);
-        assert!(at < Instant::now() + Duration::from_secs(11));
-        a.connection.enter(Phase::Working);
-        assert!(a.connection.deadline(&limits).is_none());
+    fn a_sweep_closes_who_overstayed_its_phase_and_no_one_else() {
+        let open = registry(8);
+        let [idle, head, body, work] = [(); 4].map(|()| open.admit().expect("room"));
+        head.connection.moved(true);
+        body.connection.enter(Phase::Body);
+        work.connection.enter(Phase::Working);
+        // 11 s on: past the header limit, within the idle one.
+        open.clock.store(11_000, Ordering::Relaxed);
+        let now = open.clock.load(Ordering::Relaxed);
+        let overstayed: Vec<_> = [&idle, &head, &body, &work]
+            .map(|c| c.connection.overstayed(&LIMITS, now))
+            .into();
+        assert_eq!(overstayed, [None, Some(Phase::Head), None, None]);
+        // A byte moving while waiting keeps it alive.
+        idle.connection.moved(false);
+        assert_eq!(idle.connection.overstayed(&LIMITS, 70_000), None);
+        assert_eq!(
+            idle.connection.overstayed(&LIMITS, 72_000),
+            Some(Phase::Waiting)
+        );
+        assert_eq!(work.connection.overstayed(&LIMITS, u64::MAX), None);
+    }
+
+    #[test]
+    fn the_shutdown_tells_all_to_finish_and_waits_for_those_in_a_request() {
+        let open = registry(8);
+        let [idle, body, work] = [(); 3].map(|()| open.admit().expect("room"));
+        body.connection.enter(Phase::Body);
+        work.connection.enter(Phase::Working);
+        let waited: Vec<u64> = open.finish_all().iter().map(|c| c.id).collect();
+        assert_eq!(waited, [body.connection.id, work.connection.id]);
+        assert_eq!(idle.connection.order(), Order::Finish);
+        // Closing outranks finishing, and is never undone.
+        work.connection.close();
+        work.connection.tell(Order::Finish);
+        assert_eq!(work.connection.order(), Order::Close);
+        let connection = body.connection.clone();
+        drop(body);
+        assert!(connection.is_closed());
     }
 }

@@ -7,7 +7,7 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -20,10 +20,11 @@ use neardup_dedup::Rule;
 use neardup_index::Bits;
 use neardup_store::Store;
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
-use tokio::sync::watch;
 use tower::ServiceExt;
 
-use crate::connections::{Admitted, Connections, Phase, PhaseLimits, Watched};
+use crate::connections::{
+    Admitted, Connection, Connections, Order, Phase, PhaseLimits, SWEEP_EVERY, Watched,
+};
 use crate::metrics::Metrics;
 use crate::routes::App;
 use crate::{ServeOptions, Service, StartError};
@@ -33,33 +34,16 @@ use crate::{ServeOptions, Service, StartError};
 /// what a connection that sends a head and never ends it can hold.
 const MAX_HEAD_BYTES: usize = 16 << 10;
 
-/// The shutdown as requests see it.
+/// Whether SIGTERM has come, as each request asks.
+#[derive(Default)]
 pub struct Stop {
-    signalled: watch::Sender<bool>,
-    /// Requests in flight that came before the signal.
-    before: AtomicUsize,
+    signalled: AtomicBool,
 }
 
 impl Stop {
-    fn new() -> Arc<Stop> {
-        Arc::new(Stop {
-            signalled: watch::Sender::new(false),
-            before: AtomicUsize::new(0),
-        })
-    }
-
     /// Whether SIGTERM has come.
     pub fn signalled(&self) -> bool {
-        *self.signalled.borrow()
-    }
-}
-
-/// A request in flight since before the signal, counted until dropped.
-struct InFlight(Arc<Stop>);
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.0.before.fetch_sub(1, Ordering::AcqRel);
+        self.signalled.load(Ordering::Acquire)
     }
 }
 
@@ -67,7 +51,7 @@ impl Drop for InFlight {
 #[derive(Clone)]
 pub struct Arrival {
     /// The connection it came on.
-    pub connection: Arc<crate::connections::Connection>,
+    pub connection: Arc<Connection>,
     /// Whether it came after SIGTERM.
     pub after_stop: bool,
 }
@@ -157,21 +141,23 @@ impl Bound {
         } = self;
         let service = Service::new(store, rule, &options)?;
         let app = service.app.clone();
-        let stop = Stop::new();
+        let stop = Arc::new(Stop::default());
         runtime.block_on(async {
             if let Some(idle) = options.compact_after {
                 tokio::spawn(compact_when_idle(app.clone(), idle));
             }
             tokio::spawn(crate::token::reload_on_sighup(options.token.clone()));
-            let connections = Connections::new(options.limits.max_connections, app.metrics.clone());
+            let limits = PhaseLimits {
+                idle: options.limits.idle_timeout,
+                header: options.limits.header_timeout,
+            };
+            let connections =
+                Connections::new(options.limits.max_connections, limits, app.metrics.clone());
+            tokio::spawn(sweep(connections.clone()));
             let listening = Listening {
                 router: service.router(),
                 connections: connections.clone(),
                 stop: stop.clone(),
-                limits: PhaseLimits {
-                    idle: options.limits.idle_timeout,
-                    header: options.limits.header_timeout,
-                },
                 http: http1_builder(),
                 metrics: app.metrics.clone(),
             };
@@ -179,11 +165,15 @@ impl Bound {
             started(address);
             stop_signal().await;
             app.ready.store(false, Ordering::Release);
-            stop.signalled.send_replace(true);
-            // Requests that came before the signal finish, within the
-            // deadline; later ones are answered 503 meanwhile.
+            stop.signalled.store(true, Ordering::Release);
+            // The requests under way finish, within the deadline; later
+            // ones are answered 503 meanwhile.
             let deadline = Instant::now() + options.shutdown_timeout;
-            while stop.before.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
+            let under_way = connections.finish_all();
+            let finished = |c: &Arc<Connection>| {
+                c.is_closed() || matches!(c.phase(), Phase::Waiting | Phase::Head)
+            };
+            while !under_way.iter().all(finished) && Instant::now() < deadline {
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
             acceptor.abort();
@@ -235,7 +225,6 @@ struct Listening {
     router: Router,
     connections: Arc<Connections>,
     stop: Arc<Stop>,
-    limits: PhaseLimits,
     http: http1::Builder,
     metrics: Arc<Metrics>,
 }
@@ -263,23 +252,18 @@ impl Listening {
         }
     }
 
-    /// Serves one connection until it ends, is cut (at the cap, at the
-    /// deadline) or overstays its phase.
+    /// Serves one connection until it ends or is told to close (evicted
+    /// at the cap, overstayed its phase, the shutdown's deadline).
     async fn connection(self, stream: TcpStream, admitted: Admitted) {
         let connection = admitted.connection.clone();
         let (router, stop) = (self.router.clone(), self.stop.clone());
         let handler = connection.clone();
         let service = hyper::service::service_fn(move |request: Request<Incoming>| {
             handler.enter(Phase::Body);
-            let after_stop = stop.signalled();
-            let flight = (!after_stop).then(|| {
-                stop.before.fetch_add(1, Ordering::AcqRel);
-                InFlight(stop.clone())
-            });
             let mut request = request.map(Body::new);
             request.extensions_mut().insert(Arrival {
                 connection: handler.clone(),
-                after_stop,
+                after_stop: stop.signalled(),
             });
             let answer = router.clone().oneshot(request);
             let (handler, stop) = (handler.clone(), stop.clone());
@@ -292,42 +276,35 @@ impl Listening {
                         .insert(header::CONNECTION, HeaderValue::from_static("close"));
                 }
                 handler.enter(Phase::Waiting);
-                drop(flight);
                 Ok::<_, Infallible>(response)
             }
         });
         let io = TokioIo::new(Watched::new(stream, connection.clone()));
         let served = self.http.serve_connection(io, service);
         tokio::pin!(served);
-        let mut signal = self.stop.signalled.subscribe();
-        // A connection taken after the signal is served (a probe gets its
-        // 503 from /readyz); one from before ends after its request.
-        let mut draining = *signal.borrow_and_update();
         loop {
-            // Looked at again each second at least: a phase may have
-            // changed (a head begun) since the deadline was read.
-            let second = Instant::now() + Duration::from_secs(1);
-            let wake = connection
-                .deadline(&self.limits)
-                .map_or(second, |(at, _)| at.min(second));
             tokio::select! {
                 _ = served.as_mut() => break,
-                () = connection.cut() => break,
-                _ = signal.changed(), if !draining => {
-                    draining = true;
-                    served.as_mut().graceful_shutdown();
-                }
-                () = tokio::time::sleep_until(wake.into()) => {
-                    if let Some((at, phase)) = connection.deadline(&self.limits)
-                        && at <= Instant::now()
-                    {
-                        self.metrics.timed_out(phase);
-                        break;
-                    }
-                }
+                () = connection.told() => match connection.order() {
+                    Order::Close => break,
+                    // Ends after the request under way, if any.
+                    Order::Finish => served.as_mut().graceful_shutdown(),
+                    Order::Serve => {}
+                },
             }
         }
         drop(admitted);
+    }
+}
+
+/// Every [`SWEEP_EVERY`]: the connections' clock moved on, and those that
+/// overstayed their phase closed.
+async fn sweep(connections: Arc<Connections>) {
+    let mut tick = tokio::time::interval(SWEEP_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        connections.sweep();
     }
 }
 

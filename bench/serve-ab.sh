@@ -37,9 +37,10 @@ trap '[ -n "$server" ] && kill -9 "$server" 2>/dev/null; rm -rf "$scratch"' EXIT
 "$load" fill "$scratch/store" "$n" >&2
 "$load" bodies "$n" 200000 > "$scratch/bodies.jsonl"
 
-# Starts build $1 on the store with --compact-after $2; sets $server.
+# Starts build $1 on store $3 (default: the filled one) with
+# --compact-after $2; sets $server.
 start() {
-    "$1" serve --index "$scratch/store" -k 3 --listen "127.0.0.1:$port" \
+    "$1" serve --index "${3:-$scratch/store}" -k 3 --listen "127.0.0.1:$port" \
         --compact-after "$2" 2>>"$scratch/server.log" &
     server=$!
     until curl -sf "$url/readyz" >/dev/null 2>&1; do
@@ -85,13 +86,7 @@ for round in $(seq "$rounds"); do
         [ "$build" = new ] && binary="$new"
         rm -rf "$scratch/inserted"
         cp -r "$scratch/store" "$scratch/inserted"
-        "$binary" serve --index "$scratch/inserted" -k 3 --listen "127.0.0.1:$port" \
-            --compact-after 0 2>>"$scratch/server.log" &
-        server=$!
-        until curl -sf "$url/readyz" >/dev/null 2>&1; do
-            kill -0 "$server" 2>/dev/null || { cat "$scratch/server.log" >&2; exit 1; }
-            sleep 0.05
-        done
+        start "$binary" 0 "$scratch/inserted"
         out=$(wrk -t2 -c64 -d"${seconds}s" --latency -s bench/serve-insert.lua "$url")
         stop
         if grep -qE "Non-2xx|errors" <<<"$out"; then echo "$out" >&2; echo "wrk saw errors" >&2; exit 1; fi

@@ -86,10 +86,20 @@ pub(super) fn parse_size(text: &str) -> Result<u64, String> {
     }
 }
 
+/// A time in seconds, as a flag gives it and its default is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seconds(pub std::time::Duration);
+
+impl std::fmt::Display for Seconds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.as_secs_f64())
+    }
+}
+
 /// A time in seconds, above 0 and at most a day (decimals accepted: 0.5).
-pub(super) fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+pub(super) fn parse_seconds(text: &str) -> Result<Seconds, String> {
     match text.trim().parse::<f64>() {
-        Ok(s) if s > 0.0 && s <= 86_400.0 => Ok(std::time::Duration::from_secs_f64(s)),
+        Ok(s) if s > 0.0 && s <= 86_400.0 => Ok(Seconds(std::time::Duration::from_secs_f64(s))),
         _ => Err(format!(
             "{text:?}: give a number of seconds above 0 (at most 86400)"
         )),
@@ -114,11 +124,14 @@ mod tests {
 
     #[test]
     fn seconds_parse_with_decimals_and_refuse_zero() {
-        assert_eq!(parse_seconds("10"), Ok(std::time::Duration::from_secs(10)));
+        let half = Seconds(std::time::Duration::from_millis(500));
         assert_eq!(
-            parse_seconds("0.5"),
-            Ok(std::time::Duration::from_millis(500))
+            parse_seconds("10"),
+            Ok(Seconds(std::time::Duration::from_secs(10)))
         );
+        assert_eq!(parse_seconds("0.5"), Ok(half));
+        // Shown by --help as given.
+        assert_eq!(half.to_string(), "0.5");
         for bad in ["0", "-1", "", "1e9", "NaN", "inf", "ten"] {
             assert!(parse_seconds(bad).is_err(), "{bad}");
         }

@@ -69,14 +69,14 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
             max_text_bytes: args.max_text_bytes,
             max_concurrent: args.max_concurrent,
             max_connections: connections_within_file_limit(args.max_connections),
-            header_timeout: args.header_timeout,
-            body_timeout: args.body_timeout,
-            idle_timeout: args.idle_timeout,
+            header_timeout: args.header_timeout.0,
+            body_timeout: args.body_timeout.0,
+            idle_timeout: args.idle_timeout.0,
             ..Limits::default()
         },
         compact_after: (args.compact_after > 0)
             .then(|| std::time::Duration::from_secs(args.compact_after)),
-        shutdown_timeout: args.shutdown_timeout,
+        shutdown_timeout: args.shutdown_timeout.0,
     };
     // Whatever a start can refuse is refused before the store is made or
     // opened: a refused start changes nothing on disk.

@@ -52,6 +52,7 @@
 
 mod column;
 mod copies;
+mod deduper;
 mod earlier;
 mod error;
 mod file_identity;
@@ -75,10 +76,12 @@ mod short_rule;
 mod sketches;
 mod source;
 mod streamed;
+mod verified_texts;
 mod verify;
 mod why;
 
 pub use copies::Copies;
+pub use deduper::Deduper;
 pub use error::{Error, Result};
 pub use files::Files;
 pub use grouping::{Fate, components, keep_first};
@@ -98,5 +101,6 @@ pub use short::{
 };
 pub use short_rule::ShortRule;
 pub use source::{DocumentsAt, Memory, Origin, Revisited, Source, SourceDoc};
+pub use verified_texts::VerifiedTexts;
 pub use verify::{Verification, common, jaccard, word_bag, word_difference, word_hashes};
 pub use why::Why;

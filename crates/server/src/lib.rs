@@ -54,7 +54,6 @@ mod commit;
 mod connections;
 mod error;
 mod guard;
-mod judge;
 mod listen;
 mod metrics;
 mod routes;
@@ -77,9 +76,9 @@ use crate::commit::{Committer, SharedJudge};
 use crate::metrics::Metrics;
 use crate::routes::App;
 
-pub use crate::judge::VerifiedTexts;
 pub use crate::listen::Bound;
 pub use crate::token::{MAX_TOKEN_LEN, MIN_TOKEN_LEN, Token, TokenError};
+pub use neardup_dedup::VerifiedTexts;
 
 /// The OpenAPI document of the service, served at `/openapi.json` and
 /// shown in docs/API.md.

@@ -11,7 +11,7 @@ use crate::record::Document;
 use crate::settings::StoreSettings;
 use crate::store::{Store, StoreOptions, StoreStats};
 use crate::view::Hit;
-use crate::write::{Insert, Write, Written};
+use crate::write::{Insert, Judge, Write, Written};
 
 /// A [`Store`] of 64- or 128-bit fingerprints, as its settings say.
 ///
@@ -154,6 +154,48 @@ impl AnyStore {
         match self {
             AnyStore::W64(s) => s.get(id),
             AnyStore::W128(s) => s.get(id),
+        }
+    }
+
+    /// As [`Store::write`]: `writes` in one transaction, each insert
+    /// judged (by `judge`, when both texts are kept) against the documents
+    /// stored before it, this batch's earlier ones included.
+    ///
+    /// ```
+    /// use neardup_core::Width;
+    /// use neardup_store::{AnyStore, Insert, StoreOptions, StoreSettings, Write, Written};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::Value::Null, false);
+    /// let store = AnyStore::open(dir.path(), Some(&settings), StoreOptions::default())?;
+    /// let written = store.write(vec![
+    ///     Write::Insert(Insert::new(0b1011, 3).id("a")),
+    ///     Write::Insert(Insert::new(0b1010, 3).id("b").only_if_unique()),
+    /// ], None)?;
+    /// assert!(matches!(&written[1], Written::NotUnique { duplicates, .. } if duplicates[0].id == "a"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::write`].
+    pub fn write(
+        &self,
+        writes: Vec<Write<u128>>,
+        judge: Option<&dyn Judge>,
+    ) -> Result<Vec<Written>> {
+        match self {
+            AnyStore::W64(s) => s.write(
+                writes
+                    .into_iter()
+                    .map(|w| match w {
+                        Write::Insert(i) => Write::Insert(narrowed(i, |f| f as u64)),
+                        Write::Delete(id) => Write::Delete(id),
+                    })
+                    .collect(),
+                judge,
+            ),
+            AnyStore::W128(s) => s.write(writes, judge),
         }
     }
 

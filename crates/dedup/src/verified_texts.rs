@@ -1,34 +1,36 @@
-//! How the service decides that a new or queried text is a duplicate of a
-//! stored one: by the [`Rule`] of `neardup dedup` (its `--threshold` /
-//! `--verify`, its k and its short-document rule), with stored texts
-//! prepared once and kept for the next comparison.
+//! How a store's writes and queries decide that a new text is a duplicate
+//! of a stored one (for `neardup serve` and the [`crate::Deduper`]): by
+//! the [`Rule`] of `neardup dedup` (its threshold or verification, its k
+//! and its short-document rule), with stored texts prepared once and kept
+//! for the next comparison.
 //!
 //! A templated page is a candidate of every page of its template, so the
 //! same stored texts are judged again and again; sketching one costs far
 //! more than comparing two sketches. The cache holds sketches by their
 //! text's 128-bit hash: a text's sketch depends on nothing else, so
 //! nothing needs invalidating when a document is deleted or its id
-//! reused. The hash is keyed by a secret drawn when the service starts,
+//! reused. The hash is keyed by a secret drawn when the judge is made,
 //! so that a client cannot make two texts share a key on purpose.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, Mutex};
 
-use neardup_dedup::{Prepared, Rule};
 use neardup_store::{Against, Judge};
 use xxhash_rust::xxh3::{SecretInput, xxh3_128_with_secret_input};
+
+use crate::rule::{Prepared, Rule};
 
 /// Bytes of the secret that keys the texts' hash (XXH3's default size).
 const SECRET_BYTES: usize = 192;
 
-/// The service's [`Judge`]: texts judged by a [`Rule`], the new text
+/// A store's [`Judge`]: texts judged by a [`Rule`], the new text
 /// prepared once for all its candidates, stored texts' preparations (their
 /// fingerprints and sketches) kept up to a budget of bytes.
 ///
 /// ```
 /// use neardup_dedup::{Rule, Verification};
-/// use neardup_server::VerifiedTexts;
+/// use neardup_dedup::VerifiedTexts;
 /// use neardup_store::Judge;
 ///
 /// let mut rule = Rule::new()?;
@@ -131,7 +133,7 @@ impl Judge for VerifiedTexts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use neardup_dedup::Verification;
+    use crate::verify::Verification;
 
     fn rule(v: Verification) -> Rule {
         let mut rule = Rule::new().unwrap();

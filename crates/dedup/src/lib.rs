@@ -76,6 +76,7 @@ mod short_rule;
 mod sketches;
 mod source;
 mod streamed;
+mod threads;
 mod verified_texts;
 mod verify;
 mod why;
@@ -101,6 +102,7 @@ pub use short::{
 };
 pub use short_rule::ShortRule;
 pub use source::{DocumentsAt, Memory, Origin, Revisited, Source, SourceDoc};
+pub use threads::{THREADS_PER_CORE, checked_threads};
 pub use verified_texts::VerifiedTexts;
 pub use verify::{Verification, common, jaccard, word_bag, word_difference, word_hashes};
 pub use why::Why;

@@ -1,10 +1,6 @@
 //! The values of flags that clap cannot check alone: sizes, thread counts,
 //! distances and counts, refused at parse time with what to give instead.
 
-/// Threads per core at most: more only wait for one another, and a typo
-/// such as `-j 100000` would otherwise spend minutes starting threads.
-const THREADS_PER_CORE: usize = 16;
-
 /// `--short-words`: a number of words (at least 1), or `all`.
 pub(super) fn parse_short_words(text: &str) -> Result<usize, String> {
     match text.trim() {
@@ -18,22 +14,14 @@ pub(super) fn parse_short_words(text: &str) -> Result<usize, String> {
     }
 }
 
-/// A number of worker threads: 0 (every core) up to [`THREADS_PER_CORE`]
-/// per core.
+/// A number of worker threads: 0 (every core) up to
+/// [`neardup_dedup::THREADS_PER_CORE`] per core, as every front checks it.
 pub(super) fn parse_threads(text: &str) -> Result<usize, String> {
     let n: usize = text
         .trim()
         .parse()
         .map_err(|_| format!("{text:?} is not a number of threads"))?;
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    let most = cores * THREADS_PER_CORE;
-    if n > most {
-        return Err(format!(
-            "{n} threads on {cores} cores: at most {most} ({THREADS_PER_CORE} per core); \
-             leave -j out (or give 0) for one per core"
-        ));
-    }
-    Ok(n)
+    neardup_dedup::checked_threads(n)
 }
 
 /// A distance in bits: below 128, the widest fingerprint (each command

@@ -164,7 +164,7 @@ def part_dedup(rounds, n):
     size = sum(len(t.encode("utf-8")) for t in texts)
     emit(part="dedup", documents=n, mb=size / 1e6)
     median, times, result = timed(lambda: neardup.dedup(texts), rounds)
-    emit(part="dedup", tool="neardup.dedup", seconds=median, rounds=times, kept=int(result.keep.sum()))
+    emit(part="dedup", tool="neardup.dedup", seconds=median, rounds=times, kept=int(result.kept.sum()))
     for peer in ["rensa", "datasketch"]:
         _, sketch, initializer, loop = peers.PEERS[peer]
 

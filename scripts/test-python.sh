@@ -41,6 +41,6 @@ assert shutil.which("cargo") is None and shutil.which("rustc") is None
 r = neardup.dedup(["the river rose in the night and the town woke to water",
                    "the river rose in the night and the town woke to water!",
                    "a recipe for bread"])
-assert r.keep.tolist() == [True, False, True], r
+assert r.kept.tolist() == [True, False, True], r
 print("bare venv: neardup", neardup.__version__, "imports and runs:", r.summary["unique"], "unique of 3")
 '

@@ -6,16 +6,16 @@ use std::time::Instant;
 
 use neardup_core::{Profile, Width};
 use neardup_dedup::{
-    DEFAULT_K, DEFAULT_THRESHOLD, Dedup, DocumentsAt, Fate, Grouping, Keep, Memory, Outcome, Rule,
-    Verification,
+    DEFAULT_K, DEFAULT_THRESHOLD, Dedup, Fate, Grouping, Keep, Memory, Outcome, Rule, Verification,
 };
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::error::{NeardupError, to_py};
-use crate::interrupt::interruptible;
-use crate::texts::{Texts, documents};
+use crate::error::{SettingsError, run, settings};
+use crate::interrupt::watched;
+use crate::params;
+use crate::texts::{Texts, ids_from_py};
 
 /// The settings of a run, as the Python signature gives them.
 pub(crate) struct Settings<'a> {
@@ -36,23 +36,13 @@ pub(crate) struct Settings<'a> {
 impl Settings<'_> {
     /// The job these settings describe, checked.
     pub(crate) fn job(&self) -> PyResult<Dedup> {
-        let profile: Profile = self.profile.parse().map_err(to_py)?;
-        let fingerprinter = neardup_core::Fingerprinter::builder(profile)
-            .width(Width::from_bits(self.width).map_err(to_py)?)
-            .build()
-            .map_err(to_py)?;
-        // The rule every front asks: the CLI's, with these settings.
-        let mut rule = Rule::with_fingerprinter(fingerprinter);
-        rule.k(self.k)
-            .short_rule(self.short_rule)
-            .verification(verification(self.threshold, self.verify)?);
-        let mut job = Dedup::with_rule(rule);
+        let mut job = Dedup::with_rule(self.rule()?);
         let (keep, _) = self.keep()?;
         let grouping = match self.cluster {
             "greedy" => Grouping::Greedy,
             "components" => Grouping::Components,
             other => {
-                return Err(NeardupError::new_err(format!(
+                return Err(SettingsError::new_err(format!(
                     "cluster: {other:?}; give greedy or components"
                 )));
             }
@@ -61,8 +51,22 @@ impl Settings<'_> {
             .grouping(grouping)
             .against(self.against.clone())
             .memory(self.memory);
-        job.check().map_err(to_py)?;
+        job.check().map_err(|e| settings("k", e))?;
         Ok(job)
+    }
+
+    /// The rule these settings describe, checked: the CLI's, with them.
+    pub(crate) fn rule(&self) -> PyResult<Rule> {
+        let profile: Profile = self.profile.parse().map_err(|e| settings("profile", e))?;
+        let fingerprinter = neardup_core::Fingerprinter::builder(profile)
+            .width(Width::from_bits(self.width).map_err(|e| settings("width", e))?)
+            .build()
+            .map_err(|e| settings("profile", e))?;
+        let mut rule = Rule::with_fingerprinter(fingerprinter);
+        rule.k(self.k)
+            .short_rule(self.short_rule)
+            .verification(verification(self.threshold, self.verify)?);
+        Ok(rule)
     }
 
     /// The keep rule, and the field it ranks by (`max:FIELD`, `min:FIELD`:
@@ -74,26 +78,39 @@ impl Settings<'_> {
         };
         let keep: Keep = rule
             .parse()
-            .map_err(|e: String| NeardupError::new_err(format!("keep: {e}")))?;
+            .map_err(|e: String| SettingsError::new_err(format!("keep: {e}")))?;
         match (keep, field) {
-            (Keep::Max | Keep::Min, None) if !self.files => Err(NeardupError::new_err(format!(
+            (Keep::Max | Keep::Min, None) if !self.files => Err(SettingsError::new_err(format!(
                 "keep={:?} ranks by a field of the records (max:FIELD); for texts in memory give \
                  first, longest or shortest (or sort the texts first)",
                 self.keep
             ))),
-            (Keep::Max | Keep::Min, None) => Err(NeardupError::new_err(format!(
+            (Keep::Max | Keep::Min, None) => Err(SettingsError::new_err(format!(
                 "keep={:?}: name the field to rank by, as in max:score",
                 self.keep
             ))),
-            (Keep::Max | Keep::Min, Some(_)) if !self.files => Err(NeardupError::new_err(
+            (Keep::Max | Keep::Min, Some(_)) if !self.files => Err(SettingsError::new_err(
                 "keep=max:FIELD and min:FIELD rank records of files (dedup_files); for texts in \
                  memory give first, longest or shortest",
             )),
-            (Keep::First | Keep::Longest | Keep::Shortest, Some(_)) => Err(NeardupError::new_err(
+            (Keep::First | Keep::Longest | Keep::Shortest, Some(_)) => Err(SettingsError::new_err(
                 format!("keep={:?}: only max and min take a field", self.keep),
             )),
             (keep, field) => Ok((keep, field)),
         }
+    }
+
+    /// The fingerprint settings as an index records them: as the CLI
+    /// records `--profile` and `--width`, so that the CLI takes an index
+    /// made from Python and the other way round.
+    pub(crate) fn fingerprint_record(&self) -> PyResult<serde_json::Value> {
+        let width = Width::from_bits(self.width).map_err(|e| settings("width", e))?;
+        neardup_output::SettingsRecord {
+            profile: self.profile.to_string(),
+            ..neardup_output::SettingsRecord::default()
+        }
+        .to_json(width)
+        .map_err(|e| settings("profile", format!("{e:#}")))
     }
 
     /// `summary["settings"]`, as `neardup dedup` writes them.
@@ -122,10 +139,8 @@ pub(crate) fn verification(threshold: f64, verify: Option<&str>) -> PyResult<Opt
     match verify {
         None => Verification::threshold(threshold)
             .map(Some)
-            .map_err(|e| NeardupError::new_err(format!("threshold: {threshold}; {e}"))),
-        Some(v) => {
-            Verification::from_setting(v).map_err(|e| NeardupError::new_err(format!("verify: {e}")))
-        }
+            .map_err(|e| SettingsError::new_err(format!("threshold: {threshold}; {e}"))),
+        Some(v) => Verification::from_setting(v).map_err(|e| settings("verify", e)),
     }
 }
 
@@ -138,87 +153,83 @@ pub(crate) fn verify_spec(threshold: f64, verify: Option<&str>) -> PyResult<Opti
 }
 
 /// Runs the dedup job over `texts` (with `ids` naming them in errors);
-/// gives `(duplicate_of, distance, indexed, clusters, summary)`.
+/// gives `(duplicate_of, distance, similarity, indexed, clusters,
+/// summary)`. `progress(stage, bytes_read, bytes_in_all)` is called as it
+/// goes, if given.
 #[pyfunction]
-#[pyo3(signature = (texts, ids = None, *, threshold = DEFAULT_THRESHOLD, k = DEFAULT_K, keep = "first", cluster = "greedy",
+#[pyo3(signature = (texts, ids = None, *, threshold = DEFAULT_THRESHOLD, k = i64::from(DEFAULT_K), keep = "first", cluster = "greedy",
     profile = "auto", width = 64, short_rule = true, verify = None, against = None, memory = None,
-    threads = None))]
+    threads = None, progress = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dedup<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
     ids: Option<&Bound<'py, PyAny>>,
     threshold: f64,
-    k: u32,
+    k: i64,
     keep: &str,
     cluster: &str,
     profile: &str,
-    width: u32,
+    width: i64,
     short_rule: bool,
     verify: Option<&str>,
     against: Option<PathBuf>,
-    memory: Option<u64>,
-    threads: Option<usize>,
+    memory: Option<i64>,
+    threads: Option<i64>,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let started = Instant::now();
     let settings = Settings {
         threshold,
-        k,
+        k: params::bits(k, "k")?,
         keep,
         cluster,
         profile,
-        width,
+        width: u32::try_from(width).unwrap_or(0),
         short_rule,
         verify,
         against,
-        memory,
+        memory: params::positive(memory, "memory")?,
         files: false,
     };
     let job = settings.job()?;
+    let pool = params::pool(threads)?;
     let texts = Texts::from_py(texts, "texts")?;
-    let ids = ids.map(|ids| Texts::from_py(ids, "ids")).transpose()?;
+    let ids = ids.map(|ids| ids_from_py(ids, "ids")).transpose()?;
     if let Some(ids) = &ids
         && ids.len() != texts.len()
     {
-        return Err(NeardupError::new_err(format!(
+        return Err(crate::error::InputError::new_err(format!(
             "{} ids for {} texts; give one id per text",
             ids.len(),
             texts.len()
         )));
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
-        .build()
-        .map_err(|e| NeardupError::new_err(format!("threads: {e}")))?;
-    let outcome = interruptible(py, |interrupt| -> PyResult<Outcome> {
+    let pairs: Option<Vec<(&str, &str)>> = match &ids {
+        Some(ids) => Some(
+            ids.iter()
+                .map(String::as_str)
+                .zip(texts.strs("texts")?)
+                .collect(),
+        ),
+        None => None,
+    };
+    let outcome = watched(py, progress, |interrupt| {
         let run = |source: &dyn neardup_dedup::Source| pool.install(|| job.run(source, interrupt));
-        let outcome = match (&texts, &ids) {
-            (Texts::Arrow(a), None) => {
-                let docs: &dyn DocumentsAt = documents(a.as_ref())?;
-                run(&Memory::new(docs))
-            }
-            (texts, None) => {
-                let strs = texts.strs("texts")?;
-                run(&Memory::new(&strs[..]))
-            }
-            (texts, Some(ids)) => {
-                let pairs: Vec<(&str, &str)> = ids
-                    .strs("ids")?
-                    .into_iter()
-                    .zip(texts.strs("texts")?)
-                    .collect();
-                run(&Memory::new(&pairs[..]))
-            }
-        };
-        outcome.map_err(to_py)
-    })??;
+        match &pairs {
+            None => run(&Memory::new(texts.documents())),
+            Some(pairs) => run(&Memory::new(&pairs[..])),
+        }
+    })?
+    .map_err(run)?;
     let n = outcome.stats().documents;
     let mut duplicate_of = vec![-1i64; n];
     let mut distance = vec![-1i32; n];
+    let mut similarity = vec![f32::NAN; n];
     let mut indexed: Vec<Option<&str>> = vec![None; n];
     for (d, fate) in outcome.fates().iter().enumerate() {
         match fate {
-            Fate::Kept => {}
+            Fate::Kept => continue,
             Fate::Duplicate { of, distance: bits } => {
                 duplicate_of[d] = i64::from(of);
                 distance[d] = bits as i32;
@@ -230,6 +241,9 @@ pub(crate) fn dedup<'py>(
                 distance[d] = bits as i32;
                 indexed[d] = outcome.indexed_name(entry);
             }
+        }
+        if let Some(s) = outcome.why(d as u32).and_then(|w| w.similarity) {
+            similarity[d] = s;
         }
     }
     let clusters = clusters(&outcome);
@@ -244,6 +258,7 @@ pub(crate) fn dedup<'py>(
     (
         PyArray1::from_vec(py, duplicate_of),
         PyArray1::from_vec(py, distance),
+        PyArray1::from_vec(py, similarity),
         indexed,
         clusters,
         summary,

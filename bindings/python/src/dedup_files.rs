@@ -3,15 +3,15 @@
 
 use std::path::PathBuf;
 
-use neardup_core::Width;
 use neardup_corpus::{Format, ReadOptions};
 use neardup_dedup::{DEFAULT_K, DEFAULT_THRESHOLD};
-use neardup_output::{DedupRun, SettingsRecord, against_index};
+use neardup_output::{DedupRun, against_index};
 use pyo3::prelude::*;
 
 use crate::dedup::Settings;
-use crate::error::NeardupError;
+use crate::error::{NeardupError, SettingsError};
 use crate::interrupt::interruptible;
+use crate::params;
 
 fn format(name: &str) -> PyResult<Format> {
     match name {
@@ -19,7 +19,7 @@ fn format(name: &str) -> PyResult<Format> {
         "jsonl" => Ok(Format::JsonLines),
         "text" => Ok(Format::Text),
         "parquet" => Ok(Format::Parquet),
-        other => Err(NeardupError::new_err(format!(
+        other => Err(SettingsError::new_err(format!(
             "format: {other:?}; give auto, jsonl, text or parquet"
         ))),
     }
@@ -28,7 +28,7 @@ fn format(name: &str) -> PyResult<Format> {
 /// Runs `neardup dedup` over `paths` into `out`; gives `(summary.json's
 /// text, warnings, notes)`.
 #[pyfunction]
-#[pyo3(signature = (paths, out, *, threshold = DEFAULT_THRESHOLD, k = DEFAULT_K, keep = "first", cluster = "greedy",
+#[pyo3(signature = (paths, out, *, threshold = DEFAULT_THRESHOLD, k = i64::from(DEFAULT_K), keep = "first", cluster = "greedy",
     profile = "auto", width = 64, short_rule = true, verify = None, against = None,
     save_index = None, text_field = "text", id_field = "id", lines = false, format = "auto",
     max_bytes = 256 << 20, skip_invalid = false, force = false, memory = None, threads = None))]
@@ -38,11 +38,11 @@ pub(crate) fn dedup_files(
     paths: Vec<PathBuf>,
     out: PathBuf,
     threshold: f64,
-    k: u32,
+    k: i64,
     keep: &str,
     cluster: &str,
     profile: &str,
-    width: u32,
+    width: i64,
     short_rule: bool,
     verify: Option<&str>,
     against: Option<PathBuf>,
@@ -51,23 +51,23 @@ pub(crate) fn dedup_files(
     id_field: &str,
     lines: bool,
     format: &str,
-    max_bytes: u64,
+    max_bytes: i64,
     skip_invalid: bool,
     force: bool,
-    memory: Option<u64>,
-    threads: Option<usize>,
+    memory: Option<i64>,
+    threads: Option<i64>,
 ) -> PyResult<(String, Vec<String>, Vec<String>)> {
     let settings = Settings {
         threshold,
-        k,
+        k: params::bits(k, "k")?,
         keep,
         cluster,
         profile,
-        width,
+        width: u32::try_from(width).unwrap_or(0),
         short_rule,
         verify,
         against: against_index(against.as_deref(), save_index.as_deref()),
-        memory,
+        memory: params::positive(memory, "memory")?,
         files: true,
     };
     let mut job = settings.job()?;
@@ -79,29 +79,21 @@ pub(crate) fn dedup_files(
         .text_field(text_field)
         .id_field(id_field)
         .lines(lines)
-        .max_bytes(max_bytes);
+        .max_bytes(params::positive(Some(max_bytes), "max_bytes")?.unwrap_or(1));
     let mut run = DedupRun::new(paths, out, job);
     run.read = read;
     run.skip_invalid = skip_invalid;
     run.force = force;
     run.keep_field = keep_field.map(str::to_string);
     run.save_index = save_index.clone();
-    run.fingerprint_settings = SettingsRecord {
-        profile: profile.to_string(),
-        ..SettingsRecord::default()
-    }
-    .to_json(Width::from_bits(width).map_err(crate::error::to_py)?)
-    .map_err(|e| NeardupError::new_err(format!("{e:#}")))?;
+    run.fingerprint_settings = settings.fingerprint_record()?;
     let mut described = settings.describe_json(&run.job);
     described["against"] = serde_json::json!(against.as_ref().map(|p| p.display().to_string()));
     described["save_index"] =
         serde_json::json!(save_index.as_ref().map(|p| p.display().to_string()));
     run.settings = described;
     run.against = against;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
-        .build()
-        .map_err(|e| NeardupError::new_err(format!("threads: {e}")))?;
+    let pool = params::pool(threads)?;
     let finished = interruptible(py, |interrupt| pool.install(|| run.run(interrupt)))?
         .map_err(|e| NeardupError::new_err(format!("{e:#}")))?;
     Ok((

@@ -6,7 +6,7 @@ use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use crate::error::{NeardupError, to_py};
+use crate::error::{InputError, settings};
 use crate::texts::Texts;
 
 /// Turns texts into SimHash fingerprints.
@@ -27,12 +27,13 @@ pub(crate) struct Fingerprinter {
 impl Fingerprinter {
     #[new]
     #[pyo3(signature = (profile = "auto", width = 64))]
-    fn new(profile: &str, width: u32) -> PyResult<Fingerprinter> {
-        let profile: Profile = profile.parse().map_err(to_py)?;
+    fn new(profile: &str, width: i64) -> PyResult<Fingerprinter> {
+        let profile: Profile = profile.parse().map_err(|e| settings("profile", e))?;
+        let width = u32::try_from(width).unwrap_or(0);
         let inner = neardup_core::Fingerprinter::builder(profile)
-            .width(Width::from_bits(width).map_err(to_py)?)
+            .width(Width::from_bits(width).map_err(|e| settings("width", e))?)
             .build()
-            .map_err(to_py)?;
+            .map_err(|e| settings("profile", e))?;
         Ok(Fingerprinter { inner, profile })
     }
 
@@ -100,8 +101,16 @@ impl Fingerprinter {
 /// >>> neardup.distance(0b1011, 0b0001)
 /// 2
 #[pyfunction]
-pub(crate) fn distance(a: u128, b: u128) -> u32 {
-    (a ^ b).count_ones()
+pub(crate) fn distance(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<u32> {
+    let bits = |f: &Bound<'_, PyAny>, name: &str| {
+        f.extract::<u128>().map_err(|_| {
+            InputError::new_err(format!(
+                "{name}: {}; a fingerprint is an int from 0 to 2^128 - 1",
+                f.repr().map_or_else(|_| "?".to_string(), |r| r.to_string())
+            ))
+        })
+    };
+    Ok((bits(a, "a")? ^ bits(b, "b")?).count_ones())
 }
 
 /// Fingerprints from Python: a numpy array as `fingerprint_batch` gives
@@ -121,7 +130,7 @@ pub(crate) fn fingerprints_from_py(
     if let Ok(a) = fingerprints.extract::<PyReadonlyArray2<'_, u64>>() {
         let a = a.as_array();
         if a.ncols() != 2 {
-            return Err(NeardupError::new_err(format!(
+            return Err(InputError::new_err(format!(
                 "fingerprints: an array of shape {:?}; 128-bit fingerprints are (n, 2): high word, low word",
                 a.shape()
             )));
@@ -136,7 +145,7 @@ pub(crate) fn fingerprints_from_py(
     for (i, f) in fingerprints.try_iter()?.enumerate() {
         let f = f?;
         let bits = f.extract::<u128>().map_err(|_| {
-            NeardupError::new_err(format!(
+            InputError::new_err(format!(
                 "fingerprints[{i}]: {}; a fingerprint is an int from 0 to 2^{} - 1",
                 f.repr().map_or_else(|_| "?".to_string(), |r| r.to_string()),
                 width.bits()
@@ -153,7 +162,7 @@ fn check_width(fingerprints: &[u128], width: Width) -> PyResult<()> {
     if width == Width::W64
         && let Some(i) = fingerprints.iter().position(|&f| f >> 64 != 0)
     {
-        return Err(NeardupError::new_err(format!(
+        return Err(InputError::new_err(format!(
             "fingerprints[{i}]: wider than 64 bits; this index holds 64-bit fingerprints"
         )));
     }

@@ -5,11 +5,11 @@
 //! whatever a handler raises) tells the job to stop through
 //! [`Progress::cancelled`], and is raised once the job has stopped.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
-use neardup_dedup::Progress;
+use neardup_dedup::{Progress, Stage};
 use pyo3::prelude::*;
 
 use crate::error::NeardupError;
@@ -18,15 +18,54 @@ use crate::error::NeardupError;
 /// signals: short enough that Ctrl-C feels immediate.
 const POLL: Duration = Duration::from_millis(50);
 
-/// The job's [`Progress`]: cancelled once a signal handler has raised.
+/// The job's [`Progress`]: cancelled once a signal handler has raised;
+/// when someone watches, its stage and the bytes read in it.
 #[derive(Debug, Default)]
 pub(crate) struct Interrupt {
     raised: AtomicBool,
+    watched: bool,
+    /// The stage under way: 0 for none, else 1 + its index in [`STAGES`].
+    stage: AtomicUsize,
+    done: AtomicU64,
+    /// The stage's bytes in all, `u64::MAX` when unknown.
+    total: AtomicU64,
 }
+
+/// The stages a run reports, by their index in [`Interrupt::stage`].
+const STAGES: [Stage; 3] = [Stage::Fingerprinting, Stage::Verifying, Stage::Reading];
 
 impl Progress for Interrupt {
     fn cancelled(&self) -> bool {
         self.raised.load(Ordering::Relaxed)
+    }
+
+    fn stage(&self, stage: Stage, total_bytes: Option<u64>) {
+        if self.watched {
+            let index = STAGES.iter().position(|&s| s == stage).map_or(0, |i| i + 1);
+            self.done.store(0, Ordering::Relaxed);
+            self.total
+                .store(total_bytes.unwrap_or(u64::MAX), Ordering::Relaxed);
+            self.stage.store(index, Ordering::Relaxed);
+        }
+    }
+
+    fn document(&self, bytes: usize) {
+        if self.watched {
+            self.done.fetch_add(bytes as u64, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Interrupt {
+    /// What to tell a watcher: the stage's name, bytes read, bytes in all.
+    fn report(&self) -> Option<(&'static str, u64, Option<u64>)> {
+        let stage = self.stage.load(Ordering::Relaxed).checked_sub(1)?;
+        let total = self.total.load(Ordering::Relaxed);
+        Some((
+            STAGES.get(stage)?.name(),
+            self.done.load(Ordering::Relaxed),
+            (total != u64::MAX).then_some(total),
+        ))
     }
 }
 
@@ -38,7 +77,22 @@ pub(crate) fn interruptible<T: Send>(
     py: Python<'_>,
     work: impl FnOnce(&Interrupt) -> T + Send,
 ) -> PyResult<T> {
-    let interrupt = Interrupt::default();
+    watched(py, None, work)
+}
+
+/// [`interruptible`], calling `progress(stage, bytes_read, bytes_in_all)`
+/// (the last `None` when unknown) from the calling thread as the run goes:
+/// a callback that raises stops the run as Ctrl-C does.
+pub(crate) fn watched<T: Send>(
+    py: Python<'_>,
+    progress: Option<&Bound<'_, PyAny>>,
+    work: impl FnOnce(&Interrupt) -> T + Send,
+) -> PyResult<T> {
+    let interrupt = Interrupt {
+        watched: progress.is_some(),
+        ..Interrupt::default()
+    };
+    let mut told = None;
     let mut raised = None;
     let answer = std::thread::scope(|scope| {
         // The sender goes when the job's thread ends, however it ends: the
@@ -58,11 +112,19 @@ pub(crate) fn interruptible<T: Send>(
             if !matches!(waited, Err(RecvTimeoutError::Timeout)) {
                 break;
             }
-            if raised.is_none()
-                && let Err(e) = py.check_signals()
-            {
-                interrupt.raised.store(true, Ordering::Relaxed);
-                raised = Some(e);
+            if raised.is_none() {
+                let mut looked = py.check_signals();
+                if let (Ok(()), Some(progress), Some(report)) =
+                    (&looked, progress, interrupt.report())
+                    && told != Some(report)
+                {
+                    told = Some(report);
+                    looked = progress.call1(report).map(drop);
+                }
+                if let Err(e) = looked {
+                    interrupt.raised.store(true, Ordering::Relaxed);
+                    raised = Some(e);
+                }
             }
         }
         job.join()

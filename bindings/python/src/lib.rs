@@ -13,10 +13,12 @@ mod compat_index;
 mod compat_simhash;
 mod dedup;
 mod dedup_files;
+mod deduper;
 mod error;
 mod fingerprint;
 mod index;
 mod interrupt;
+mod params;
 mod spark;
 mod texts;
 mod utf8;
@@ -27,10 +29,14 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NeardupError", m.py().get_type::<error::NeardupError>())?;
+    m.add("InputError", m.py().get_type::<error::InputError>())?;
+    m.add("SettingsError", m.py().get_type::<error::SettingsError>())?;
+    m.add("StorageError", m.py().get_type::<error::StorageError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<fingerprint::Fingerprinter>()?;
     m.add_function(wrap_pyfunction!(fingerprint::distance, m)?)?;
     m.add_class::<index::Index>()?;
+    m.add_class::<deduper::Deduper>()?;
     m.add_function(wrap_pyfunction!(dedup::dedup, m)?)?;
     m.add_function(wrap_pyfunction!(dedup::verify_spec, m)?)?;
     m.add_function(wrap_pyfunction!(dedup_files::dedup_files, m)?)?;

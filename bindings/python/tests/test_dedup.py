@@ -31,7 +31,7 @@ def test_equal_to_the_cli_on_the_samples(tmp_path, cli, samples, flags):
     assert got == want and len(want) > 50
     for key in ["documents", "unique", "dropped", "exact_copies", "groups", "pairs"]:
         assert result.summary[key] == summary[key], key
-    assert result.keep.sum() == summary["unique"]
+    assert result.kept.sum() == summary["unique"]
 
 
 @pytest.mark.parametrize("flags", [(), ("--cluster", "components")])
@@ -53,33 +53,33 @@ def test_result_columns(samples):
     ids, texts = samples
     result = neardup.dedup(pa.array(texts), ids)
     table = result.to_arrow()
-    assert table.column_names == ["id", "keep", "duplicate_of", "distance"]
+    assert table.column_names == ["id", "kept", "duplicate_of", "duplicate_of_id", "distance", "similarity", "cluster"]
     assert table.num_rows == len(texts)
     frame = result.to_pandas()
-    assert frame["keep"].sum() == result.summary["unique"]
+    assert frame["kept"].sum() == result.summary["unique"]
     for group in result.clusters:
-        assert result.keep[group[0]] and not result.keep[group[1:]].any()
+        assert result.kept[group[0]] and not result.kept[group[1:]].any()
         assert all(result.duplicate_of[d] == group[0] for d in group[1:])
     assert sum(len(g) - 1 for g in result.clusters) == result.summary["dropped"]
 
 
 def test_bad_settings_and_texts():
-    with pytest.raises(neardup.NeardupError, match="threshold"):
+    with pytest.raises(neardup.SettingsError, match="threshold"):
         neardup.dedup(["a"], threshold=1.5)
     # As the CLI: 0 would pass every pair.
-    with pytest.raises(neardup.NeardupError, match=r"threshold: 0; .*above 0.*verify none"):
+    with pytest.raises(neardup.SettingsError, match=r"threshold: 0; .*above 0.*verify none"):
         neardup.dedup(["a"], threshold=0)
-    with pytest.raises(neardup.NeardupError, match=r"verify: \"jaccard:0\".*or none"):
+    with pytest.raises(neardup.SettingsError, match=r"verify: \"jaccard:0\".*or none"):
         neardup.dedup(["a"], verify="jaccard:0")
-    with pytest.raises(neardup.NeardupError, match="keep"):
+    with pytest.raises(neardup.SettingsError, match="keep"):
         neardup.dedup(["a"], keep="max")
-    with pytest.raises(neardup.NeardupError, match="cluster"):
+    with pytest.raises(neardup.SettingsError, match="cluster"):
         neardup.dedup(["a"], cluster="louvain")
-    with pytest.raises(neardup.NeardupError, match="1 ids for 2 texts"):
+    with pytest.raises(neardup.InputError, match="1 ids for 2 texts"):
         neardup.dedup(["a", "b"], ["x"])
-    with pytest.raises(neardup.NeardupError):
+    with pytest.raises(neardup.SettingsError):
         neardup.dedup(["a"], k=64)
-    with pytest.raises(TypeError, match=r"texts\[0\]"):
+    with pytest.raises(neardup.InputError, match=r"texts\[0\]"):
         neardup.dedup([None])
     assert len(neardup.dedup([])) == 0
 

@@ -64,21 +64,21 @@ def test_distance():
 
 
 def test_bad_input_is_a_python_exception():
-    with pytest.raises(neardup.NeardupError, match="unknown profile \"nope\"; choose one of"):
+    with pytest.raises(neardup.SettingsError, match="unknown profile \"nope\"; choose one of"):
         neardup.Fingerprinter("nope")
-    with pytest.raises(neardup.NeardupError, match="32"):
+    with pytest.raises(neardup.SettingsError, match="32"):
         neardup.Fingerprinter(width=32)
     fp = neardup.Fingerprinter()
-    with pytest.raises(TypeError, match=r"texts\[1\]: a int, not a str"):
+    with pytest.raises(neardup.InputError, match=r"texts\[1\]: a int, not a str"):
         fp.fingerprint_batch(["a", 3])
-    with pytest.raises(TypeError, match="one str"):
+    with pytest.raises(neardup.InputError, match="one str"):
         fp.fingerprint_batch("a text")
     with pytest.raises(neardup.NeardupError, match=r"texts\[1\]: .*surrogates not allowed"):
         neardup.dedup(["a", "b\ud800"])
     pa = pytest.importorskip("pyarrow")
     with pytest.raises(neardup.NeardupError, match=r"texts\[1\]: null"):
         fp.fingerprint_batch(pa.array(["a", None]))
-    with pytest.raises(TypeError, match="Int64; give strings"):
+    with pytest.raises(neardup.InputError, match="Int64; give strings"):
         fp.fingerprint_batch(pa.array([1, 2]))
     # NeardupError is a ValueError: code that catches those catches it.
     assert issubclass(neardup.NeardupError, ValueError)

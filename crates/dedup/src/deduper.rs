@@ -13,6 +13,7 @@
 //! and `neardup serve` serves.
 
 use std::path::Path;
+use std::sync::Mutex;
 
 use neardup_core::Fingerprint;
 use neardup_store::{
@@ -54,6 +55,9 @@ pub struct Deduper {
     judge: Option<VerifiedTexts>,
     /// Whether documents are stored with their short-document keys.
     keyed: bool,
+    /// Held by the batch being added: its ids are checked, then written,
+    /// with no other batch between.
+    adding: Mutex<()>,
     /// The folder of a deduper made without one, removed with it.
     _scratch: Option<tempfile::TempDir>,
 }
@@ -115,6 +119,7 @@ impl Deduper {
             rule,
             judge,
             keyed,
+            adding: Mutex::new(()),
             _scratch: None,
         }
     }
@@ -131,6 +136,7 @@ impl Deduper {
     /// (nothing is written).
     pub fn add(&self, docs: &[(&str, &str)]) -> Result<Vec<Option<Duplicate>>> {
         let ids: Vec<&str> = docs.iter().map(|&(id, _)| id).collect();
+        let _adding = self.adding.lock().unwrap_or_else(|e| e.into_inner());
         self.store.check_new_ids(&ids)?;
         let fingerprinter = self.rule.fingerprinter();
         let k = self.rule.k_bits();

@@ -4,13 +4,14 @@
 //! ids.
 
 use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
 
 use neardup_dedup::{DEFAULT_K, DEFAULT_THRESHOLD};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
 use crate::dedup::Settings;
-use crate::error::{self, InputError};
+use crate::error::{self, InputError, StorageError};
 use crate::interrupt::interruptible;
 use crate::params;
 use crate::texts::Texts;
@@ -19,7 +20,8 @@ use crate::texts::Texts;
 /// it).
 #[pyclass(module = "neardup._neardup", frozen)]
 pub(crate) struct Deduper {
-    inner: neardup_dedup::Deduper,
+    /// `None` once closed; a call under way holds its own handle.
+    inner: RwLock<Option<Arc<neardup_dedup::Deduper>>>,
     /// The folder of its store; `None` for a temporary one.
     path: Option<PathBuf>,
 }
@@ -62,7 +64,10 @@ impl Deduper {
                 None => neardup_dedup::Deduper::temporary(rule),
             })
             .map_err(error::run)?;
-        Ok(Deduper { inner, path: index })
+        Ok(Deduper {
+            inner: RwLock::new(Some(Arc::new(inner))),
+            path: index,
+        })
     }
 
     /// Judges `texts` (no nulls) named `ids` (str, new and unique) against
@@ -86,7 +91,8 @@ impl Deduper {
         }
         let strs = texts.strs("texts")?;
         let docs: Vec<(&str, &str)> = ids.iter().map(String::as_str).zip(strs).collect();
-        let fates = interruptible(py, |_| self.inner.add(&docs))?.map_err(error::run)?;
+        let inner = self.inner()?;
+        let fates = interruptible(py, |_| inner.add(&docs))?.map_err(error::run)?;
         let mut of = Vec::with_capacity(fates.len());
         let mut distance = Vec::with_capacity(fates.len());
         let mut similarity = Vec::with_capacity(fates.len());
@@ -114,8 +120,14 @@ impl Deduper {
     }
 
     /// How many documents it keeps.
-    fn __len__(&self) -> usize {
-        self.inner.len()
+    fn __len__(&self) -> PyResult<usize> {
+        Ok(self.inner()?.len())
+    }
+
+    /// Lets its index go (once the batch under way is added), for another
+    /// writer to open; a temporary one is removed.
+    fn close(&self) {
+        self.inner.write().unwrap_or_else(|e| e.into_inner()).take();
     }
 
     /// The folder of its index, or `None` for a temporary one.
@@ -126,7 +138,17 @@ impl Deduper {
 
     /// The k of its rule.
     #[getter]
-    fn k(&self) -> u32 {
-        self.inner.rule().k_bits()
+    fn k(&self) -> PyResult<u32> {
+        Ok(self.inner()?.rule().k_bits())
+    }
+}
+
+impl Deduper {
+    fn inner(&self) -> PyResult<Arc<neardup_dedup::Deduper>> {
+        self.inner
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .ok_or_else(|| StorageError::new_err("this deduper is closed"))
     }
 }

@@ -144,13 +144,17 @@ pub(crate) fn fingerprints_from_py(
     let mut out = Vec::with_capacity(fingerprints.len().unwrap_or(0));
     for (i, f) in fingerprints.try_iter()?.enumerate() {
         let f = f?;
-        let bits = f.extract::<u128>().map_err(|_| {
-            InputError::new_err(format!(
-                "fingerprints[{i}]: {}; a fingerprint is an int from 0 to 2^{} - 1",
-                f.repr().map_or_else(|_| "?".to_string(), |r| r.to_string()),
-                width.bits()
-            ))
-        })?;
+        // numpy's integer scalars are ints by `operator.index`.
+        let bits = f
+            .extract::<u128>()
+            .or_else(|_| f.call_method0("__index__")?.extract::<u128>())
+            .map_err(|_| {
+                InputError::new_err(format!(
+                    "fingerprints[{i}]: {}; a fingerprint is an int from 0 to 2^{} - 1",
+                    f.repr().map_or_else(|_| "?".to_string(), |r| r.to_string()),
+                    width.bits()
+                ))
+            })?;
         out.push(bits);
     }
     check_width(&out, width)?;

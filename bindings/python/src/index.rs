@@ -37,8 +37,12 @@ pub(crate) struct Index {
 enum Backing {
     /// In memory, behind a lock: queries share it, writes take it alone.
     Memory(Box<RwLock<Table>>),
-    /// A store on disk, written in place (it orders its own writes).
-    Store { store: AnyStore, read_only: bool },
+    /// A store on disk, written in place (it orders its own writes);
+    /// `None` once closed.
+    Store {
+        store: RwLock<Option<AnyStore>>,
+        read_only: bool,
+    },
 }
 
 /// An index in memory: the table, and the ids of its entries.
@@ -88,19 +92,31 @@ fn new_ids(ids: &[String], stored: impl Fn(&str) -> bool) -> PyResult<()> {
 }
 
 impl Index {
-    fn width(&self) -> Width {
-        match &self.backing {
+    fn width(&self) -> PyResult<Width> {
+        Ok(match &self.backing {
             Backing::Memory(t) => read(t).table.plan().width(),
-            Backing::Store { store, .. } => store.settings().width,
+            Backing::Store { .. } => self.store()?.settings().width,
+        })
+    }
+
+    /// The store of an opened index (a handle: a call that holds it keeps
+    /// the store open past a `close` until it returns).
+    fn store(&self) -> PyResult<AnyStore> {
+        match &self.backing {
+            Backing::Store { store, .. } => store
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+                .ok_or_else(|| StorageError::new_err("this index is closed")),
+            Backing::Memory(_) => Err(StorageError::new_err("an index in memory has no store")),
         }
     }
 
-    fn writable(&self) -> PyResult<&AnyStore> {
+    fn writable(&self) -> PyResult<AnyStore> {
         match &self.backing {
             Backing::Store {
-                store,
-                read_only: false,
-            } => Ok(store),
+                read_only: false, ..
+            } => self.store(),
             _ => Err(StorageError::new_err(
                 "this index was opened with read_only=True; open it without to write",
             )),
@@ -151,7 +167,10 @@ impl Index {
             })
             .map_err(error::store)?;
         Ok(Index {
-            backing: Backing::Store { store, read_only },
+            backing: Backing::Store {
+                store: RwLock::new(Some(store)),
+                read_only,
+            },
         })
     }
 
@@ -163,7 +182,7 @@ impl Index {
         fingerprints: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         let ids = ids_from_py(ids, "ids")?;
-        let fingerprints = fingerprints_from_py(fingerprints, self.width())?;
+        let fingerprints = fingerprints_from_py(fingerprints, self.width()?)?;
         if ids.len() != fingerprints.len() {
             return Err(InputError::new_err(format!(
                 "{} ids for {} fingerprints; give one id per fingerprint",
@@ -195,7 +214,7 @@ impl Index {
         py: Python<'_>,
         fingerprints: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<Vec<(String, u32)>>> {
-        let queries = fingerprints_from_py(fingerprints, self.width())?;
+        let queries = fingerprints_from_py(fingerprints, self.width()?)?;
         let mut found: Vec<Vec<(String, u32)>> = match &self.backing {
             Backing::Memory(t) => py.detach(|| {
                 let table = read(t);
@@ -211,7 +230,8 @@ impl Index {
                     })
                     .collect()
             }),
-            Backing::Store { store, .. } => {
+            Backing::Store { .. } => {
+                let store = self.store()?;
                 let k = store.settings().k;
                 py.detach(|| {
                     queries
@@ -280,10 +300,12 @@ impl Index {
                 let table = read(t);
                 table.numbers.get(&id).and_then(|&n| table.table.get(n))
             }
-            Backing::Store { store, .. } => py
-                .detach(|| store.get(&id))
-                .map_err(error::store)?
-                .map(|d| d.fingerprint),
+            Backing::Store { .. } => {
+                let store = self.store()?;
+                py.detach(|| store.get(&id))
+                    .map_err(error::store)?
+                    .map(|d| d.fingerprint)
+            }
         };
         found.ok_or_else(|| PyKeyError::new_err(id))
     }
@@ -305,10 +327,10 @@ impl Index {
                     .filter_map(|(id, n)| table.table.get(n).map(|f| (id.clone(), f)))
                     .collect()
             }
-            Backing::Store { store, .. } => store.entries(),
+            Backing::Store { .. } => self.store()?.entries(),
         };
         let (names, fingerprints): (Vec<String>, Vec<u128>) = entries.into_iter().unzip();
-        let settings = StoreSettings::new(self.width(), self.k(), serde_json::Value::Null, false);
+        let settings = StoreSettings::new(self.width()?, self.k()?, serde_json::Value::Null, false);
         py.detach(|| {
             if AnyStore::exists(&path) {
                 return Err(neardup_store::Error::Input(format!(
@@ -325,17 +347,35 @@ impl Index {
 
     /// The k of its queries.
     #[getter]
-    fn k(&self) -> u32 {
-        match &self.backing {
+    fn k(&self) -> PyResult<u32> {
+        Ok(match &self.backing {
             Backing::Memory(t) => read(t).table.plan().k(),
-            Backing::Store { store, .. } => store.settings().k,
-        }
+            Backing::Store { .. } => self.store()?.settings().k,
+        })
     }
 
     /// The width of its fingerprints in bits.
     #[getter]
-    fn get_width(&self) -> u32 {
-        self.width().bits()
+    fn get_width(&self) -> PyResult<u32> {
+        Ok(self.width()?.bits())
+    }
+
+    /// Closes an index opened from a directory: its store is let go (once
+    /// the calls under way return), for another writer to open. Closing
+    /// twice, or an index in memory, does nothing.
+    fn close(&self) {
+        if let Backing::Store { store, .. } = &self.backing {
+            store.write().unwrap_or_else(|e| e.into_inner()).take();
+        }
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, _exc: &Bound<'_, pyo3::types::PyTuple>) {
+        self.close();
     }
 
     /// Whether it is open to read only.
@@ -350,11 +390,11 @@ impl Index {
         )
     }
 
-    fn __len__(&self) -> usize {
-        match &self.backing {
+    fn __len__(&self) -> PyResult<usize> {
+        Ok(match &self.backing {
             Backing::Memory(t) => read(t).numbers.len(),
-            Backing::Store { store, .. } => store.stats().documents,
-        }
+            Backing::Store { .. } => self.store()?.stats().documents,
+        })
     }
 
     fn __contains__(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -366,11 +406,11 @@ impl Index {
     }
 
     fn __repr__(&self) -> String {
-        format!(
-            "Index(k={}, width={}, len={})",
-            self.k(),
-            self.width().bits(),
-            self.__len__()
-        )
+        match (self.k(), self.width(), self.__len__()) {
+            (Ok(k), Ok(width), Ok(len)) => {
+                format!("Index(k={k}, width={}, len={len})", width.bits())
+            }
+            _ => "Index(closed)".to_string(),
+        }
     }
 }

@@ -76,6 +76,18 @@ class Deduper:
     def __len__(self) -> int:
         return len(self._native)
 
+    def close(self) -> None:
+        """Lets its index go, for another writer (``neardup dedup
+        --save-index``, another ``Deduper``) to open; a temporary one is
+        removed. A ``with`` block closes it at its end."""
+        self._native.close()
+
+    def __enter__(self) -> "Deduper":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def __repr__(self) -> str:
         where = self.path if self.path is not None else "temporary"
         return f"Deduper(index={where!r}, k={self.k}, kept={len(self)})"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import http.client
 import json
 import urllib.parse
-from typing import Any, Iterable, Optional
+from typing import Any, Dict, Iterable, List, Optional
 
 from neardup._neardup import NeardupError
 
@@ -58,7 +58,7 @@ class Client:
     def _connect(self) -> http.client.HTTPConnection:
         if self._connection is None:
             kind = http.client.HTTPSConnection if self._parts.scheme == "https" else http.client.HTTPConnection
-            self._connection = kind(self._parts.hostname, self._parts.port, timeout=self._timeout)
+            self._connection = kind(self._parts.hostname or "", self._parts.port, timeout=self._timeout)
         return self._connection
 
     def _request(self, method: str, path: str, body: Any = None, retry: bool = False) -> tuple[int, Any]:
@@ -89,51 +89,58 @@ class Client:
             raise ServiceError(status, error.get("code", "error"), error.get("message", str(answer)))
         return answer
 
-    def _document(self, mode: str, text, id, fingerprint, metadata, k) -> dict:
-        doc: dict = {"mode": mode}
+    def _document(
+        self, mode: str, text: Optional[str], id: Optional[str], fingerprint: Optional[str], metadata: Any,
+        k: Optional[int],
+    ) -> Dict[str, Any]:
+        doc: Dict[str, Any] = {"mode": mode}
         for name, value in (("text", text), ("id", id), ("fingerprint", fingerprint), ("metadata", metadata), ("k", k)):
             if value is not None:
                 doc[name] = value
-        return self._checked("POST", "/v1/documents", doc)
+        answer: Dict[str, Any] = self._checked("POST", "/v1/documents", doc)
+        return answer
 
     def insert(self, text: Optional[str] = None, *, id: Optional[str] = None, fingerprint: Optional[str] = None,
-               metadata: Any = None, k: Optional[int] = None) -> dict:
+               metadata: Any = None, k: Optional[int] = None) -> Dict[str, Any]:
         """Stores a document (its text, or its fingerprint in hex) and says
         what it duplicates. Returned once it is durable."""
         return self._document("insert", text, id, fingerprint, metadata, k)
 
     def insert_if_unique(self, text: Optional[str] = None, *, id: Optional[str] = None,
-                         fingerprint: Optional[str] = None, metadata: Any = None, k: Optional[int] = None) -> dict:
+                         fingerprint: Optional[str] = None, metadata: Any = None, k: Optional[int] = None) -> Dict[str, Any]:
         """Stores a document only when nothing stored duplicates it: the
         crawler's one call. ``answer["inserted"]`` says which happened."""
         return self._document("insert_if_unique", text, id, fingerprint, metadata, k)
 
-    def query(self, text: Optional[str] = None, *, fingerprint: Optional[str] = None, k: Optional[int] = None) -> dict:
+    def query(self, text: Optional[str] = None, *, fingerprint: Optional[str] = None, k: Optional[int] = None) -> Dict[str, Any]:
         """The stored documents a text (or fingerprint) duplicates; stores nothing."""
         return self._document("query", text, None, fingerprint, None, k)
 
-    def batch(self, documents: Iterable[dict], mode: Optional[str] = None, k: Optional[int] = None) -> list:
+    def batch(self, documents: Iterable[Dict[str, Any]], mode: Optional[str] = None, k: Optional[int] = None) -> List[Dict[str, Any]]:
         """Many documents (dicts as ``POST /v1/documents`` takes) in one
         request; their writes share one commit. One answer each, in order;
         a document that could not be stored has an ``error``."""
-        body: dict = {"documents": list(documents)}
+        body: Dict[str, Any] = {"documents": list(documents)}
         if mode is not None:
             body["mode"] = mode
         if k is not None:
             body["k"] = k
-        return self._checked("POST", "/v1/documents:batch", body)["results"]
+        results: List[Dict[str, Any]] = self._checked("POST", "/v1/documents:batch", body)["results"]
+        return results
 
-    def get(self, id: str) -> Optional[dict]:
+    def get(self, id: str) -> Optional[Dict[str, Any]]:
         """The stored document ``id`` (fingerprint, text if kept, metadata), or None."""
-        return self._checked("GET", "/v1/documents/" + urllib.parse.quote(id, safe=""), retry=True, missing_ok=True)
+        found: Optional[Dict[str, Any]] = self._checked("GET", "/v1/documents/" + urllib.parse.quote(id, safe=""), retry=True, missing_ok=True)
+        return found
 
     def delete(self, id: str) -> bool:
         """Deletes document ``id``; False when there was none."""
         return self._checked("DELETE", "/v1/documents/" + urllib.parse.quote(id, safe=""), missing_ok=True) is not None
 
-    def stats(self) -> dict:
+    def stats(self) -> Dict[str, Any]:
         """What the store holds, and how the service decides duplicates."""
-        return self._checked("GET", "/v1/stats", retry=True)
+        stats: Dict[str, Any] = self._checked("GET", "/v1/stats", retry=True)
+        return stats
 
     def ready(self) -> bool:
         """Whether the service is up and not stopping."""
@@ -152,5 +159,5 @@ class Client:
     def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -6,14 +6,17 @@ from __future__ import annotations
 import itertools
 import threading
 from os import PathLike, fspath
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
 
 from neardup import _neardup
 from neardup._neardup import InputError
-from neardup._result import Cluster, DedupResult, Keep, OnNull, Profile, _checked, dedup
+from neardup._result import DedupResult, _checked, dedup
+
+if TYPE_CHECKING:
+    from neardup._result import _Cluster, _Keep, _OnNull, _Profile
 from neardup._texts import column, id_list, named, nulls, without
 
 
@@ -52,11 +55,11 @@ class Deduper:
         *,
         threshold: float = 0.8,
         k: int = 8,
-        profile: Profile = "auto",
+        profile: _Profile = "auto",
         width: int = 64,
         short_rule: bool = True,
         verify: Optional[str] = None,
-        on_null: OnNull = "raise",
+        on_null: _OnNull = "raise",
     ) -> None:
         _checked("on_null", on_null, ("raise", "keep", "drop"))
         self._native = _neardup.Deduper(
@@ -124,7 +127,7 @@ class Deduper:
                 f"texts[{first}]: null; drop or fill the rows without text first, or say what to "
                 'do with them (on_null="keep" or "drop")'
             )
-            error.position = first  # type: ignore[attr-defined]
+            error.position = first
             raise named(error, given)
         n = len(converted)
         present = np.arange(n) if missing is None else np.flatnonzero(~missing)
@@ -137,7 +140,7 @@ class Deduper:
             except InputError as error:
                 position = getattr(error, "position", None)
                 if position is not None and 0 <= position < len(present):
-                    error.position = int(present[position])  # type: ignore[attr-defined]
+                    error.position = int(present[position])
                 raise named(error, names) from None
             if given is None and self._next is not None:
                 self._next += n
@@ -203,17 +206,18 @@ def _batch_result(
     of_id: List[Any] = [None] * n
     cluster = np.where(kept, np.arange(n), -1).astype(np.int64)
     groups: Dict[int, List[int]] = {}
-    by_name = {str(name): name for name in names}
+    by_name: Dict[str, Any] = {str(name): name for name in names}
     for j, i in enumerate(present):
-        if of[j] is None:
+        duplicate = of[j]
+        if duplicate is None:
             continue
         kept[i] = False
         full_distance[i] = distance[j]
         full_similarity[i] = similarity[j]
-        first = here.get(of[j], -1)
+        first = here.get(duplicate, -1)
         duplicate_of[i] = first
         cluster[i] = first
-        of_id[i] = by_name.get(of[j], int(of[j]) if given is None and of[j].isdigit() else of[j])
+        of_id[i] = by_name.get(duplicate, int(duplicate) if given is None and duplicate.isdigit() else duplicate)
         if first >= 0:
             groups.setdefault(first, [first]).append(int(i))
     dropped = int((~kept).sum())
@@ -244,11 +248,11 @@ def dedup_frame(
     id_column: Optional[str] = None,
     threshold: float = 0.8,
     k: int = 8,
-    keep: Keep = "first",
-    cluster: Cluster = "greedy",
-    profile: Profile = "auto",
+    keep: _Keep = "first",
+    cluster: _Cluster = "greedy",
+    profile: _Profile = "auto",
     verify: Optional[str] = None,
-    on_null: OnNull = "raise",
+    on_null: _OnNull = "raise",
     threads: Optional[int] = None,
 ) -> Any:
     """``frame`` (a pandas or polars DataFrame, a ``datasets.Dataset`` or

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import warnings
 from os import PathLike, fspath
-from typing import Iterable, Optional, Union
+from typing import Any, Dict, Iterable, Optional, Union
 
 from neardup import _neardup
 
-Path = Union[str, PathLike]
+Path = Union[str, "PathLike[str]"]
 
 
 def dedup_files(
@@ -35,7 +35,7 @@ def dedup_files(
     force: bool = False,
     memory: Optional[int] = None,
     threads: Optional[int] = None,
-) -> dict:
+) -> Dict[str, Any]:
     """``neardup dedup PATHS --out OUT``: the same run by the same library,
     the same files in ``out`` (``unique.jsonl``/``.parquet``/``.txt``,
     ``duplicates.jsonl``, ``clusters.jsonl``, ``report.html``,
@@ -81,6 +81,6 @@ def dedup_files(
     )
     for message in warned:
         warnings.warn(message, stacklevel=2)
-    summary = json.loads(text)
+    summary: Dict[str, Any] = json.loads(text)
     summary["notes"] = notes
     return summary

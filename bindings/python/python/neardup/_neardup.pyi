@@ -1,64 +1,133 @@
 """Types of the compiled half of neardup (Rust, PyO3)."""
 
 from os import PathLike
-from typing import Any, Iterable, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Literal, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
 __version__: str
+__all__ = [
+    "NeardupError",
+    "InputError",
+    "SettingsError",
+    "StorageError",
+    "__version__",
+    "Fingerprinter",
+    "distance",
+    "Index",
+    "Deduper",
+    "dedup",
+    "verify_spec",
+    "dedup_files",
+    "simhash_text",
+    "simhash_features",
+    "SimhashIndex",
+    "Simhash",
+    "spark_plan_blocks",
+    "table_keys",
+    "pairs_in_groups",
+    "short_kinds",
+    "short_rule_keys",
+    "short_rule_alone",
+    "judge_pairs",
+    "short_pairs_in_groups",
+]
 
 class NeardupError(ValueError):
     """Bad settings, unreadable input or a failed run; the message is the
     CLI's."""
 
+class InputError(NeardupError):
+    """Input neardup cannot take; names the position (and id)."""
+
+    position: int
+
+class SettingsError(NeardupError):
+    """A setting out of range or unknown; names the parameter."""
+
+class StorageError(NeardupError):
+    """An index or folder that cannot be read or written; names the path."""
+
+_Profile = Literal["auto", "en", "zh", "python-simhash"]
+
+@final
 class Fingerprinter:
-    def __init__(self, profile: str = "auto", width: int = 64) -> None: ...
+    def __new__(cls, profile: _Profile = "auto", width: int = 64) -> Fingerprinter: ...
     @property
     def width(self) -> int: ...
     @property
     def profile(self) -> str: ...
     def fingerprint(self, text: str) -> int: ...
-    def fingerprint_batch(self, texts: Union[Iterable[str], Any]) -> npt.NDArray[np.uint64]: ...
+    def fingerprint_batch(self, texts: Any) -> npt.NDArray[np.uint64]: ...
 
 def distance(a: int, b: int) -> int: ...
 
-Fingerprints = Union[npt.NDArray[np.uint64], npt.NDArray[np.int64], Iterable[int]]
-
+@final
 class Index:
-    def __init__(self, k: int = 3, width: int = 64, expected: int = 1_000_000) -> None: ...
-    def add(self, ids: Sequence[str], fingerprints: Fingerprints) -> None: ...
-    def query(self, fingerprints: Fingerprints) -> list[list[Tuple[str, int]]]: ...
-    def remove(self, ids: Sequence[str]) -> None: ...
-    def get(self, id: str) -> int: ...
+    def __new__(cls, k: int = 3, width: int = 64, expected: int = 1_000_000) -> Index: ...
+    def add(self, ids: Any, fingerprints: Any) -> None: ...
+    def query(self, fingerprints: Any) -> list[list[tuple[str, int]]]: ...
+    def remove(self, ids: Any) -> None: ...
+    def get(self, id: Union[str, int]) -> int: ...
     def save(self, path: Union[str, PathLike[str]]) -> None: ...
     @staticmethod
-    def open(path: Union[str, PathLike[str]]) -> "Index": ...
+    def open(path: Union[str, PathLike[str]], read_only: bool = False) -> Index: ...
     @property
     def k(self) -> int: ...
     @property
     def width(self) -> int: ...
+    @property
+    def read_only(self) -> bool: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> Index: ...
+    def __exit__(self, *_exc: object) -> None: ...
     def __len__(self) -> int: ...
-    def __contains__(self, id: str) -> bool: ...
+    def __contains__(self, id: object, /) -> bool: ...
+
+@final
+class Deduper:
+    def __new__(
+        cls,
+        index: Optional[Union[str, PathLike[str]]] = None,
+        *,
+        threshold: float = ...,
+        k: int = ...,
+        profile: str = "auto",
+        width: int = 64,
+        short_rule: bool = True,
+        verify: Optional[str] = None,
+    ) -> Deduper: ...
+    def add(
+        self, texts: Any, ids: list[str]
+    ) -> tuple[list[Optional[str]], npt.NDArray[np.int32], npt.NDArray[np.float32]]: ...
+    def close(self) -> None: ...
+    def __len__(self) -> int: ...
+    @property
+    def path(self) -> Optional[PathLike[str]]: ...
+    @property
+    def k(self) -> int: ...
 
 def dedup(
     texts: Any,
-    ids: Optional[Sequence[str]] = None,
+    ids: Any = None,
     *,
-    threshold: float = 0.8,
-    k: int = 8,
+    threshold: float = ...,
+    k: int = ...,
     keep: str = "first",
     cluster: str = "greedy",
     profile: str = "auto",
     width: int = 64,
     short_rule: bool = True,
     verify: Optional[str] = None,
-    against: Optional[str] = None,
+    against: Optional[Union[str, PathLike[str]]] = None,
     memory: Optional[int] = None,
     threads: Optional[int] = None,
-) -> Tuple[
+    progress: Optional[Callable[[str, int, Optional[int]], Any]] = None,
+) -> tuple[
     npt.NDArray[np.int64],
     npt.NDArray[np.int32],
+    npt.NDArray[np.float32],
     Optional[list[Optional[str]]],
     list[list[int]],
     dict[str, Any],
@@ -67,8 +136,8 @@ def dedup_files(
     paths: Sequence[str],
     out: str,
     *,
-    threshold: float = 0.8,
-    k: int = 8,
+    threshold: float = ...,
+    k: int = ...,
     keep: str = "first",
     cluster: str = "greedy",
     profile: str = "auto",

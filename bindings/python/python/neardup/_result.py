@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 from os import PathLike, fspath
-from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Literal, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -16,11 +16,14 @@ from neardup._neardup import InputError, SettingsError
 from neardup._progress import Reporter, reporter
 from neardup._texts import column, id_list, named, nulls, without
 
-Keep = Literal["first", "longest", "shortest"]
-Cluster = Literal["greedy", "components"]
-Profile = Literal["auto", "en", "zh", "python-simhash"]
-OnNull = Literal["raise", "keep", "drop"]
-Progress = Union[bool, Callable[[str, int, Optional[int]], Any], None]
+if TYPE_CHECKING:
+    # Types only (the settings' names, checked by mypy); at run time the
+    # settings are checked by the engine, naming the parameter.
+    _Keep = Literal["first", "longest", "shortest"]
+    _Cluster = Literal["greedy", "components"]
+    _Profile = Literal["auto", "en", "zh", "python-simhash"]
+    _OnNull = Literal["raise", "keep", "drop"]
+    _Progress = Union[bool, Callable[[str, int, Optional[int]], Any], None]
 
 
 @dataclass(frozen=True)
@@ -150,17 +153,17 @@ def dedup(
     *,
     threshold: float = 0.8,
     k: int = 8,
-    keep: Keep = "first",
-    cluster: Cluster = "greedy",
-    profile: Profile = "auto",
+    keep: _Keep = "first",
+    cluster: _Cluster = "greedy",
+    profile: _Profile = "auto",
     width: int = 64,
     short_rule: bool = True,
     verify: Optional[str] = None,
     against: Optional[Union[str, "PathLike[str]"]] = None,
     memory: Optional[int] = None,
     threads: Optional[int] = None,
-    on_null: OnNull = "raise",
-    progress: Progress = None,
+    on_null: _OnNull = "raise",
+    progress: _Progress = None,
 ) -> DedupResult:
     """Finds the near-duplicates among ``texts`` and says which to keep:
     ``neardup dedup``'s job, with its defaults, over texts in memory.
@@ -205,7 +208,7 @@ def dedup(
             f"texts[{first}]: null; drop or fill the rows without text first, or say what to do "
             'with them (on_null="keep" or "drop")'
         )
-        error.position = first  # type: ignore[attr-defined]
+        error.position = first
         raise named(error, id_given)
     present = None if missing is None else np.flatnonzero(~missing)
     run_texts = converted if missing is None else without(converted, missing)
@@ -233,7 +236,7 @@ def dedup(
     except InputError as error:
         position = getattr(error, "position", None)
         if present is not None and position is not None and 0 <= position < len(present):
-            error.position = int(present[position])  # type: ignore[attr-defined]
+            error.position = int(present[position])
         raise named(error, id_given) from None
     finally:
         if report is not None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any, List, Optional, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from neardup._neardup import InputError
 
@@ -147,7 +148,7 @@ def id_list(ids: Any, what: str = "ids") -> Sequence[Any]:
     return list(ids)
 
 
-def nulls(texts: Any) -> Optional[np.ndarray]:
+def nulls(texts: Any) -> Optional[npt.NDArray[np.bool_]]:
     """A mask of the nulls among converted ``texts`` (what :func:`column`
     gave), or ``None`` when there are none."""
     if hasattr(texts, "null_count"):
@@ -158,7 +159,7 @@ def nulls(texts: Any) -> Optional[np.ndarray]:
     return mask if mask.any() else None
 
 
-def without(texts: Any, mask: np.ndarray) -> Any:
+def without(texts: Any, mask: npt.NDArray[np.bool_]) -> Any:
     """Converted ``texts`` without the items where ``mask`` is True."""
     if hasattr(texts, "filter"):
         import pyarrow as pa
@@ -184,5 +185,5 @@ def named(error: InputError, ids: Optional[List[Any]]) -> InputError:
     if ids is None or position is None or not 0 <= position < len(ids):
         return error
     again = InputError(f"{error} (id {ids[position]!r})")
-    again.position = position  # type: ignore[attr-defined]
+    again.position = position
     return again

@@ -9,7 +9,7 @@ use neardup_output::{DedupRun, against_index};
 use pyo3::prelude::*;
 
 use crate::dedup::Settings;
-use crate::error::{NeardupError, SettingsError};
+use crate::error::{NeardupError, SettingsError, StorageError};
 use crate::interrupt::interruptible;
 use crate::params;
 
@@ -23,6 +23,24 @@ fn format(name: &str) -> PyResult<Format> {
             "format: {other:?}; give auto, jsonl, text or parquet"
         ))),
     }
+}
+
+/// A failed run as the exception of its kind, with the CLI's message: a
+/// file or folder that cannot be read or written is a `StorageError`, a
+/// bad record an `InputError`.
+fn failed(error: &(dyn std::error::Error + 'static)) -> PyErr {
+    let message = crate::error::message(error);
+    let mut cause = Some(error);
+    while let Some(c) = cause {
+        if c.is::<std::io::Error>() {
+            return StorageError::new_err(message);
+        }
+        if let Some(e) = c.downcast_ref::<neardup_dedup::Error>() {
+            return crate::error::run_as(e, message);
+        }
+        cause = c.source();
+    }
+    NeardupError::new_err(message)
 }
 
 /// Runs `neardup dedup` over `paths` into `out`; gives `(summary.json's
@@ -95,7 +113,7 @@ pub(crate) fn dedup_files(
     run.against = against;
     let pool = params::pool(threads)?;
     let finished = interruptible(py, |interrupt| pool.install(|| run.run(interrupt)))?
-        .map_err(|e| NeardupError::new_err(format!("{e:#}")))?;
+        .map_err(|e| failed(e.as_ref()))?;
     Ok((
         finished.summary.to_string(),
         finished.warnings,

@@ -78,12 +78,17 @@ pub(crate) fn store(error: neardup_store::Error) -> PyErr {
 
 /// An error of a dedup run as the exception of its kind.
 pub(crate) fn run(error: neardup_dedup::Error) -> PyErr {
+    run_as(&error, message(&error))
+}
+
+/// The exception of `error`'s kind, saying `message`.
+pub(crate) fn run_as(error: &neardup_dedup::Error, message: String) -> PyErr {
     use neardup_dedup::Error as E;
     match error {
-        E::Store(e) => store(e),
-        E::Io { .. } | E::Against { .. } => StorageError::new_err(message(&error)),
-        E::Fingerprint(_) | E::Index(_) => SettingsError::new_err(message(&error)),
-        _ => InputError::new_err(message(&error)),
+        E::Store(neardup_store::Error::Input(_)) => InputError::new_err(message),
+        E::Store(_) | E::Io { .. } | E::Against { .. } => StorageError::new_err(message),
+        E::Fingerprint(_) | E::Index(_) => SettingsError::new_err(message),
+        _ => InputError::new_err(message),
     }
 }
 

@@ -17,7 +17,7 @@ from neardup._result import DedupResult, _checked, dedup
 
 if TYPE_CHECKING:
     from neardup._result import _Cluster, _Keep, _OnNull, _Profile
-from neardup._texts import column, id_list, named, nulls, without
+from neardup._texts import named, read, without
 
 
 class Deduper:
@@ -118,17 +118,7 @@ class Deduper:
         :class:`DedupResult` (``duplicate_of`` is a position in this batch,
         -1 for a text kept in an earlier batch; ``duplicate_of_id`` names
         either)."""
-        converted = column(texts)
-        given = None if ids is None else list(id_list(ids))
-        missing = nulls(converted)
-        if missing is not None and self._on_null == "raise":
-            first = int(np.flatnonzero(missing)[0])
-            error = InputError(
-                f"texts[{first}]: null; drop or fill the rows without text first, or say what to "
-                'do with them (on_null="keep" or "drop")'
-            )
-            error.position = first
-            raise named(error, given)
+        converted, given, missing = read(texts, ids, self._on_null)
         n = len(converted)
         present = np.arange(n) if missing is None else np.flatnonzero(~missing)
         batch = converted if missing is None else without(converted, missing)

@@ -14,7 +14,7 @@ import numpy.typing as npt
 from neardup import _neardup
 from neardup._neardup import InputError, SettingsError
 from neardup._progress import Reporter, reporter
-from neardup._texts import column, id_list, named, nulls, without
+from neardup._texts import named, read, without
 
 if TYPE_CHECKING:
     # Types only (the settings' names, checked by mypy); at run time the
@@ -199,17 +199,7 @@ def dedup(
     ([True, False], [-1, 0])
     """
     _checked("on_null", on_null, ("raise", "keep", "drop"))
-    converted = column(texts)
-    id_given = None if ids is None else list(id_list(ids))
-    missing = nulls(converted)
-    if missing is not None and on_null == "raise":
-        first = int(np.flatnonzero(missing)[0])
-        error = InputError(
-            f"texts[{first}]: null; drop or fill the rows without text first, or say what to do "
-            'with them (on_null="keep" or "drop")'
-        )
-        error.position = first
-        raise named(error, id_given)
+    converted, id_given, missing = read(texts, ids, on_null)
     present = None if missing is None else np.flatnonzero(~missing)
     run_texts = converted if missing is None else without(converted, missing)
     run_ids = id_given

@@ -20,7 +20,7 @@ with what to give instead: a dict's keys are not texts.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -166,6 +166,29 @@ def without(texts: Any, mask: npt.NDArray[np.bool_]) -> Any:
 
         return texts.filter(pa.array(~mask))
     return [t for t, drop in zip(texts, mask) if not drop]
+
+
+def read(texts: Any, ids: Any, on_null: str) -> Tuple[Any, Optional[List[Any]], Optional[npt.NDArray[np.bool_]]]:
+    """``texts`` converted (:func:`column`), ``ids`` as a list (or
+    ``None``), and the mask of null texts (or ``None`` when there are
+    none); with ``on_null="raise"``, a null is an :class:`InputError`
+    naming its position and id.
+
+    >>> read(["a", None], None, "keep")[2].tolist()
+    [False, True]
+    """
+    converted = column(texts)
+    given = None if ids is None else list(id_list(ids))
+    missing = nulls(converted)
+    if missing is not None and on_null == "raise":
+        first = int(np.flatnonzero(missing)[0])
+        error = InputError(
+            f"texts[{first}]: null; drop or fill the rows without text first, or say what to do "
+            'with them (on_null="keep" or "drop")'
+        )
+        error.position = first
+        raise named(error, given)
+    return converted, given, missing
 
 
 def as_texts(texts: Any) -> Any:

@@ -130,18 +130,119 @@ def test_dedup_keeps_what_the_cli_keeps_on_the_conformance_corpus(spark, cli, tm
     assert {r.id for r in kept.select("id").collect()} == want and len(dropped) > 300
 
 
-def test_bad_settings(spark):
+# Bad input and bad settings fail on the driver, before any task runs,
+# as neardup.InputError and SettingsError (NeardupError before the
+# package has them: getattr keeps these tests right before and after).
+InputError = getattr(neardup, "InputError", neardup.NeardupError)
+SettingsError = getattr(neardup, "SettingsError", neardup.NeardupError)
+
+
+class Jobs:
+    """The Spark jobs started inside a ``with`` block: its ``count``."""
+
+    def __init__(self, spark):
+        self.sc = spark.sparkContext
+
+    def __enter__(self):
+        self.group = f"neardup-checks-{random.getrandbits(32)}"
+        self.sc.setJobGroup(self.group, "driver-side checks")
+        return self
+
+    def __exit__(self, *exc):
+        self.count = len(self.sc.statusTracker().getJobIdsForGroup(self.group))
+        self.sc.setLocalProperty("spark.jobGroup.id", None)
+        return False
+
+
+def refused(spark, error, match, call, *args, **kwargs):
+    """``call`` raises ``error`` matching ``match`` without a Spark job."""
+    with Jobs(spark) as jobs, pytest.raises(error, match=match):
+        call(*args, **kwargs)
+    assert jobs.count == 0, f"{call.__name__}{kwargs} ran {jobs.count} jobs before refusing"
+
+
+def test_bad_settings_fail_before_any_job(spark):
     from neardup import spark as nds
 
-    df = spark.createDataFrame([("a", "x")], "id string, text string")
-    with pytest.raises(ValueError, match="no column 'body'"):
-        nds.dedup(df, text_col="body")
-    with pytest.raises(ValueError, match="keep"):
-        nds.dedup(df, keep="max")
-    with pytest.raises(ValueError, match="threshold"):
-        nds.dedup(df, threshold=0)
-    with pytest.raises(ValueError, match="'text' is a column already"):
-        nds.fingerprint(df, out_col="text")
-    twice = spark.createDataFrame([("a", "x", 1), ("b", "y", 1)], "id string, text string, pos long")
-    with pytest.raises(ValueError, match="order_col 'pos': the value 1 is in 2 rows"):
-        nds.dedup(twice, order_col="pos")
+    df = spark.createDataFrame([("a", "x", 1)], "id string, text string, pos long")
+    fps = spark.createDataFrame([("a", 1)], "id string, fingerprint long")
+    for kwargs, match in [
+        # The library's own checks, as neardup.dedup makes them.
+        ({"profile": "klingon"}, "klingon"),
+        ({"k": 64}, "64"),
+        ({"k": -1}, "k: -1; give a whole number of bits"),
+        ({"k": "8"}, "k: '8'"),
+        ({"short_rule": "yes"}, "short_rule"),
+        ({"threshold": 0}, r"threshold: 0; .*above 0"),
+        ({"verify": "jaccard:0"}, "verify"),
+        ({"keep": "max"}, "keep"),
+        # And the Spark functions' own.
+        ({"on_null": "skip"}, "on_null: 'skip'; give raise, keep or drop"),
+        ({"max_rounds": 0}, "max_rounds"),
+    ]:
+        refused(spark, SettingsError, match, nds.dedup, df, **kwargs)
+    refused(spark, SettingsError, "klingon", nds.fingerprint, df, profile="klingon")
+    refused(spark, SettingsError, "on_null", nds.fingerprint, df, on_null="skip")
+    refused(spark, SettingsError, "'text' is a column already", nds.fingerprint, df, out_col="text")
+    refused(spark, SettingsError, "'keep' is a column already", nds.fates, df.withColumn("keep", df.pos))
+    refused(spark, SettingsError, "64", nds.near_duplicate_pairs, fps, 64)
+    refused(spark, SettingsError, "k: -1; give a whole number of bits", nds.near_duplicate_pairs, fps, -1)
+
+
+def test_column_types_fail_before_any_job(spark):
+    from neardup import spark as nds
+
+    df = spark.createDataFrame([(1.5, 7, "a", "1")], "id double, text int, name string, pos string")
+    has = "id, text, name, pos"
+    refused(spark, InputError, f"no column 'body'; the DataFrame has {has}", nds.dedup, df, text_col="body")
+    refused(spark, InputError, r"text column 'text' is int; give a string column", nds.dedup, df)
+    refused(spark, InputError, r"text column 'text' is int", nds.fingerprint, df)
+    refused(spark, InputError, r"id column 'id' is double; give a string or integer", nds.dedup, df, text_col="name")
+    ok = {"id_col": "name", "text_col": "name"}  # a string id and text; pos is the wrong column
+    refused(spark, InputError, r"order column 'pos' is string; give an integer", nds.dedup, df, **ok, order_col="pos")
+    wrong = "fingerprint column 'pos' is string; give a long"
+    refused(spark, InputError, wrong, nds.near_duplicate_pairs, df, id_col="name", fp_col="pos")
+
+
+def test_null_texts_as_on_null_says(spark):
+    from neardup import spark as nds
+
+    river = "the river rose in the night and the town woke to water in every street"
+    rows = [("a", river, 0), ("b", None, 1), ("c", river + "!", 2), ("d", None, 3), ("e", "bread and salt", 4)]
+    df = spark.createDataFrame(rows, "id string, text string, pos long")
+    # raise (the default): a job finds a null text, the driver names its row.
+    with pytest.raises(InputError, match=r"text column 'text' is null in the row id='[bd]'.*on_null='keep'"):
+        nds.dedup(df, order_col="pos")
+    with pytest.raises(InputError, match=r"text column 'text' is null in the row id='[bd]', pos=[13]"):
+        nds.fingerprint(df)
+    # keep: null texts are kept and never duplicates; the others as ever.
+    fated = {r.id: (r.keep, r.duplicate_of) for r in nds.fates(df, order_col="pos", on_null="keep").collect()}
+    assert fated == {"a": (True, None), "b": (True, None), "c": (False, "a"), "d": (True, None), "e": (True, None)}
+    prints = {r.id: r.fingerprint for r in nds.fingerprint(df, on_null="keep").collect()}
+    bits = neardup.Fingerprinter().fingerprint(river)
+    assert prints["b"] is None and prints["d"] is None
+    assert prints["a"] == (bits - (1 << 64) if bits >> 63 else bits)
+    # drop: their rows leave the output. (dedup and fates run the same
+    # filter first; a second whole run of theirs would double this test.)
+    assert sorted(r.id for r in nds.fingerprint(df, on_null="drop").collect()) == ["a", "c", "e"]
+
+
+def test_ids_must_be_unique_and_present(spark):
+    from neardup import spark as nds
+
+    twice = spark.createDataFrame([("a", "x", 1), ("a", "y", 2), ("b", "z", 3)], "id string, text string, pos long")
+    with pytest.raises(InputError, match="id column 'id': the id 'a' is in 2 rows; give each row its own id"):
+        nds.dedup(twice)
+    nameless = spark.createDataFrame([(None, "x", 1), ("b", "y", 2)], "id string, text string, pos long")
+    with pytest.raises(InputError, match="id column 'id' is null in 1 row; give every row its id"):
+        nds.dedup(nameless)
+    # near_duplicate_pairs would merge the two rows of id 7 into one side.
+    fps = spark.createDataFrame([(7, 1), (7, 1), (8, 3)], "id long, fingerprint long")
+    with pytest.raises(InputError, match="the id 7 is in 2 rows"):
+        nds.near_duplicate_pairs(fps, 3)
+    same = spark.createDataFrame([("a", "x", 1), ("b", "y", 1)], "id string, text string, pos long")
+    with pytest.raises(InputError, match="order column 'pos': the order 1 is in 2 rows"):
+        nds.dedup(same, order_col="pos")
+    unordered = spark.createDataFrame([("a", "x", None), ("b", "y", 1)], "id string, text string, pos long")
+    with pytest.raises(InputError, match="order column 'pos' is null in 1 row"):
+        nds.dedup(unordered, order_col="pos")

@@ -18,6 +18,14 @@ batch (``mapInArrow``: Python is called once per batch, never per row):
   the verified pairs (large-star/small-star iterations) keep their first
   row in keep order: the CLI's ``--cluster components``.
 
+Each function checks on the driver, before any task runs, what a task
+would otherwise fail on minutes later, naming a place in an Arrow batch:
+settings (by the library's own checks), column types, null texts (as
+``on_null`` says) and, where rows are named by id, unique ids. Bad input
+raises ``neardup.InputError``, bad settings ``neardup.SettingsError``
+(both :class:`neardup.NeardupError`, a ``ValueError``; that class itself
+where the package has not the two yet).
+
 >>> from neardup import spark as nds           # doctest: +SKIP
 >>> kept = nds.dedup(df, id_col="id", text_col="text")  # doctest: +SKIP
 >>> kept.write.parquet("s3://bucket/deduplicated")      # doctest: +SKIP
@@ -31,7 +39,20 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+import neardup
+from neardup import NeardupError
+
 __all__ = ["dedup", "fates", "fingerprint", "near_duplicate_pairs"]
+
+# Bad input (the DataFrame's columns and values) and bad settings:
+# neardup.InputError and neardup.SettingsError where the package has them,
+# their base NeardupError (a ValueError) before.
+_InputError = getattr(neardup, "InputError", NeardupError)
+_SettingsError = getattr(neardup, "SettingsError", NeardupError)
+
+_INTEGERS = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+_IDS = (_INTEGERS + (T.StringType,), "a string or integer column")
+_ON_NULL = ("raise", "keep", "drop")
 
 # Helper columns, named so as not to meet a user's.
 _RANK = "__neardup_rank"
@@ -41,44 +62,178 @@ _KIND = "__neardup_kind"
 _KEYS = "__neardup_keys"
 _UNIT = "__neardup_unit"
 _LABEL = "__neardup_label"
+_COUNT = "__neardup_count"
+
+
+# Checks on the driver. Everything a task would trip on is checked before
+# the first task runs: a failure inside a task names a position in an
+# Arrow batch, after minutes of work, where these name the column, the
+# setting, the id. Settings and types cost nothing (the schema is on the
+# driver); nulls and ids cost a Spark job each, said where they run.
 
 
 def _refuse_taken(df: DataFrame, *names: str) -> None:
     taken = [n for n in names if n in df.columns]
     if taken:
-        raise ValueError(f"{taken[0]!r} is a column already; give another name for the output")
+        raise _SettingsError(f"{taken[0]!r} is a column already; give another name for the output")
 
 
 def _require(df: DataFrame, *names: str) -> None:
     for name in names:
         if name not in df.columns:
-            raise ValueError(f"no column {name!r}; the DataFrame has {', '.join(df.columns)}")
+            raise _InputError(f"no column {name!r}; the DataFrame has {', '.join(df.columns)}")
+
+
+def _require_type(df: DataFrame, name: str, role: str, types: tuple, want: str) -> None:
+    _require(df, name)
+    kind = df.schema[name].dataType
+    if not isinstance(kind, types):
+        raise _InputError(f"{role} column {name!r} is {kind.simpleString()}; give {want}")
+
+
+def _require_text(df: DataFrame, text_col: str) -> None:
+    _require_type(
+        df, text_col, "text", (T.StringType,), f"a string column (F.col({text_col!r}).cast('string'), or decode bytes)"
+    )
+
+
+# What each setting must be for the binding to take it at all: a wrong
+# kind is a bad setting, said by name, not a TypeError from inside.
+_KINDS = {
+    "threshold": ((int, float), "a number"),
+    "k": (int, "a whole number of bits, 0 to 63"),
+    "keep": (str, "first, longest or shortest"),
+    "short_rule": (bool, "True or False"),
+    "verify": ((str, type(None)), "jaccard:T, words:F, none or None"),
+    "profile": (str, "a profile's name, as Fingerprinter takes it"),
+    "max_rounds": (int, "a whole number of rounds, at least 1"),
+}
+_LEAST = {"k": 0, "max_rounds": 1}
+
+
+def _check_kinds(**settings) -> None:
+    for name, value in settings.items():
+        kinds, want = _KINDS[name]
+        # bool is an int to isinstance; only short_rule takes one.
+        wrong = not isinstance(value, kinds) or (isinstance(value, bool) and name != "short_rule")
+        if wrong or (name in _LEAST and value < _LEAST[name]):
+            raise _SettingsError(f"{name}: {value!r}; give {want}")
+
+
+def _check_on_null(on_null: str) -> None:
+    if on_null not in _ON_NULL:
+        raise _SettingsError(f"on_null: {on_null!r}; give raise, keep or drop")
+
+
+def _library_check(call, *args, **settings):
+    # The library's own checks, as neardup.dedup and Fingerprinter run
+    # them. A value past what the binding takes (k=2**40) is a bad setting.
+    try:
+        return call(*args, **settings)
+    except (TypeError, OverflowError) as e:
+        raise _SettingsError(f"{e}, in the settings {settings or args}") from None
+
+
+def _check_dedup_settings(**settings) -> None:
+    """Raises what :func:`neardup.dedup` raises for these settings, by
+    running it over no texts: the same checks (profile, k, threshold,
+    verify, keep), the same messages, no Spark job."""
+    from neardup import _neardup
+
+    _check_kinds(**settings)
+    _library_check(neardup.dedup, [], cluster="components", threads=1, **settings)
+    _library_check(_neardup.spark_plan_blocks, settings["k"], 1.0)
+
+
+def _name(row) -> str:
+    # A row named by a few of its values, each cut short.
+    def short(v) -> str:
+        text = repr(v)
+        return text if len(text) <= 40 else text[:37] + "..."
+
+    named = ", ".join(f"{k}={short(v)}" for k, v in row.asDict().items())
+    return f"the row {named}" if named else "a row (no other column to name it)"
+
+
+def _on_null(df: DataFrame, text_col: str, on_null: str, name_by: list) -> DataFrame:
+    """``df`` as ``on_null`` asks: for ``"raise"``, a job that looks for
+    one null text (Spark stops at the first it finds; Parquet can skip
+    row groups by their null counts) and fails naming its row by the
+    columns ``name_by``; for ``"drop"``, the rows with a text; for
+    ``"keep"``, as it is."""
+    text = F.col(text_col)
+    if on_null == "drop":
+        return df.where(text.isNotNull())
+    if on_null == "raise":
+        for row in df.where(text.isNull()).select(*name_by).limit(1).collect():
+            raise _InputError(
+                f"text column {text_col!r} is null in {_name(row)}; drop or fill those rows, "
+                "or give on_null='keep' or on_null='drop'"
+            )
+    return df
+
+
+def _check_unique(df: DataFrame, name: str, what: str) -> None:
+    """Each row's ``what`` (its id, its order) must be there and its own:
+    one aggregation over the column (a pass and a shuffle of its values)."""
+    column = F.col(name)
+    counts = df.groupBy(column).agg(F.count(F.lit(1)).alias(_COUNT))
+    for value, count in counts.where(column.isNull() | (F.col(_COUNT) > 1)).limit(1).collect():
+        if value is None:
+            rows = "1 row" if count == 1 else f"{count} rows"
+            raise _InputError(f"{what} column {name!r} is null in {rows}; give every row its {what}")
+        raise _InputError(
+            f"{what} column {name!r}: the {what} {value!r} is in {count} rows; give each row its own {what}"
+        )
 
 
 def fingerprint(
-    df: DataFrame, text_col: str = "text", out_col: str = "fingerprint", *, profile: str = "auto"
+    df: DataFrame,
+    text_col: str = "text",
+    out_col: str = "fingerprint",
+    *,
+    profile: str = "auto",
+    on_null: str = "raise",
 ) -> DataFrame:
     """``df`` with a column ``out_col`` of each text's 64-bit fingerprint
     (a long: the bits, as ``Fingerprinter(profile).fingerprint`` gives
-    them, read as a signed 64-bit int). A null text fails the job with a
-    message naming it: drop or fill those rows first."""
-    _require(df, text_col)
-    _refuse_taken(df, out_col)
-    from neardup import Fingerprinter
+    them, read as a signed 64-bit int).
 
-    Fingerprinter(profile)  # Bad settings fail here, not in a task.
-    schema = T.StructType(df.schema.fields + [T.StructField(out_col, T.LongType(), False)])
+    Checked on the driver before any task runs: ``text_col`` is a string
+    column, ``profile`` is one ``Fingerprinter`` takes, and, for
+    ``on_null="raise"`` (the default), no text is null (a job that stops
+    at the first null and names its row). ``on_null="keep"`` gives null
+    texts a null fingerprint; ``"drop"`` leaves their rows out.
+
+    Raises:
+        InputError: a missing or non-string text column, a null text.
+        SettingsError: a bad profile or on_null; ``out_col`` taken.
+    """
+    _check_on_null(on_null)
+    _check_kinds(profile=profile)
+    _library_check(neardup.Fingerprinter, profile)
+    _require_text(df, text_col)
+    _refuse_taken(df, out_col)
+    # A few other columns name a null text's row.
+    df = _on_null(df, text_col, on_null, [c for c in df.columns if c != text_col][:3])
+    keep_nulls = on_null == "keep"
+    schema = T.StructType(df.schema.fields + [T.StructField(out_col, T.LongType(), keep_nulls)])
 
     def batches(it: Iterator) -> Iterator:
         import numpy as np
         import pyarrow as pa
 
-        fp = Fingerprinter(profile)
+        fp = neardup.Fingerprinter(profile)
         for batch in it:
-            bits = fp.fingerprint_batch(batch.column(text_col)).view(np.int64)
-            yield pa.RecordBatch.from_arrays(
-                batch.columns + [pa.array(bits)], names=batch.schema.names + [out_col]
-            )
+            texts = batch.column(text_col)
+            if keep_nulls and texts.null_count:
+                valid = texts.is_valid().to_numpy(zero_copy_only=False)
+                bits = np.zeros(len(texts), np.int64)
+                bits[valid] = fp.fingerprint_batch(texts.filter(pa.array(valid))).view(np.int64)
+                column = pa.array(bits, mask=~valid)
+            else:
+                column = pa.array(fp.fingerprint_batch(texts).view(np.int64))
+            yield pa.RecordBatch.from_arrays(batch.columns + [column], names=batch.schema.names + [out_col])
 
     return df.mapInArrow(batches, schema)
 
@@ -137,9 +292,27 @@ def near_duplicate_pairs(
     distance)`` with ``id_a < id_b``, each pair once. Rows with equal
     fingerprints are pairs at distance 0: n rows of one fingerprint are
     n(n-1)/2 pairs, so collapse exact copies first where they abound
-    (:func:`dedup` does)."""
-    _require(df, id_col, fp_col)
-    ids = df.select(F.col(id_col).alias("id"), F.col(fp_col).alias("fp"))
+    (:func:`dedup` does). A row with a null fingerprint (``fingerprint(...,
+    on_null="keep")``) is in no pair.
+
+    Checked on the driver before any task runs: ``k`` (below 64), the
+    columns' types (``fp_col`` long, ``id_col`` string or integer), and
+    that the ids are unique and not null: one aggregation over the id
+    column, since two rows of one id would merge into one pair's side.
+
+    Raises:
+        InputError: a missing column, a wrong type, a null or repeated id.
+        SettingsError: a bad ``k``.
+    """
+    from neardup import _neardup
+
+    _check_kinds(k=k)
+    _library_check(_neardup.spark_plan_blocks, k, 1.0)
+    _require_type(df, id_col, "id", *_IDS)
+    _require_type(df, fp_col, "fingerprint", (T.LongType,), "a long column, as fingerprint() makes it")
+    # Two rows of one id would merge into one side of a pair.
+    _check_unique(df, id_col, "id")
+    ids = df.where(F.col(fp_col).isNotNull()).select(F.col(id_col).alias("id"), F.col(fp_col).alias("fp"))
     fps = ids.select("fp").distinct().cache()
     n = fps.count()
     pairs = _fingerprint_pairs(fps, k, n)
@@ -214,16 +387,29 @@ def fates(
     verify: Optional[str] = None,
     profile: str = "auto",
     max_rounds: int = 64,
+    on_null: str = "raise",
 ) -> DataFrame:
     """Every row of ``df`` with two more columns: ``keep`` (boolean) and
     ``duplicate_of`` (the ``id_col`` of the kept row of its group; null
-    for kept rows). Settings as :func:`dedup`."""
+    for kept rows). Settings, checks and errors as :func:`dedup`; with
+    ``on_null="keep"``, rows of a null text are kept, never duplicates."""
     from neardup import _neardup
 
-    _require(df, id_col, text_col)
+    # Settings, then the schema, then the data: the cheap checks first.
+    _check_on_null(on_null)
+    _check_kinds(max_rounds=max_rounds)
+    _check_dedup_settings(
+        threshold=threshold, k=k, keep=keep, short_rule=short_rule, verify=verify, profile=profile
+    )
+    _require_text(df, text_col)
+    _require_type(df, id_col, "id", *_IDS)
     _refuse_taken(df, "keep", "duplicate_of")
-    if keep not in ("first", "longest", "shortest"):
-        raise ValueError(f"keep: {keep!r}; give first, longest or shortest")
+    if order_col is not None:
+        _require_type(df, order_col, "order", _INTEGERS, "an integer column")
+    df = _on_null(df, text_col, on_null, [id_col])
+    # duplicate_of names the kept row by its id; a null or repeated one
+    # would name none, or two.
+    _check_unique(df, id_col, "id")
     spec = _verify_spec(threshold, verify)
     rule = short_rule and spec is not None
     alone = rule and _neardup.short_rule_alone(spec)
@@ -233,22 +419,19 @@ def fates(
     if order_col is None:
         df = df.withColumn(_RANK, F.monotonically_increasing_id())
     else:
-        _require(df, order_col)
         # Ranks name units and components: a repeated or null one would
         # merge rows or lose them without a word.
-        clash = df.groupBy(order_col).count().where((F.col("count") > 1) | F.col(order_col).isNull()).limit(1)
-        for row in clash.collect():
-            raise ValueError(
-                f"order_col {order_col!r}: the value {row[0]} is in {row[1]} rows; "
-                "give a column with one value per row, none null"
-            )
-        df = df.withColumn(_RANK, F.col(order_col))
+        _check_unique(df, order_col, "order")
+        df = df.withColumn(_RANK, F.col(order_col).cast("long"))
     if keep != "first":
         size = F.octet_length(text_col)
         df = df.orderBy(size.desc() if keep == "longest" else size.asc(), _RANK).withColumn(
             _RANK, F.monotonically_increasing_id()
         )
     df = df.localCheckpoint()
+    # The rows the job sees: a null text (on_null="keep") is in no unit,
+    # no pair and no component, and comes back kept.
+    texted = df.where(F.col(text_col).isNotNull()) if on_null == "keep" else df
 
     # Each row's fingerprint, short kind and short-rule keys, per batch.
     def sketch(it: Iterator) -> Iterator:
@@ -272,7 +455,7 @@ def fates(
                 names=[_RANK, _HASH, _FP, _KIND, _KEYS],
             )
 
-    sketched = df.select(_RANK, text_col, F.xxhash64(text_col).alias(_HASH)).mapInArrow(
+    sketched = texted.select(_RANK, text_col, F.xxhash64(text_col).alias(_HASH)).mapInArrow(
         sketch, f"{_RANK} long, {_HASH} long, {_FP} long, {_KIND} byte, {_KEYS} array<long>"
     )
     # Units: rows with the same fingerprint and text, named by their first rank.
@@ -322,7 +505,7 @@ def fates(
     # Judged by the rule of `neardup dedup` (the library's, as every front
     # asks it) on the texts and fingerprints of the units' first rows.
     if spec is not None:
-        texts = df.select(F.col(_RANK).alias("unit"), F.col(text_col).alias("text")).join(
+        texts = texted.select(F.col(_RANK).alias("unit"), F.col(text_col).alias("text")).join(
             units.select(F.col(_UNIT).alias("unit"), F.col(_FP).alias("fp")), "unit"
         )
         joined = (
@@ -364,7 +547,10 @@ def fates(
         _RANK, (F.col(_RANK) == F.col(_LABEL)).alias("keep"), "duplicate_of"
     )
     fated = fated.withColumn("duplicate_of", F.when(F.col("keep"), F.lit(None)).otherwise(F.col("duplicate_of")))
-    return df.join(fated, _RANK).drop(_RANK)
+    if on_null != "keep":
+        return df.join(fated, _RANK).drop(_RANK)
+    fated = df.join(fated, _RANK, "left").drop(_RANK)
+    return fated.withColumn("keep", F.coalesce("keep", F.lit(True)))
 
 
 def dedup(
@@ -381,16 +567,38 @@ def dedup(
     profile: str = "auto",
     out: Optional[str] = None,
     max_rounds: int = 64,
+    on_null: str = "raise",
 ) -> DataFrame:
     """The rows of ``df`` that ``neardup dedup --cluster components``
     keeps, with every column: near-duplicates (Jaccard similarity of
     shingles at least ``threshold``; candidates within ``k`` bits, and any
     distance for short texts) grouped by connected components, each group
     kept by its first row in keep order. Keep order is input order (or the
-    long column ``order_col``, unique), by length first for ``keep=
+    integer column ``order_col``, unique), by length first for ``keep=
     "longest"`` or ``"shortest"``. ``verify`` replaces the threshold as in
     :func:`neardup.dedup`. With ``out``, the kept rows are also written
     there as Parquet (a new directory).
+
+    Checked on the driver before any task runs, in this order:
+
+    - the settings, by :func:`neardup.dedup`'s own checks (run over no
+      texts), so the errors are its errors; ``on_null`` and ``max_rounds``;
+    - the schema: ``text_col`` a string column, ``id_col`` a string or
+      integer column, ``order_col`` an integer column;
+    - null texts, as ``on_null`` says: ``"raise"`` (the default) runs a
+      job that stops at the first null text it finds and names its id;
+      ``"keep"`` keeps those rows, never duplicates of anything;
+      ``"drop"`` leaves them out of the output;
+    - the ids: unique and not null, by one aggregation over the id column
+      (a pass over it and a shuffle of the ids), since ``duplicate_of``
+      names a row by its id; ``order_col`` the same way when given.
+
+    Raises:
+        InputError: a missing column or one of the wrong type, a null
+            text (``on_null="raise"``), a null or repeated id or order.
+        SettingsError: a setting :func:`neardup.dedup` refuses, a bad
+            ``on_null`` or ``max_rounds``; ``keep`` or ``duplicate_of``
+            already a column (:func:`fates` adds them).
 
     Memory per task stays bounded: exact copies (same fingerprint, same
     text) are one row in every join, and a key's group holds fingerprints
@@ -407,6 +615,7 @@ def dedup(
         verify=verify,
         profile=profile,
         max_rounds=max_rounds,
+        on_null=on_null,
     )
     kept = kept.where("keep").drop("keep", "duplicate_of")
     if out is not None:

@@ -33,7 +33,7 @@ where the package has not the two yet).
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
@@ -41,6 +41,9 @@ from pyspark.sql import types as T
 
 import neardup
 from neardup import NeardupError
+
+if TYPE_CHECKING:
+    from neardup._result import _Profile
 
 __all__ = ["dedup", "fates", "fingerprint", "near_duplicate_pairs"]
 
@@ -84,7 +87,7 @@ def _require(df: DataFrame, *names: str) -> None:
             raise _InputError(f"no column {name!r}; the DataFrame has {', '.join(df.columns)}")
 
 
-def _require_type(df: DataFrame, name: str, role: str, types: tuple, want: str) -> None:
+def _require_type(df: DataFrame, name: str, role: str, types: Tuple[Any, ...], want: str) -> None:
     _require(df, name)
     kind = df.schema[name].dataType
     if not isinstance(kind, types):
@@ -99,7 +102,7 @@ def _require_text(df: DataFrame, text_col: str) -> None:
 
 # What each setting must be for the binding to take it at all: a wrong
 # kind is a bad setting, said by name, not a TypeError from inside.
-_KINDS = {
+_KINDS: Dict[str, Tuple[Any, str]] = {
     "threshold": ((int, float), "a number"),
     "k": (int, "a whole number of bits, 0 to 63"),
     "keep": (str, "first, longest or shortest"),
@@ -111,7 +114,7 @@ _KINDS = {
 _LEAST = {"k": 0, "max_rounds": 1}
 
 
-def _check_kinds(**settings) -> None:
+def _check_kinds(**settings: Any) -> None:
     for name, value in settings.items():
         kinds, want = _KINDS[name]
         # bool is an int to isinstance; only short_rule takes one.
@@ -125,7 +128,7 @@ def _check_on_null(on_null: str) -> None:
         raise _SettingsError(f"on_null: {on_null!r}; give raise, keep or drop")
 
 
-def _library_check(call, *args, **settings):
+def _library_check(call: Callable[..., Any], *args: Any, **settings: Any) -> Any:
     # The library's own checks, as neardup.dedup and Fingerprinter run
     # them. A value past what the binding takes (k=2**40) is a bad setting.
     try:
@@ -134,7 +137,7 @@ def _library_check(call, *args, **settings):
         raise _SettingsError(f"{e}, in the settings {settings or args}") from None
 
 
-def _check_dedup_settings(**settings) -> None:
+def _check_dedup_settings(**settings: Any) -> None:
     """Raises what :func:`neardup.dedup` raises for these settings, by
     running it over no texts: the same checks (profile, k, threshold,
     verify, keep), the same messages, no Spark job."""
@@ -145,9 +148,9 @@ def _check_dedup_settings(**settings) -> None:
     _library_check(_neardup.spark_plan_blocks, settings["k"], 1.0)
 
 
-def _name(row) -> str:
+def _name(row: Any) -> str:
     # A row named by a few of its values, each cut short.
-    def short(v) -> str:
+    def short(v: Any) -> str:
         text = repr(v)
         return text if len(text) <= 40 else text[:37] + "..."
 
@@ -155,7 +158,7 @@ def _name(row) -> str:
     return f"the row {named}" if named else "a row (no other column to name it)"
 
 
-def _on_null(df: DataFrame, text_col: str, on_null: str, name_by: list) -> DataFrame:
+def _on_null(df: DataFrame, text_col: str, on_null: str, name_by: List[str]) -> DataFrame:
     """``df`` as ``on_null`` asks: for ``"raise"``, a job that looks for
     one null text (Spark stops at the first it finds; Parquet can skip
     row groups by their null counts) and fails naming its row by the
@@ -192,7 +195,7 @@ def fingerprint(
     text_col: str = "text",
     out_col: str = "fingerprint",
     *,
-    profile: str = "auto",
+    profile: "_Profile" = "auto",
     on_null: str = "raise",
 ) -> DataFrame:
     """``df`` with a column ``out_col`` of each text's 64-bit fingerprint
@@ -219,7 +222,7 @@ def fingerprint(
     keep_nulls = on_null == "keep"
     schema = T.StructType(df.schema.fields + [T.StructField(out_col, T.LongType(), keep_nulls)])
 
-    def batches(it: Iterator) -> Iterator:
+    def batches(it: Iterable[Any]) -> Iterator[Any]:
         import numpy as np
         import pyarrow as pa
 
@@ -246,7 +249,7 @@ def _fingerprint_pairs(fps: DataFrame, k: int, n: int) -> DataFrame:
     blocks = _neardup.spark_plan_blocks(k, float(max(n, 1)))
     keyed_schema = "table int, key long, fp long"
 
-    def keyed(it: Iterator) -> Iterator:
+    def keyed(it: Iterable[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
         for batch in it:
@@ -265,7 +268,7 @@ def _fingerprint_pairs(fps: DataFrame, k: int, n: int) -> DataFrame:
         .select("table", "fps")
     )
 
-    def pairs(it: Iterator) -> Iterator:
+    def pairs(it: Iterable[Any]) -> Iterator[Any]:
         import numpy as np
         import pyarrow as pa
 
@@ -385,7 +388,7 @@ def fates(
     order_col: Optional[str] = None,
     short_rule: bool = True,
     verify: Optional[str] = None,
-    profile: str = "auto",
+    profile: "_Profile" = "auto",
     max_rounds: int = 64,
     on_null: str = "raise",
 ) -> DataFrame:
@@ -412,7 +415,9 @@ def fates(
     _check_unique(df, id_col, "id")
     spec = _verify_spec(threshold, verify)
     rule = short_rule and spec is not None
-    alone = rule and _neardup.short_rule_alone(spec)
+    # The short rule's verification, when it runs (spec is then given).
+    short_spec = spec or ""
+    alone = rule and _neardup.short_rule_alone(short_spec)
 
     # A rank in keep order, unique: input order (or order_col), then
     # length for longest and shortest. Ranks follow the sort's partitions.
@@ -434,7 +439,7 @@ def fates(
     texted = df.where(F.col(text_col).isNotNull()) if on_null == "keep" else df
 
     # Each row's fingerprint, short kind and short-rule keys, per batch.
-    def sketch(it: Iterator) -> Iterator:
+    def sketch(it: Iterable[Any]) -> Iterator[Any]:
         import numpy as np
         import pyarrow as pa
 
@@ -444,7 +449,9 @@ def fates(
             bits = fp.fingerprint_batch(texts).view(np.int64)
             kinds = _neardup.short_kinds(texts) if rule else np.zeros(len(bits), np.int8)
             near = np.flatnonzero(kinds > 0)
-            rows, keys = _neardup.short_rule_keys(texts.take(pa.array(near)), spec) if rule else ([], [])
+            rows: Any
+            keys: Any
+            rows, keys = _neardup.short_rule_keys(texts.take(pa.array(near)), short_spec) if rule else ([], [])
             offsets = np.zeros(len(bits) + 1, np.int64)
             if len(near):
                 counts = np.bincount(near[rows], minlength=len(bits)) if len(rows) else np.zeros(len(bits), np.int64)
@@ -486,7 +493,7 @@ def fates(
         groups = keyed.groupBy("key").agg(F.collect_list(F.struct("unit", "short")).alias("members"))
         groups = groups.where(F.size("members") > 1).select("members")
 
-        def short_pairs(it: Iterator) -> Iterator:
+        def short_pairs(it: Iterable[Any]) -> Iterator[Any]:
             import numpy as np
             import pyarrow as pa
 
@@ -516,7 +523,7 @@ def fates(
             .select("u", "v", "ta", "tb", "fa", "fb")
         )
 
-        def verified(it: Iterator) -> Iterator:
+        def verified(it: Iterable[Any]) -> Iterator[Any]:
             import pyarrow as pa
 
             for batch in it:
@@ -564,7 +571,7 @@ def dedup(
     order_col: Optional[str] = None,
     short_rule: bool = True,
     verify: Optional[str] = None,
-    profile: str = "auto",
+    profile: "_Profile" = "auto",
     out: Optional[str] = None,
     max_rounds: int = 64,
     on_null: str = "raise",

@@ -256,6 +256,9 @@ pub(crate) fn features_value<'py>(
     constants: &Constants<'_, 'py>,
 ) -> PyResult<u128> {
     check_f(f)?;
+    if let Some(value) = plain(features, f)? {
+        return Ok(value);
+    }
     let py = features.py();
     let items = match features.cast::<PyDict>() {
         Ok(dict) => dict.items().into_any(),
@@ -300,6 +303,99 @@ pub(crate) fn features_value<'py>(
         };
     }
     integers(&read, f, cutoff)
+}
+
+/// The common case read in one pass: a list, tuple or dict of strs and
+/// `(str, int)` pairs whose weights are 0 or more. `None` when another
+/// feature is met: the general path then reads them all again.
+fn plain(features: &Bound<'_, PyAny>, f: u32) -> PyResult<Option<u128>> {
+    let mut plain = Plain {
+        votes: Votes::new(f),
+        short: Vec::new(),
+        weight: 1,
+    };
+    let read = if let Ok(list) = features.cast_exact::<PyList>() {
+        plain.all(list.iter())?
+    } else if let Ok(tuple) = features.cast_exact::<PyTuple>() {
+        plain.all(tuple.iter())?
+    } else if let Ok(dict) = features.cast_exact::<PyDict>() {
+        let mut read = true;
+        for (text, weight) in dict.iter() {
+            if !plain.pair(&text, &weight)? {
+                read = false;
+                break;
+            }
+        }
+        read
+    } else {
+        false
+    };
+    if !read {
+        return Ok(None);
+    }
+    let mut digests = Vec::new();
+    md5_each(&plain.short, &mut digests);
+    for digest in digests {
+        plain.votes.add(digest, 1.0);
+    }
+    Ok(Some(plain.votes.value()))
+}
+
+/// The votes of [`plain`]'s pass.
+struct Plain {
+    votes: Votes,
+    /// Features of weight 1 and at most 16 bytes, hashed together at the
+    /// end (their votes do not depend on the order).
+    short: Vec<ShortBytes>,
+    weight: i64,
+}
+
+impl Plain {
+    /// Reads every item; `false` at the first one it does not take.
+    fn all<'py>(&mut self, items: impl Iterator<Item = Bound<'py, PyAny>>) -> PyResult<bool> {
+        for item in items {
+            let read = match item.cast::<PyString>() {
+                Ok(text) => self.add(text, self.weight)?,
+                Err(_) => match item.cast::<PyTuple>() {
+                    Ok(t) if t.len() == 2 => self.pair(&t.get_item(0)?, &t.get_item(1)?)?,
+                    _ => false,
+                },
+            };
+            if !read {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn pair(&mut self, text: &Bound<'_, PyAny>, weight: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let (Ok(text), Ok(weight)) = (text.cast::<PyString>(), weight.cast::<PyInt>()) else {
+            return Ok(false);
+        };
+        match weight.extract::<i64>() {
+            Ok(w) if w >= 0 => {
+                self.weight = w;
+                self.add(text, w)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// One feature of weight `weight` (0 or more: the cutoff does not
+    /// matter); a lone surrogate fails here, as in the package, since
+    /// every feature before it was read without error.
+    fn add(&mut self, text: &Bound<'_, PyString>, weight: i64) -> PyResult<bool> {
+        let bytes = utf8(text)?;
+        self.votes.total += weight as f64;
+        match ShortBytes::new(&bytes).filter(|_| weight == 1) {
+            Some(bytes) => self.short.push(bytes),
+            None if weight == 0 => {}
+            None => self
+                .votes
+                .add(FeatureHash::Md5.hash(&bytes, Width::W128), weight as f64),
+        }
+        Ok(true)
+    }
 }
 
 /// The value when every weight is an int: every sum is an integer, so the

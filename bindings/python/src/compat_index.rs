@@ -169,7 +169,12 @@ impl SimhashIndex {
             if i % 10000 == 0 || i + 1 == count {
                 log.call_method1("info", ("%s/%s", i + 1, count))?;
             }
-            let q = PyTuple::new(py, obj?.try_iter()?.collect::<PyResult<Vec<_>>>()?)?;
+            let obj = obj?;
+            // `*q`: a pair as it is, any other iterable read into a tuple.
+            let q = match obj.cast_exact::<PyTuple>() {
+                Ok(q) => q.clone(),
+                Err(_) => PyTuple::new(py, obj.try_iter()?.collect::<PyResult<Vec<_>>>()?)?,
+            };
             match (exact, q.len()) {
                 (true, 2) => slf.borrow_mut().add(&q.get_item(0)?, &q.get_item(1)?)?,
                 _ => drop(slf.call_method1("add", q)?),

@@ -74,13 +74,18 @@ pub(crate) struct Simhash {
 
 /// `value & (2**f - 1)`, for an int `value` and `f` up to 128.
 fn masked(value: &Bound<'_, PyAny>, f: u32) -> Option<u128> {
-    if f > 128 {
+    // Checked first: a failed extraction raises, and raising is slow.
+    if f > 128 || value.is_none() {
         return None;
     }
-    if let Ok(v) = value.extract::<u128>() {
+    let Ok(int) = value.cast::<PyInt>() else {
+        // numpy's ints, by their `__index__`.
+        return value.extract::<u128>().ok().map(|v| v & mask(f));
+    };
+    if let Ok(v) = int.extract::<u128>() {
         return Some(v & mask(f));
     }
-    let int = value.cast::<PyInt>().ok()?;
+    // Below 0 or wider than 128 bits: Python's `&`.
     int.call_method1("__and__", (mask(f),))
         .and_then(|m| m.extract::<u128>())
         .ok()

@@ -238,6 +238,10 @@ def test_negative_and_float_weights_are_summed_as_the_package_sums_them():
         if n % 3 == 0:
             pairs.insert(rng.randrange(len(pairs) + 1), "plain")
         assert compat.Simhash(pairs).value == simhash.Simhash(pairs).value, pairs
+        # Weights of 0 or more are read in one pass; as a tuple or a dict too.
+        pairs = [(p[0], abs(p[1])) if isinstance(p, tuple) else p for p in pairs]
+        for given in [pairs, tuple(pairs), dict(p for p in pairs if isinstance(p, tuple))]:
+            assert compat.Simhash(given).value == simhash.Simhash(given).value, given
     for n in range(100):
         weights = [rng.random, lambda: rng.randint(1, 70), lambda: -rng.random(), lambda: rng.randint(-5, 5),
                    lambda: round(rng.random(), 1), lambda: 0.1]

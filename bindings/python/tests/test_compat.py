@@ -5,14 +5,13 @@ import decimal
 import hashlib
 import io
 import logging
-import os
 import pickle
 import random
 import re
 import sys
 import types
 import unittest
-import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -144,38 +143,24 @@ def test_simhash_objects_behave_as_the_package_s():
 
 
 # PyPI simhash 2.1.2's own tests: tests/test_simhash.py of its repository
-# (MIT), which its sdist does not carry, at the commit that made 2.1.2
-# (setup.py says 2.1.2, simhash/__init__.py is the sdist's byte for byte).
-UPSTREAM_TESTS = (
-    "https://raw.githubusercontent.com/1e0ng/simhash/"
-    "78f3b8d5b810d93443269b6e227cae7b95e67316/tests/test_simhash.py"
-)
+# (MIT), which its sdist does not carry, kept unmodified beside its licence
+# in tests/peers/simhash-2.1.2 (its README says where it comes from).
+UPSTREAM_TESTS = Path(__file__).parent / "peers" / "simhash-2.1.2" / "test_simhash.py.upstream"
 UPSTREAM_SHA256 = "fdf75050a7b0e96713e83a314aa04c9eb8735b13d38466e76e824f5844740dca"
 UPSTREAM_CASES = 10
 
 
 def upstream_tests_source():
-    """The module's text: from NEARDUP_SIMHASH_TESTS (a copy of the file)
-    when set, else fetched at test time; never kept in this repository."""
-    path = os.environ.get("NEARDUP_SIMHASH_TESTS")
-    if path:
-        with open(path, "rb") as f:
-            data = f.read()
-    else:
-        try:
-            with urllib.request.urlopen(UPSTREAM_TESTS, timeout=20) as response:
-                data = response.read()
-        except OSError as e:
-            pytest.skip(f"PyPI simhash's tests could not be fetched ({e}); "
-                        "set NEARDUP_SIMHASH_TESTS to a copy of its tests/test_simhash.py")
+    """The module's text, checked to be simhash 2.1.2's."""
+    data = UPSTREAM_TESTS.read_bytes()
     assert hashlib.sha256(data).hexdigest() == UPSTREAM_SHA256, "not simhash 2.1.2's tests/test_simhash.py"
     return data.decode("utf-8")
 
 
 def test_the_package_s_own_tests_pass():
     source = upstream_tests_source()
-    # Its test_sparse_features makes TF-IDF weights with scikit-learn.
-    pytest.importorskip("sklearn", reason="PyPI simhash's tests need scikit-learn")
+    # Its test_sparse_features makes TF-IDF weights with scikit-learn
+    # (pinned in requirements-test.txt: a failed import fails the test).
     assert source.count("from simhash import ") == 1
     source = source.replace("from simhash import ", "from neardup.compat import ")
     module = types.ModuleType("simhash_upstream_tests")

@@ -35,6 +35,7 @@ import hashlib
 import logging
 import re
 from itertools import groupby
+from typing import Any, List, Optional
 
 from neardup import _neardup
 
@@ -54,12 +55,12 @@ Simhash = _neardup.Simhash
 SimhashIndex = _neardup.SimhashIndex
 
 
-def _slide(content, width=4):
+def _slide(content: Any, width: int = 4) -> List[Any]:
     """The package's ``Simhash._slide``: ``width``-character windows."""
     return [content[i : i + width] for i in range(max(len(content) - width + 1, 1))]
 
 
-def _tokenize(content, reg):
+def _tokenize(content: Any, reg: Any) -> List[Any]:
     """The package's ``Simhash._tokenize``: lowercased, ``reg``'s matches
     joined, 4-character windows."""
     content = content.lower()
@@ -67,7 +68,7 @@ def _tokenize(content, reg):
     return _slide(content)
 
 
-def _text_value(content, f, owner):
+def _text_value(content: Any, f: int, owner: Any) -> int:
     """``owner.build_by_text(content)``'s value for a custom ``reg`` or
     ``hashfunc`` (or a ``content`` that is not a str, which fails as in
     the package): each window weighted by its count."""
@@ -75,11 +76,12 @@ def _text_value(content, f, owner):
     return _custom_value({w: sum(1 for _ in g) for w, g in groupby(windows)}, f, owner)
 
 
-def _custom_value(features, f, owner):
+def _custom_value(features: Any, f: int, owner: Any) -> int:
     """``owner.build_by_features(features)``'s value: with the default
     ``hashfunc`` in Rust, with another in Python."""
     if owner.hashfunc is _md5:
-        return _neardup.simhash_features(features, f, owner)
+        value: int = _neardup.simhash_features(features, f, owner)
+        return value
     return _features_value(
         features,
         f,
@@ -90,7 +92,9 @@ def _custom_value(features, f, owner):
     )
 
 
-def _features_value(features, f, hashfunc, returns_int, cutoff, batch_size):
+def _features_value(
+    features: Any, f: int, hashfunc: Any, returns_int: bool, cutoff: Any, batch_size: int
+) -> int:
     """The package's ``build_by_features`` in plain Python, its numpy sums
     done in the same order: its values, and its errors, for any features.
 
@@ -102,10 +106,10 @@ def _features_value(features, f, hashfunc, returns_int, cutoff, batch_size):
     """
     f_bytes = f // 8
     truncate_mask = 2**f - 1
-    sums = None
-    batch = []
-    count = 0
-    w = 1
+    sums: Optional[List[Any]] = None
+    batch: List[bytes] = []
+    count: Any = 0
+    w: Any = 1
     if isinstance(features, dict):
         features = features.items()
     for feature in features:
@@ -133,11 +137,11 @@ def _features_value(features, f, hashfunc, returns_int, cutoff, batch_size):
     return sum(1 << (f - 1 - j) for j, s in enumerate(sums) if s > half)
 
 
-def _bits(digest):
+def _bits(digest: bytes) -> List[int]:
     return [byte >> (7 - i) & 1 for byte in digest for i in range(8)]
 
 
-def _batch_sums(batch, f):
+def _batch_sums(batch: List[bytes], f: int) -> List[int]:
     """The sums of each bit over the batch's digests, ``f`` bits a row."""
     bits = _bits(b"".join(batch))
     if f <= 0 or len(bits) % f:
@@ -145,7 +149,7 @@ def _batch_sums(batch, f):
     return [sum(bits[j::f]) for j in range(f)]
 
 
-def _add(sums, more):
+def _add(sums: Optional[List[Any]], more: List[Any]) -> List[Any]:
     if sums is None:
         return more
     if len(sums) != len(more):

@@ -23,8 +23,7 @@ would otherwise fail on minutes later, naming a place in an Arrow batch:
 settings (by the library's own checks), column types, null texts (as
 ``on_null`` says) and, where rows are named by id, unique ids. Bad input
 raises ``neardup.InputError``, bad settings ``neardup.SettingsError``
-(both :class:`neardup.NeardupError`, a ``ValueError``; that class itself
-where the package has not the two yet).
+(both :class:`neardup.NeardupError`, a ``ValueError``).
 
 >>> from neardup import spark as nds           # doctest: +SKIP
 >>> kept = nds.dedup(df, id_col="id", text_col="text")  # doctest: +SKIP
@@ -40,18 +39,15 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 import neardup
-from neardup import NeardupError
 
 if TYPE_CHECKING:
     from neardup._result import _Profile
 
 __all__ = ["dedup", "fates", "fingerprint", "near_duplicate_pairs"]
 
-# Bad input (the DataFrame's columns and values) and bad settings:
-# neardup.InputError and neardup.SettingsError where the package has them,
-# their base NeardupError (a ValueError) before.
-_InputError = getattr(neardup, "InputError", NeardupError)
-_SettingsError = getattr(neardup, "SettingsError", NeardupError)
+# Bad input (the DataFrame's columns and values) and bad settings.
+_InputError = neardup.InputError
+_SettingsError = neardup.SettingsError
 
 _INTEGERS = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 _IDS = (_INTEGERS + (T.StringType,), "a string or integer column")

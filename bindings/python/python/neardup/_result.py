@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     _Progress = Union[bool, Callable[[str, int, Optional[int]], Any], None]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DedupResult:
     """Each text's fate in a :func:`dedup` run, in input order: every
     column has one row per text given.

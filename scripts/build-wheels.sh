@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The Python package's wheels for Linux, into dist/: x86_64 (this machine's)
-# and aarch64, cross-built with zig (maturin --zig; the wheel is tagged
-# manylinux2014). Then, with qemu-user, the fingerprint and index crates'
-# tests (golden vectors included) run as aarch64 code, to show the
-# fingerprints are the same there.
+# The Python package's wheels for Linux, into dist/: x86_64 and aarch64,
+# both linked by zig against glibc 2.17 (maturin --zig --compatibility
+# manylinux2014: they install on any Linux with glibc 2.17 or later), the
+# aarch64 one cross-built. Then, with qemu-user, the fingerprint and index
+# crates' tests (golden vectors included) run as aarch64 code, to show the
+# fingerprints are the same there. scripts/test-python.sh builds and tests
+# the x86_64 wheel the same way; scripts/test-wheel-old-glibc.sh runs it on
+# glibc 2.31.
 #
 #   scripts/build-wheels.sh              # both wheels and the aarch64 tests
 #   TEST_AARCH64=0 scripts/build-wheels.sh
@@ -25,12 +28,14 @@ fi
 rustup target add aarch64-unknown-linux-gnu
 mkdir -p dist
 cd bindings/python
-CARGO_TARGET_DIR="$root/target" "$venv/bin/maturin" build --release -q --out "$root/dist"
 # maturin finds zig through the venv's python (python -m ziglang).
+PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="$root/target" "$venv/bin/maturin" build \
+    --release -q --zig --compatibility manylinux2014 --out "$root/dist"
 PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="$root/target/cross" "$venv/bin/maturin" build \
-    --release -q --target aarch64-unknown-linux-gnu --zig --out "$root/dist"
+    --release -q --target aarch64-unknown-linux-gnu --zig --compatibility manylinux2014 --out "$root/dist"
 cd "$root"
 ls -l dist/neardup-*.whl
+for wheel in dist/neardup-*manylinux2014_*.whl; do "$venv/bin/auditwheel" show "$wheel"; done
 if [ "${TEST_AARCH64:-1}" = 1 ]; then
     CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
     CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu" \

@@ -10,7 +10,7 @@ use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
-use crate::error::{NeardupError, to_py};
+use crate::error::NeardupError;
 use crate::texts::Texts;
 
 type Longs<'py> = Bound<'py, PyArray1<i64>>;
@@ -25,13 +25,13 @@ fn verification(spec: &str) -> PyResult<Verification> {
 #[pyfunction]
 pub(crate) fn spark_plan_blocks(k: u32, n: f64) -> PyResult<usize> {
     Ok(shuffle_plan(Width::W64, k, n)
-        .map_err(to_py)?
+        .map_err(|e| crate::error::settings("k", e))?
         .blocks()
         .len())
 }
 
 fn plan(k: u32, blocks: u32) -> PyResult<TablePlan> {
-    TablePlan::new(Width::W64, k, blocks).map_err(to_py)
+    TablePlan::new(Width::W64, k, blocks).map_err(|e| crate::error::settings("k", e))
 }
 
 /// Each fingerprint's key in every table: `(row, table, key)` columns, a
@@ -195,8 +195,12 @@ pub(crate) fn judge_pairs<'py>(
     short_rule: bool,
     profile: &str,
 ) -> PyResult<Bound<'py, PyArray1<bool>>> {
-    let profile: Profile = profile.parse().map_err(to_py)?;
-    let mut rule = Rule::with_fingerprinter(Fingerprinter::new(profile).map_err(to_py)?);
+    let profile: Profile = profile
+        .parse()
+        .map_err(|e| crate::error::settings("profile", e))?;
+    let mut rule = Rule::with_fingerprinter(
+        Fingerprinter::new(profile).map_err(|e| crate::error::settings("profile", e))?,
+    );
     rule.k(k)
         .verification(Some(verification(verify)?))
         .short_rule(short_rule);

@@ -141,15 +141,24 @@ def test_threads_query_while_one_adds(tmp_path, opened):
     rng = random.Random(7)
     k = 4
     queries = [rng.getrandbits(64) for _ in range(64)]
-    # Batches of entries near the queries (and some far), added in order.
+    # Batches of entries near the queries (and some far), added in order:
+    # more than 30 s of adds, in memory too.
     batches = []
-    for b in range(4000):
+    for b in range(20_000):
         batch = []
         for j in range(8):
             q = queries[(b * 8 + j) % len(queries)]
             flips = rng.sample(range(64), rng.randint(0, 8))
             batch.append((f"e{b}-{j}", q ^ sum(1 << f for f in flips)))
         batches.append(batch)
+    # Each query's entries within k, with the batch that adds them: the
+    # serial replay of any prefix of the adds.
+    names = [e for batch in batches for e, _ in batch]
+    prints = np.array([f for batch in batches for _, f in batch], dtype=np.uint64)
+    near = {}
+    for q in queries:
+        apart = np.unpackbits((prints ^ np.uint64(q)).view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
+        near[q] = [(int(i) // 8, names[i], int(apart[i])) for i in np.flatnonzero(apart <= k)]
     if opened:
         neardup.Index(k=k).save(tmp_path / "idx")
         index = neardup.Index.open(tmp_path / "idx")
@@ -160,10 +169,7 @@ def test_threads_query_while_one_adds(tmp_path, opened):
     errors = []
 
     def truth(q, upto):
-        return sorted(
-            ((e, bin(f ^ q).count("1")) for batch in batches[:upto] for e, f in batch if bin(f ^ q).count("1") <= k),
-            key=lambda x: (x[1], x[0]),
-        )
+        return sorted(((e, d) for b, e, d in near[q] if b < upto), key=lambda x: (x[1], x[0]))
 
     answers = []
 

@@ -227,7 +227,7 @@ def _batch_result(
         clusters=[groups[k] for k in sorted(groups)],
         summary=summary,
         ids=given,
-        duplicate_of_id=of_id,
+        named=of_id,
     )
 
 

@@ -4,6 +4,7 @@ as columns aligned with the input."""
 from __future__ import annotations
 
 import warnings
+import functools
 from dataclasses import dataclass, field
 from os import PathLike, fspath
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Literal, Optional, Sequence, Union
@@ -61,10 +62,27 @@ class DedupResult:
     clusters: List[List[int]]
     summary: Dict[str, Any]
     ids: Optional[List[Any]] = None
-    duplicate_of_id: List[Any] = field(default_factory=list, repr=False)
+    # What the dropped texts duplicate, by name: given whole (a Deduper's
+    # batch), or made on first use from ``ids`` and the names of the
+    # ``against`` entries (``None`` for the others).
+    named: Optional[List[Any]] = field(default=None, repr=False)
+    indexed: Optional[List[Optional[str]]] = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.kept)
+
+    @functools.cached_property
+    def duplicate_of_id(self) -> List[Any]:
+        """For each text, the id of what it duplicates (the id given, else
+        its position; an ``against`` entry's id), ``None`` when kept."""
+        if self.named is not None:
+            return self.named
+        out: List[Any] = [None] * len(self)
+        for d in np.flatnonzero(self.distance >= 0):
+            entry = self.indexed[d] if self.indexed is not None else None
+            of = int(self.duplicate_of[d])
+            out[d] = entry if entry is not None else (of if self.ids is None else self.ids[of])
+        return out
 
     @property
     def kept_indices(self) -> npt.NDArray[np.intp]:
@@ -232,7 +250,6 @@ def dedup(
         if report is not None:
             report.close()
     n = len(duplicate_of) if missing is None else len(missing)
-    names: List[Any] = id_given if id_given is not None else list(range(n))
     if present is not None:
         duplicate_of, distance, similarity, indexed, clusters = _spread(
             present, n, duplicate_of, distance, similarity, indexed, clusters
@@ -246,10 +263,6 @@ def dedup(
     cluster_of[dropped] = duplicate_of[dropped]
     if missing is not None:
         cluster_of[missing] = np.where(kept[missing], np.flatnonzero(missing), -1)
-    of_id: List[Any] = [None] * n
-    for d in np.flatnonzero(distance >= 0):
-        entry = indexed[d] if indexed is not None else None
-        of_id[d] = entry if entry is not None else names[int(duplicate_of[d])]
     return DedupResult(
         kept=kept,
         duplicate_of=duplicate_of,
@@ -259,7 +272,7 @@ def dedup(
         clusters=clusters,
         summary=summary,
         ids=id_given,
-        duplicate_of_id=of_id,
+        indexed=indexed,
     )
 
 

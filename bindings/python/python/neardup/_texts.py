@@ -155,6 +155,8 @@ def nulls(texts: Any) -> Optional[npt.NDArray[np.bool_]]:
         if texts.null_count == 0:
             return None
         return np.asarray(texts.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    if None not in texts:
+        return None
     mask = np.fromiter((t is None for t in texts), dtype=bool, count=len(texts))
     return mask if mask.any() else None
 

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::incremental::index_settings;
+use crate::incremental::{index_settings, keyed_for, searched_by};
 use crate::rule::Rule;
 use crate::verified_texts::VerifiedTexts;
 
@@ -111,9 +111,7 @@ impl Deduper {
             .verifier()
             .filter(|_| settings.texts)
             .map(|_| VerifiedTexts::new(rule.clone(), SKETCH_CACHE_BYTES));
-        let keyed = judge.is_some()
-            && settings.short_keys.is_some()
-            && settings.short_keys == rule.keying();
+        let keyed = keyed_for(settings, &rule);
         Deduper {
             store,
             rule,
@@ -200,20 +198,7 @@ fn fits(
     wanted: &StoreSettings,
     rule: &Rule,
 ) -> std::result::Result<(), String> {
-    if stored.width != wanted.width {
-        return Err(format!(
-            "it holds {}-bit fingerprints, these are {}-bit; fingerprint at its width",
-            stored.width.bits(),
-            wanted.width.bits()
-        ));
-    }
-    if wanted.k > stored.k {
-        return Err(format!(
-            "it finds fingerprints at most {} bits apart, and {} were asked for; ask for {} or \
-             less, or start a new index",
-            stored.k, wanted.k, stored.k
-        ));
-    }
+    searched_by(stored, rule)?;
     if rule.verifier().is_some() && !stored.texts {
         return Err(
             "it keeps no texts (made by neardup index build or Index.save), and these \

@@ -108,24 +108,9 @@ impl Index {
         };
         let store = AnyStore::open_read_only(dir)?;
         let settings = store.settings();
-        let (width, k) = (rule.fingerprinter().width(), rule.k_bits());
-        if settings.width != width {
-            return Err(refuse(format!(
-                "it holds {}-bit fingerprints, these are {}-bit; fingerprint at its width",
-                settings.width.bits(),
-                width.bits()
-            )));
-        }
-        if k > settings.k {
-            return Err(refuse(format!(
-                "it finds fingerprints at most {} bits apart, and {k} were asked for; \
-                 ask for {} or less, or build a new index",
-                settings.k, settings.k
-            )));
-        }
+        searched_by(settings, rule).map_err(refuse)?;
         let by_text = settings.texts && rule.verifier().is_some();
-        let keyed =
-            by_text && settings.short_keys.is_some() && settings.short_keys == rule.keying();
+        let keyed = keyed_for(settings, rule);
         Ok(Index {
             by_text,
             keyed,
@@ -214,6 +199,48 @@ impl Index {
     }
 }
 
+/// Whether a store of `settings` can be searched for `rule`'s
+/// candidates: the same width, and a k at least the rule's; else why not.
+pub(crate) fn searched_by(
+    settings: &StoreSettings,
+    rule: &Rule,
+) -> std::result::Result<(), String> {
+    let (width, k) = (rule.fingerprinter().width(), rule.k_bits());
+    if settings.width != width {
+        return Err(format!(
+            "it holds {}-bit fingerprints, these are {}-bit; fingerprint at its width",
+            settings.width.bits(),
+            width.bits()
+        ));
+    }
+    if k > settings.k {
+        return Err(format!(
+            "it finds fingerprints at most {} bits apart, and {k} were asked for; \
+             ask for {} or less, or build a new index",
+            settings.k, settings.k
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a store of `settings` keeps, with its texts, the
+/// short-document keys `rule` makes (so that its short documents are found
+/// at any distance): the one test the dedup job, the [`crate::Deduper`]
+/// and the service make.
+///
+/// ```
+/// let rule = neardup_dedup::Rule::new()?;
+/// let settings = neardup_dedup::index_settings(&rule, &serde_json::Value::Null);
+/// assert!(neardup_dedup::keyed_for(&settings, &rule));
+/// # Ok::<(), neardup_dedup::Error>(())
+/// ```
+pub fn keyed_for(settings: &StoreSettings, rule: &Rule) -> bool {
+    settings.texts
+        && rule.verifier().is_some()
+        && settings.short_keys.is_some()
+        && settings.short_keys == rule.keying()
+}
+
 /// The settings of a new index of documents judged by `rule`: its width
 /// and k, the fingerprint settings `fingerprint` (as the front records
 /// them), texts kept, and short-document keys for the rule.
@@ -254,8 +281,7 @@ pub fn index_documents(
 ) -> Result<Vec<Insert<u128>>> {
     let records = outcome.records();
     let kept: Vec<bool> = outcome.fates().iter().map(|f| f == Fate::Kept).collect();
-    let keyed =
-        settings.texts && settings.short_keys.is_some() && settings.short_keys == rule.keying();
+    let keyed = keyed_for(settings, rule);
     let width = rule.fingerprinter().width();
     let mut inserts = Vec::new();
     progress.stage(Stage::Reading, source.total_bytes());

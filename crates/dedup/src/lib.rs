@@ -86,7 +86,7 @@ pub use deduper::Deduper;
 pub use error::{Error, Result};
 pub use files::Files;
 pub use grouping::{Fate, components, keep_first};
-pub use incremental::{index_documents, index_settings, save_to_index};
+pub use incremental::{index_documents, index_settings, keyed_for, save_to_index};
 pub use job::{Dedup, Grouping};
 pub use keep::Keep;
 pub use memory::default_memory;

@@ -328,9 +328,7 @@ impl<B: Bits> Service<B> {
         }
         // Texts are judged only where both are kept.
         let verification = rule.verifier().filter(|_| store.settings().texts);
-        let keyed = verification.is_some()
-            && store.settings().short_keys.is_some()
-            && store.settings().short_keys == rule.keying();
+        let keyed = neardup_dedup::keyed_for(store.settings(), &rule);
         options.check()?;
         if fingerprinter.width() != B::WIDTH {
             return Err(StartError(format!(

@@ -63,7 +63,7 @@ impl SettingsRecord {
         };
         Ok(json!({
             // Fingerprints of another format version are not comparable.
-            "format": neardup_core::FORMAT_VERSION,
+            "format": neardup_core::FINGERPRINT_FORMAT,
             "profile": self.profile,
             "width": width.bits(),
             "hash": self.hash,

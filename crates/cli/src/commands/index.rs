@@ -195,7 +195,7 @@ fn stats(args: &IndexStatsArgs) -> Result<ExitCode> {
         "segments": stats.segments,
         "recent": stats.recent,
         "fingerprint_settings": settings.fingerprint,
-        "format_version": neardup_index::FORMAT_VERSION,
+        "format_version": neardup_index::SEGMENT_FORMAT,
         "file_bytes": store.file_bytes(),
         "bytes_per_fingerprint": store.file_bytes() as f64 / n.max(1) as f64,
     });

@@ -32,7 +32,7 @@ pub const FINGERPRINT_FORMAT: u32 = 2;
 /// (`xxh3-128:` and 32 hex digits), or `"none"` for no stop words.
 ///
 /// ```
-/// use neardup_core::{FeatureKind, FingerprintSettings, Fingerprinter, Profile};
+/// use neardup_core::{FeatureKind, Fingerprinter, Profile};
 ///
 /// let fp = Fingerprinter::builder(Profile::En).features(FeatureKind::Shingles(2)).build()?;
 /// let settings = fp.settings();

@@ -330,7 +330,7 @@ impl Index {
             Backing::Store { .. } => self.store()?.entries(),
         };
         let (names, fingerprints): (Vec<String>, Vec<u128>) = entries.into_iter().unzip();
-        let settings = StoreSettings::new(self.width()?, self.k()?, serde_json::Value::Null, false);
+        let settings = StoreSettings::builder(self.k()?).width(self.width()?).build();
         py.detach(|| {
             if AnyStore::exists(&path) {
                 return Err(neardup_store::Error::Input(format!(

@@ -48,11 +48,10 @@ impl Default for StoreOptions {
 /// one batch at a time.
 ///
 /// ```
-/// use neardup_core::Width;
 /// use neardup_store::{Insert, Store, StoreOptions, StoreSettings, Write, Written};
 ///
 /// let dir = tempfile::tempdir()?;
-/// let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({}), false);
+/// let settings = StoreSettings::builder(3).build();
 /// let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
 /// let written = store.write(vec![Write::Insert(Insert::new(0b1011, 3).id("a"))], None)?;
 /// assert!(matches!(&written[0], Written::Inserted { id, .. } if id == "a"));
@@ -92,11 +91,10 @@ pub(crate) struct Counters {
 /// What a store holds, for `/v1/stats`.
 ///
 /// ```
-/// use neardup_core::Width;
 /// use neardup_store::{Store, StoreOptions, StoreSettings};
 ///
 /// let dir = tempfile::tempdir()?;
-/// let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({}), false);
+/// let settings = StoreSettings::builder(3).build();
 /// let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
 /// let stats = store.stats();
 /// assert_eq!((stats.documents, stats.segments.len(), stats.merge_error), (0, 0, None));
@@ -184,11 +182,10 @@ impl<B: Bits> Store<B> {
     /// the store as it was when opened; its writes are refused.
     ///
     /// ```
-    /// use neardup_core::Width;
     /// use neardup_store::{Insert, Store, StoreOptions, StoreSettings, Write};
     ///
     /// let dir = tempfile::tempdir()?;
-    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({}), false);
+    /// let settings = StoreSettings::builder(3).build();
     /// let writer = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
     /// writer.write(vec![Write::Insert(Insert::new(0b1011, 3).id("a"))], None)?;
     /// let reader = Store::<u64>::open_read_only(dir.path())?;
@@ -286,11 +283,10 @@ impl<B: Bits> Store<B> {
     /// distance, then id; none when the store keeps no keys.
     ///
     /// ```
-    /// use neardup_core::Width;
     /// use neardup_store::{Insert, Store, StoreOptions, StoreSettings, Write};
     ///
     /// let dir = tempfile::tempdir()?;
-    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({}), true).keyed("jaccard:0.8");
+    /// let settings = StoreSettings::builder(3).texts(true).short_keys("jaccard:0.8").build();
     /// let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
     /// store.write(vec![Write::Insert(Insert::new(0xff, 3).id("a").text("a text").keys(vec![7]))], None)?;
     /// assert!(store.query(0, 3)?.is_empty());
@@ -424,11 +420,7 @@ impl StoreSettings {
         let Some(text) = log::read_manifest(&log.begin_read(dir)?, dir)?.settings else {
             return Ok(None);
         };
-        serde_json::from_str(&text)
-            .ok()
-            .and_then(|v| StoreSettings::from_json(&v))
-            .map(Some)
-            .ok_or_else(|| Error::Format(log_path, format!("bad settings {text:?}")))
+        settings_in(&log_path, &text).map(Some)
     }
 }
 
@@ -492,6 +484,17 @@ fn create(log: &Log, dir: &Path, settings: &StoreSettings) -> Result<()> {
     txn.commit().logged(dir)
 }
 
+/// The settings the manifest of `log_path` records as `text`.
+fn settings_in(log_path: &Path, text: &str) -> Result<StoreSettings> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        Error::Format(
+            log_path.to_path_buf(),
+            format!("its settings {text:?} are not JSON ({e})"),
+        )
+    })?;
+    StoreSettings::from_json(&value).map_err(|reason| Error::Format(log_path.to_path_buf(), reason))
+}
+
 /// The settings `manifest` records, checked against `given` when given.
 fn settings_of(
     dir: &Path,
@@ -505,10 +508,7 @@ fn settings_of(
             "its manifest names no settings".into(),
         ));
     };
-    let stored = serde_json::from_str(text)
-        .ok()
-        .and_then(|v| StoreSettings::from_json(&v))
-        .ok_or_else(|| Error::Format(log_path.clone(), format!("bad settings {text:?}")))?;
+    let stored = settings_in(&log_path, text)?;
     if manifest.layout.as_deref() != Some(LAYOUT_VERSION) {
         return Err(Error::Format(
             log_path,

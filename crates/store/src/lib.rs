@@ -57,6 +57,7 @@ pub use any_width::AnyStore;
 pub use batch::LastBatch;
 pub use error::{Error, Result};
 pub use judge::{Against, Judge};
+pub use log::STORE_LAYOUT;
 pub use record::Document;
 pub use settings::{StoreSettings, StoreSettingsBuilder};
 pub use store::{Store, StoreOptions, StoreStats};

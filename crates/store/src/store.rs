@@ -9,7 +9,7 @@ use neardup_index::{Bits, LOCK_FILE, OnlineIndex, Segment, TablePlan, WriterLock
 use redb::{ReadTransaction, ReadableTable};
 
 use crate::error::{Error, Result};
-use crate::log::{self, DOCUMENTS, KEYED, LAYOUT_VERSION, LOG_FILE, Log, Logged, Manifest, RECENT};
+use crate::log::{self, DOCUMENTS, KEYED, LOG_FILE, Log, Logged, Manifest, RECENT, STORE_LAYOUT};
 use crate::record::Document;
 use crate::settings::StoreSettings;
 use crate::view::{Hit, LiveSegment, View};
@@ -475,7 +475,7 @@ fn segment_number(name: &str) -> Option<u64> {
 /// Writes a new store's manifest.
 fn create(log: &Log, dir: &Path, settings: &StoreSettings) -> Result<()> {
     let txn = log.begin(dir)?;
-    log::set(&txn, dir, "layout", LAYOUT_VERSION)?;
+    log::set(&txn, dir, "layout", STORE_LAYOUT)?;
     log::set(&txn, dir, "settings", &settings.to_json().to_string())?;
     log::set(&txn, dir, "segments", "")?;
     txn.open_table(DOCUMENTS).logged(dir)?;
@@ -509,11 +509,11 @@ fn settings_of(
         ));
     };
     let stored = settings_in(&log_path, text)?;
-    if manifest.layout.as_deref() != Some(LAYOUT_VERSION) {
+    if manifest.layout.as_deref() != Some(STORE_LAYOUT) {
         return Err(Error::Format(
             log_path,
             format!(
-                "a store of layout {:?}; this neardup reads layout {LAYOUT_VERSION}",
+                "a store of layout {:?}; this neardup reads layout {STORE_LAYOUT}",
                 manifest.layout
             ),
         ));

@@ -132,17 +132,14 @@ fn read_store(store: &Store<u64>) -> Vec<Golden> {
         let id = format!("d{i:02}");
         let fingerprint = fingerprinter.fingerprint(text).bits();
         let stored = store.get(&id).unwrap();
-        let near = match &stored {
-            Some(_) => Some(
-                store
-                    .query(fingerprint as u64, K)
-                    .unwrap()
-                    .into_iter()
-                    .map(|hit| (hit.id, hit.distance))
-                    .collect(),
-            ),
-            None => None,
-        };
+        let near = stored.as_ref().map(|_| {
+            store
+                .query(fingerprint as u64, K)
+                .unwrap()
+                .into_iter()
+                .map(|hit| (hit.id, hit.distance))
+                .collect()
+        });
         let keys = store
             .query_keys(fingerprint as u64, &[text.len() as u64])
             .unwrap()

@@ -1,6 +1,6 @@
 //! Golden vectors: the fingerprint format, pinned.
 //!
-//! `data/golden_v1.jsonl` holds the fingerprint of every text below under
+//! `data/golden_v2.jsonl` (version `FINGERPRINT_FORMAT`) holds the fingerprint of every text below under
 //! every configuration below. Any change to tokenisation, normalisation,
 //! weights, hashes or the accumulator that changes a single bit fails this
 //! test. A deliberate format change bumps `FINGERPRINT_FORMAT`, writes a new file

@@ -6,7 +6,7 @@
 //!
 //! The files are written once per format version: after a deliberate
 //! change of the format, bump [`neardup_index::SEGMENT_FORMAT`] and run
-//! `NEARDUP_WRITE_GOLDEN=1 cargo test -p neardup-index --test tests golden`;
+//! `NEARDUP_BLESS=1 cargo test -p neardup-index --test tests golden`;
 //! it refuses to overwrite the files of a version that has them.
 
 use std::path::{Path, PathBuf};
@@ -109,11 +109,11 @@ fn from_line(line: &str) -> Entry {
     }
 }
 
-/// With `NEARDUP_WRITE_GOLDEN=1`, writes the golden segment and its file
+/// With `NEARDUP_BLESS=1`, writes the golden segment and its file
 /// for the current format version, once per run; refuses when they exist.
 fn write_golden_when_asked() {
     static WRITTEN: OnceLock<()> = OnceLock::new();
-    if std::env::var_os("NEARDUP_WRITE_GOLDEN").is_none() {
+    if std::env::var_os("NEARDUP_BLESS").is_none() {
         return;
     }
     WRITTEN.get_or_init(|| {
@@ -139,7 +139,7 @@ fn golden_segment() -> Segment<u64> {
     assert!(
         path.exists(),
         "{} is missing: it is written once per format version, by \
-         NEARDUP_WRITE_GOLDEN=1 cargo test -p neardup-index --test tests golden",
+         NEARDUP_BLESS=1 cargo test -p neardup-index --test tests golden",
         path.display()
     );
     Segment::open(&path).unwrap()

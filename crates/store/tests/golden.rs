@@ -8,7 +8,7 @@
 //! The files are written once per layout version: after a deliberate change
 //! of the layout ([`neardup_store::STORE_LAYOUT`]) or of the segment format
 //! it holds ([`neardup_index::SEGMENT_FORMAT`]), bump the version and run
-//! `NEARDUP_WRITE_GOLDEN=1 cargo test -p neardup-store --test golden`; it
+//! `NEARDUP_BLESS=1 cargo test -p neardup-store --test golden`; it
 //! refuses to overwrite the files of a version that has them.
 
 use std::collections::BTreeMap;
@@ -203,7 +203,7 @@ fn copy_of_golden() -> tempfile::TempDir {
     assert!(
         dir.is_dir(),
         "{} is missing: it is written once per layout version, by \
-         NEARDUP_WRITE_GOLDEN=1 cargo test -p neardup-store --test golden",
+         NEARDUP_BLESS=1 cargo test -p neardup-store --test golden",
         dir.display()
     );
     let copy = tempfile::tempdir().unwrap();
@@ -289,11 +289,11 @@ fn the_same_writes_give_the_same_files() {
     }
 }
 
-/// With `NEARDUP_WRITE_GOLDEN=1`, writes the golden store and its file for
+/// With `NEARDUP_BLESS=1`, writes the golden store and its file for
 /// the current layout version, once per run; refuses when they exist.
 fn write_golden_when_asked() {
     static WRITTEN: OnceLock<()> = OnceLock::new();
-    if std::env::var_os("NEARDUP_WRITE_GOLDEN").is_none() {
+    if std::env::var_os("NEARDUP_BLESS").is_none() {
         return;
     }
     WRITTEN.get_or_init(|| {

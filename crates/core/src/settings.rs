@@ -7,7 +7,6 @@
 //! that records written before this type existed read back as it.
 
 use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -208,77 +207,26 @@ impl FingerprinterBuilder {
     }
 }
 
-/// Writes `value` as its text form.
-fn as_text<T: fmt::Display, S: Serializer>(
-    value: &T,
-    serializer: S,
-) -> std::result::Result<S::Ok, S::Error> {
-    serializer.collect_str(value)
+/// Settings written as their names (`"xxh3"`, `"shingles:2"`), read back
+/// through their `FromStr`, whose error says what is wrong.
+macro_rules! serde_as_name {
+    ($($setting:ty),+) => {$(
+        impl Serialize for $setting {
+            fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $setting {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<$setting, D::Error> {
+                let name = String::deserialize(deserializer)?;
+                name.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    )+};
 }
 
-/// Reads a value from its text form, saying why the text is not one.
-fn from_text<'de, T: FromStr<Err = Error>, D: Deserializer<'de>>(
-    deserializer: D,
-) -> std::result::Result<T, D::Error> {
-    let text = String::deserialize(deserializer)?;
-    text.parse().map_err(serde::de::Error::custom)
-}
-
-impl Serialize for Profile {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        as_text(self, serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for Profile {
-    fn deserialize<D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> std::result::Result<Profile, D::Error> {
-        from_text(deserializer)
-    }
-}
-
-impl Serialize for FeatureHash {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        as_text(self, serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for FeatureHash {
-    fn deserialize<D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> std::result::Result<FeatureHash, D::Error> {
-        from_text(deserializer)
-    }
-}
-
-impl Serialize for FeatureKind {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        as_text(self, serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for FeatureKind {
-    fn deserialize<D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> std::result::Result<FeatureKind, D::Error> {
-        from_text(deserializer)
-    }
-}
-
-impl Serialize for Weighting {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        as_text(self, serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for Weighting {
-    fn deserialize<D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> std::result::Result<Weighting, D::Error> {
-        from_text(deserializer)
-    }
-}
+serde_as_name!(Profile, FeatureHash, FeatureKind, Weighting);
 
 /// A width is written as its number of bits, 64 or 128.
 impl Serialize for Width {

@@ -316,8 +316,9 @@ impl Index {
     /// Given the `fingerprinter` that made its fingerprints, the store
     /// records its settings, and runs against it with other settings are
     /// refused; without one, an index opened from a store keeps the
-    /// store's, and an index made in memory records none (runs against it
-    /// are taken on trust).
+    /// store's (a fingerprinter of other settings than those is refused),
+    /// and an index made in memory records none (runs against it are taken
+    /// on trust).
     #[pyo3(signature = (path, fingerprinter = None))]
     fn save(
         &self,
@@ -326,11 +327,25 @@ impl Index {
         fingerprinter: Option<PyRef<'_, Fingerprinter>>,
     ) -> PyResult<()> {
         let width = self.width()?;
-        let recorded = match (&fingerprinter, &self.backing) {
-            (Some(fingerprinter), _) => Some(fingerprinter.inner.settings()),
-            (None, Backing::Memory(_)) => None,
-            (None, Backing::Store { .. }) => self.store()?.settings().fingerprint.clone(),
+        let stored = match &self.backing {
+            Backing::Memory(_) => None,
+            Backing::Store { .. } => self.store()?.settings().fingerprint.clone(),
         };
+        let given = fingerprinter.map(|f| f.inner.settings());
+        if let Some(differ) = stored
+            .as_ref()
+            .zip(given.as_ref())
+            .and_then(|(stored, given)| stored.difference(given))
+        {
+            return Err(settings(
+                "fingerprinter",
+                format!(
+                    "the index's fingerprints were made with other settings ({differ}); give \
+                     the fingerprinter that made them, or none"
+                ),
+            ));
+        }
+        let recorded = given.or(stored);
         if let Some(made) = recorded.as_ref().filter(|made| made.width != width) {
             return Err(settings(
                 "fingerprinter",

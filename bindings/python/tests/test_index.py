@@ -90,9 +90,13 @@ def test_save_records_the_fingerprinter_the_cli_checks(tmp_path, cli):
     assert stats["fingerprint_settings"]["profile"] == "en"
     texts = tmp_path / "t.jsonl"
     texts.write_text('{"id": "q", "text": "the river rose in the night and the town woke"}\n')
-    out = cli("index", "query", "--index", tmp_path / "idx", "--documents", "--profile", "en", texts)
+    idx = tmp_path / "idx"
+    out = cli("index", "query", "--index", idx, "--documents", "--profile", "en", texts)
     assert '"a"' in out
-    # The settings travel with the index when it is saved again.
+    # The settings travel with the index when it is saved again, and
+    # another fingerprinter's are refused.
+    with pytest.raises(neardup.SettingsError, match="profile en there, auto here"):
+        neardup.Index.open(idx).save(tmp_path / "other", fingerprinter=neardup.Fingerprinter())
     neardup.Index.open(tmp_path / "idx").save(tmp_path / "again")
     again = json.loads(cli("index", "stats", "--index", tmp_path / "again"))
     assert again["fingerprint_settings"] == stats["fingerprint_settings"]

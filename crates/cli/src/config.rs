@@ -7,7 +7,6 @@ use neardup_core::{
 };
 use neardup_corpus::{Format, ReadOptions};
 use neardup_dedup::{Dedup, Grouping, Keep, Rule, Verification};
-use serde_json::Value;
 
 use crate::args::{
     ClusterArg, DedupArgs, FingerprintSettings, FormatArg, InputArgs, KeepArg, NearnessArgs,
@@ -143,18 +142,4 @@ pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
     .spill_to(Some(args.out.clone()));
     job.check().with_context(|| format!("-k {}", args.k))?;
     Ok(job)
-}
-
-/// The fingerprint settings given, as recorded beside an index directory.
-pub fn fingerprint_settings(s: &FingerprintSettings, width: Width) -> Result<Value> {
-    neardup_output::SettingsRecord {
-        profile: s.profile.clone(),
-        hash: s.hash.clone(),
-        features: s.features.clone(),
-        weighting: s.weighting.clone(),
-        top_k: s.top_k,
-        stop_words: s.stop_words.clone(),
-        idf: s.idf.clone(),
-    }
-    .to_json(width)
 }

@@ -40,5 +40,4 @@ mod saving;
 
 pub use atomic::{is_temporary_of, refuse_input_as_output, write_atomically};
 pub use faults::{Faults, Step};
-pub use incremental::SettingsRecord;
 pub use run::{DedupRun, Finished, against_index};

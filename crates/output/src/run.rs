@@ -57,10 +57,6 @@ pub struct DedupRun {
     pub against: Option<PathBuf>,
     /// The index directory the kept documents are added to.
     pub save_index: Option<PathBuf>,
-    /// The settings that decide the fingerprints, recorded in a saved
-    /// index's manifest and checked against the index of `against` or
-    /// `save_index`.
-    pub fingerprint_settings: Value,
     /// `summary.json`'s `settings`: how the run was asked for.
     pub settings: Value,
     /// The field (or column) that `Keep::Max`/`Keep::Min` rank by.
@@ -106,7 +102,6 @@ impl DedupRun {
             force: false,
             against: None,
             save_index: None,
-            fingerprint_settings: Value::Null,
             settings: Value::Null,
             keep_field: None,
             annotate: false,
@@ -144,7 +139,7 @@ impl DedupRun {
     /// The settings an index made by this run has: what the job's rule
     /// needs to judge later documents against it.
     fn new_index(&self) -> StoreSettings {
-        index_settings(self.job.rule(), &self.fingerprint_settings)
+        index_settings(self.job.rule())
     }
 
     /// Runs the job over the files, writes the outputs, and adds the kept
@@ -174,16 +169,13 @@ impl DedupRun {
         };
         // Fingerprints of other settings than an index's cannot be compared
         // with its own: refuse before any work.
+        let fingerprints = self.job.rule().fingerprinter().settings();
         for (dir, option) in [
             (&self.against, "--against"),
             (&self.save_index, "--save-index"),
         ] {
             if let Some(dir) = dir {
-                warnings.extend(incremental::check_settings(
-                    dir,
-                    &self.fingerprint_settings,
-                    option,
-                )?);
+                warnings.extend(incremental::check_settings(dir, &fingerprints, option)?);
             }
         }
         if let (None, Some(dir)) = (&index, &self.save_index) {

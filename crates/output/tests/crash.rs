@@ -57,7 +57,6 @@ fn run_into(input: &Path, out: &Path, index: &Path, force: bool) -> DedupRun {
     run.against = Some(index.to_path_buf());
     run.job.against(Some(index.to_path_buf()));
     run.save_index = Some(index.to_path_buf());
-    run.fingerprint_settings = json!({"profile": "auto"});
     run
 }
 

@@ -25,7 +25,6 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     run.force = args.force;
     run.against = args.against.clone();
     run.save_index = args.save_index.clone();
-    run.fingerprint_settings = config::fingerprint_settings(&args.settings, width)?;
     run.keep_field = args.keep.field().map(str::to_string);
     run.annotate = args.annotate;
     run.settings = serde_json::json!({

@@ -49,12 +49,12 @@ fn build(args: &IndexBuildArgs) -> Result<ExitCode> {
             width.bits()
         );
     }
-    let settings = StoreSettings::new(
-        width,
-        args.k,
-        config::fingerprint_settings(&args.settings, width)?,
-        false,
-    );
+    let mut fingerprints = config::fingerprinter(&args.settings)?.settings();
+    // The fingerprints read decide the width (--width, when given, agrees).
+    fingerprints.width = width;
+    let settings = StoreSettings::builder(args.k)
+        .fingerprint(fingerprints)
+        .build();
     let store = AnyStore::open(&args.index, Some(&settings), StoreOptions::default())?;
     store.insert_all(&set.bits, &set.ids)?;
     eprintln!(
@@ -116,13 +116,15 @@ fn fingerprint_documents(args: &IndexQueryArgs, store: &AnyStore) -> Result<Set>
             stored.width.bits()
         );
     }
-    let ours = config::fingerprint_settings(&args.settings, width)?;
-    if !stored.fingerprint.is_null() && stored.fingerprint != ours {
+    let ours = fingerprinter.settings();
+    if let Some(differ) = stored
+        .fingerprint
+        .as_ref()
+        .and_then(|s| s.difference(&ours))
+    {
         bail!(
-            "the index's fingerprints were made with {}, and these settings make {}: \
-             give the index's settings",
-            stored.fingerprint,
-            ours
+            "the index's fingerprints were made with other settings ({differ}): give the \
+             index's settings"
         );
     }
     let corpus = Corpus::open(&args.paths, &config::read_options(&args.input))?;
@@ -195,7 +197,7 @@ fn stats(args: &IndexStatsArgs) -> Result<ExitCode> {
         "segments": stats.segments,
         "recent": stats.recent,
         "fingerprint_settings": settings.fingerprint,
-        "format_version": neardup_index::FORMAT_VERSION,
+        "format_version": neardup_index::SEGMENT_FORMAT,
         "file_bytes": store.file_bytes(),
         "bytes_per_fingerprint": store.file_bytes() as f64 / n.max(1) as f64,
     });

@@ -306,6 +306,9 @@ fn eval_scores_a_benchmark_built_from_a_corpus() {
     assert_eq!(run.code(), 0, "{}", run.stderr());
     let out = run.stdout();
     assert!(out.contains("| k | precision | recall | F1"), "{out}");
+    assert!(out.contains("Targets at k = 8 (documents of"), "{out}");
+    // No tracker's issue numbers in what the program prints.
+    assert!(!out.to_lowercase().contains("issue"), "{out}");
     assert!(
         out.contains("| substitute |") && out.contains("| language en |"),
         "{out}"

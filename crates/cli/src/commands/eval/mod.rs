@@ -485,8 +485,8 @@ fn curve_row(out: &mut String, k: &str, s: &Scores) {
     );
 }
 
-/// The targets of issue 13 at `k`, each with its value and whether it
-/// holds (documents of 50 words or more).
+/// The quality targets at `k`, each with its value and whether it holds
+/// (documents of 50 words or more).
 fn targets(at_k: &Scores, k: u32) -> String {
     let mut rows: Vec<(String, f64, f64)> = Vec::new();
     for (language, c) in &at_k.long_by_language {
@@ -518,7 +518,7 @@ fn targets(at_k: &Scores, k: u32) -> String {
         0.99,
     ));
     let mut out = format!(
-        "\nTargets at k = {k} (issue 13: documents of 50 words or more; at every length, \
+        "\nTargets at k = {k} (documents of 50 words or more; at every length, \
          precision on the hard negatives is {:.4}):\n\n",
         at_k.hard_negatives.precision()
     );

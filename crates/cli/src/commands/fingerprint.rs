@@ -1,6 +1,6 @@
 //! `neardup fingerprint`: documents in, one JSON line per document out.
 
-use std::io::{self, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -47,7 +47,7 @@ pub fn run(args: &FingerprintArgs) -> Result<ExitCode> {
     if skipped.total() > 0 {
         eprintln!("neardup: skipped {}", skipped.describe());
     }
-    if !args.quiet && io::stderr().is_terminal() {
+    if !args.quiet {
         let seconds = started.elapsed().as_secs_f64();
         eprintln!(
             "neardup: {} documents, {:.1} MB in {:.2} s ({:.1} MB/s)",

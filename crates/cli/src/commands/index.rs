@@ -3,6 +3,7 @@
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
@@ -98,7 +99,16 @@ fn query(args: &IndexQueryArgs) -> Result<ExitCode> {
             Set::read(&args.paths, fields, &mut read_width)
         }
     })?;
-    pool.install(|| query_in(args, &store, &set))?;
+    let started = Instant::now();
+    let (matched, matches) = pool.install(|| query_in(args, &store, &set))?;
+    if !args.quiet {
+        eprintln!(
+            "neardup: {}, {matched} with matches, {} in {:.2} s",
+            count(set.ids.len() as u64, "query", "queries"),
+            count(matches, "match", "matches"),
+            started.elapsed().as_secs_f64()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -150,7 +160,9 @@ fn fingerprint_documents(args: &IndexQueryArgs, store: &AnyStore) -> Result<Set>
     Ok(set)
 }
 
-fn query_in(args: &IndexQueryArgs, store: &AnyStore, queries: &Set) -> Result<()> {
+/// Writes each query's matches as a JSON line; returns how many queries had
+/// matches, and how many matches there were.
+fn query_in(args: &IndexQueryArgs, store: &AnyStore, queries: &Set) -> Result<(u64, u64)> {
     let k = store.settings().k;
     let limit = args.k.unwrap_or(k);
     if limit > k {
@@ -166,7 +178,10 @@ fn query_in(args: &IndexQueryArgs, store: &AnyStore, queries: &Set) -> Result<()
         .collect::<Result<_, _>>()
         .context("querying the index")?;
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout());
+    let (mut matched, mut matches) = (0, 0);
     for (id, hits) in queries.ids.iter().zip(results) {
+        matched += u64::from(!hits.is_empty());
+        matches += hits.len() as u64;
         out.write_all(b"{\"id\":")?;
         serde_json::to_writer(&mut out, id)?;
         out.write_all(b",\"matches\":[")?;
@@ -181,7 +196,7 @@ fn query_in(args: &IndexQueryArgs, store: &AnyStore, queries: &Set) -> Result<()
         out.write_all(b"]}\n")?;
     }
     out.flush()?;
-    Ok(())
+    Ok((matched, matches))
 }
 
 fn stats(args: &IndexStatsArgs) -> Result<ExitCode> {

@@ -31,6 +31,7 @@ pub mod atomic;
 mod faults;
 mod incremental;
 pub mod markup;
+mod memory_floor;
 mod out_dir;
 mod records;
 mod report;
@@ -40,4 +41,5 @@ mod saving;
 
 pub use atomic::{is_temporary_of, refuse_input_as_output, write_atomically};
 pub use faults::{Faults, Step};
+pub use memory_floor::below_memory_floor;
 pub use run::{DedupRun, Finished, against_index};

@@ -63,6 +63,10 @@ pub struct DedupRun {
     pub keep_field: Option<String>,
     /// Also write `annotated.jsonl`: every document's fate.
     pub annotate: bool,
+    /// The memory budget asked for (the job's [`Dedup::memory`]), to say in
+    /// the notes when it is below what the run takes whatever the budget
+    /// ([`below_memory_floor`](crate::below_memory_floor)).
+    pub memory: Option<u64>,
     /// Asked before each step that makes the run's work durable or visible.
     faults: Option<Arc<Faults>>,
 }
@@ -105,6 +109,7 @@ impl DedupRun {
             settings: Value::Null,
             keep_field: None,
             annotate: false,
+            memory: None,
             faults: None,
         }
     }
@@ -312,6 +317,12 @@ impl DedupRun {
             ));
         }
 
+        if let Some(note) = self
+            .memory
+            .and_then(|budget| crate::below_memory_floor(budget, Some(n as u64)))
+        {
+            notes.push(note);
+        }
         let unique = outcome.unique();
         write_duplicates(&self.out, &id, &outcome, faults)?;
         if self.annotate {
@@ -332,6 +343,7 @@ impl DedupRun {
             "seconds": started.elapsed().as_secs_f64(),
             "settings": self.settings,
             "inputs": self.paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "notes": notes,
         });
         let token = run_token();
         if index.is_some() {

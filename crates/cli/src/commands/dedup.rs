@@ -27,6 +27,13 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     run.save_index = args.save_index.clone();
     run.keep_field = args.keep.field().map(str::to_string);
     run.annotate = args.annotate;
+    run.memory = args.memory;
+    if let Some(note) = args
+        .memory
+        .and_then(|budget| neardup_output::below_memory_floor(budget, None))
+    {
+        eprintln!("neardup: note: {note}");
+    }
     run.settings = serde_json::json!({
         "k": args.k,
         "short_rule": run.job.short_rule_holds(),

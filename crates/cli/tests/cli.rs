@@ -309,6 +309,10 @@ fn eval_scores_a_benchmark_built_from_a_corpus() {
     assert!(out.contains("Targets at k = 8 (documents of"), "{out}");
     // No tracker's issue numbers in what the program prints.
     assert!(!out.to_lowercase().contains("issue"), "{out}");
+    // It says what it is doing as it goes.
+    for step in ["step 1/5 reading the corpora", "step 5/5 deduplicating"] {
+        assert!(run.stderr().contains(step), "{}", run.stderr());
+    }
     assert!(
         out.contains("| substitute |") && out.contains("| language en |"),
         "{out}"

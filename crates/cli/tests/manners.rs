@@ -344,3 +344,46 @@ fn the_report_lists_a_few_inputs_and_names_fonts_for_chinese() {
         assert!(page.contains(font), "{font}");
     }
 }
+
+#[test]
+fn passes_are_named_and_numbered_on_a_stderr_that_is_not_a_terminal() {
+    let d = Dir::new();
+    let licenses = root().join("samples/licenses");
+    let licenses = licenses.to_str().unwrap();
+    let run = d.run(&["dedup", licenses, "--out", "out"], b"");
+    assert_eq!(run.code(), 0, "{}", run.stderr());
+    let err = run.stderr();
+    let passes: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("neardup: pass ") && l.contains(" MB"))
+        .filter_map(|l| l.strip_prefix("neardup: ")?.split(" · ").next())
+        .collect();
+    assert_eq!(
+        passes,
+        [
+            "pass 1/3 fingerprinting",
+            "pass 2/3 verifying",
+            "pass 3/3 reading the ids and samples the outputs name"
+        ],
+        "{}",
+        run.stderr()
+    );
+    assert!(
+        run.stderr()
+            .contains("neardup: pass 1/3 fingerprinting: 20 documents in "),
+        "{}",
+        run.stderr()
+    );
+    let run = d.run(
+        &["dedup", licenses, "--out", "o2", "--save-index", "ix"],
+        b"",
+    );
+    assert!(
+        run.stderr()
+            .contains("pass 4/4 reading the kept texts for --save-index"),
+        "{}",
+        run.stderr()
+    );
+    let quiet = d.run(&["dedup", licenses, "--out", "o3", "-q"], b"");
+    assert_eq!(quiet.stderr(), "");
+}

@@ -49,7 +49,8 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()?;
-    let bars = Bars::new(args.quiet);
+    let verifies = config::verification(&args.nearness)?.is_some();
+    let bars = Bars::new(args.quiet, passes(args, verifies));
     let finished = pool.install(|| run.run(&bars))?;
     for warning in &finished.warnings {
         eprintln!("neardup: warning: {warning}");
@@ -61,6 +62,14 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         print_summary(args, &finished.outcome);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The passes over the documents a run makes at most: fingerprinting,
+/// verifying (with verification), reading the kept documents again for the
+/// index saved to (with --save-index), and reading the ids and samples the
+/// outputs name.
+fn passes(args: &DedupArgs, verifies: bool) -> usize {
+    2 + usize::from(verifies) + usize::from(args.save_index.is_some())
 }
 
 fn print_summary(args: &DedupArgs, outcome: &Outcome) {

@@ -26,6 +26,7 @@ use serde_json::{Value, json};
 
 use crate::args::EvalArgs;
 use crate::config;
+use crate::progress::Steps;
 use neardup_output::write_atomically;
 
 /// The sources of `neardup eval` with no source given: news, technical
@@ -52,6 +53,9 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
             _ => bail!("{option} {spec:?}: give LANGUAGE=PATH, as in en=news.jsonl"),
         }
     };
+    // Reading, building, fingerprinting, scoring over k, deduplicating.
+    let mut steps = Steps::new(5);
+    steps.next("reading the corpora");
     let mut sources = Vec::new();
     if args.corpora.is_empty() && args.all_pairs.is_empty() && args.aligned.is_empty() {
         for (pairing, language, path) in DEFAULT_SOURCES {
@@ -68,6 +72,7 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
             sources.push(read_source(&language, &path, pairing)?);
         }
     }
+    steps.next("building the benchmark: edited copies, pairs, the Jaccard truth");
     let bench = build(
         &sources,
         Size {
@@ -97,6 +102,10 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
         args.k,
         &args.nearness,
     )?;
+    steps.next(&format!(
+        "fingerprinting {} documents",
+        bench.documents.len()
+    ));
     let prepared: Vec<Prepared> = bench
         .documents
         .par_iter()
@@ -123,6 +132,11 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
             .judge_prepared(&prepared[p.a], &prepared[p.b])
             .near
     };
+    steps.next(&format!(
+        "judging {} pairs at k = 0 to {}",
+        bench.pairs.len(),
+        args.k_max
+    ));
     let curve: Vec<(u32, Scores)> = (0..=args.k_max)
         .map(|k| (k, score(&bench, |i| reported(i, k))))
         .collect();
@@ -132,6 +146,9 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     print!("{}", editor_view(&bench, &edits_view, args.k));
     let job = Dedup::with_rule(rule.clone());
     let described = verify.map_or_else(|| "--verify none".to_string(), |v| v.to_string());
+    steps.next(&format!(
+        "deduplicating the benchmark, in one run and in {DAYS} daily runs"
+    ));
     let joint = as_dedup::run_job(&bench, &job)?;
     // Incremental is not a cheaper mode: the same documents in three daily
     // runs keep what one run keeps.

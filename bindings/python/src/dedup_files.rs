@@ -102,6 +102,7 @@ pub(crate) fn dedup_files(
     run.read = read;
     run.skip_invalid = skip_invalid;
     run.force = force;
+    run.memory = settings.memory;
     run.keep_field = keep_field.map(str::to_string);
     run.save_index = save_index.clone();
     let mut described = settings.describe_json(&run.job);

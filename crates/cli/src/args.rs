@@ -554,8 +554,7 @@ pub struct IdfArgs {
     /// Files, directories (walked recursively) or - for stdin.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Where to write the table (-o/--out, as for dedup; --output is kept
-    /// as another name).
+    /// Where to write the table.
     #[arg(
         short = 'o',
         long = "out",

@@ -24,7 +24,8 @@
 //! `reread` (the last pass, for the ids the outputs name), `report`,
 //! `incremental` (index directories of earlier runs), `saving` (the index
 //! a run saves to), `out_dir` (the output directory locked, checked,
-//! cleared), [`Step`] and [`Faults`] (where a test may fail a run),
+//! cleared), [`below_memory_floor`] (a `--memory` below what a run takes
+//! whatever the budget), [`Step`] and [`Faults`] (where a test may fail a run),
 //! [`markup`].
 
 pub mod atomic;

@@ -2,6 +2,11 @@
 //! grows with the text (docs/DEDUP.md), not the program itself or what the
 //! run holds per document. A budget below that floor is said, with what
 //! the floor is made of, rather than silently overrun.
+//!
+//! Checked on 300,000 JSON lines of 30 words (67 MB) at `--memory 256M`,
+//! release build: at most 101 MB of anonymous and 74 MB of file-backed
+//! resident memory (the binary, mapped temporary files), against a floor
+//! of 104 MB by the figures below.
 
 /// The program with its fingerprinter (measured: 32 MB peak RSS
 /// fingerprinting `samples/licenses`).
@@ -52,7 +57,9 @@ pub fn below_memory_floor(budget: u64, documents: Option<u64>) -> Option<String>
         "--memory {} is below {whose} floor of ~{}: the program and its fingerprinter ({}; {} \
          more once Chinese text loads the word dictionary), the documents being read (up to {}), \
          the least a sort takes ({}), and {per_document}, held whatever the budget; the run \
-         takes what it needs (--memory bounds only what grows with the text)",
+         takes what it needs (--memory bounds only what grows with the text; resident memory \
+         also counts the pages of mapped temporary files, which the system takes back when \
+         short)",
         megabytes(budget),
         megabytes(floor),
         megabytes(PROGRAM),

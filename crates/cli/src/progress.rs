@@ -165,8 +165,8 @@ impl neardup_dedup::Progress for Bars {
             bar.finish();
             if self.lines {
                 eprintln!(
-                    "neardup: {name}: {} documents in {:.1} s",
-                    bar.documents(),
+                    "neardup: {name}: {} in {:.1} s",
+                    crate::report::count(bar.documents(), "document", "documents"),
                     bar.elapsed().as_secs_f64()
                 );
             }

@@ -345,7 +345,8 @@ impl Error {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum NotRead {
-    /// A symbolic link to nothing.
+    /// A symbolic link to nothing: its target is missing, or links lead
+    /// round in a circle.
     DanglingLink,
     /// A symbolic link to a directory that holds it: followed, it would
     /// read that directory again and again.
@@ -378,7 +379,11 @@ impl NotRead {
 impl std::fmt::Display for NotRead {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NotRead::DanglingLink => write!(f, "a symbolic link to nothing"),
+            NotRead::DanglingLink => write!(
+                f,
+                "a symbolic link to nothing (its target is missing, or links lead round in a \
+                 circle)"
+            ),
             NotRead::LinkLoop => write!(f, "a symbolic link to a directory above it (a loop)"),
             NotRead::LinkInside => write!(
                 f,

@@ -9,6 +9,7 @@ use neardup_corpus::Corpus;
 
 use crate::args::IdfArgs;
 use crate::progress::Progress;
+use crate::report::count;
 use crate::{config, pipeline};
 use neardup_output::{refuse_input_as_output, write_atomically};
 
@@ -47,8 +48,8 @@ pub fn run(args: &IdfArgs) -> Result<ExitCode> {
     .with_context(|| format!("cannot write {}", args.out.display()))?;
     if !args.quiet {
         eprintln!(
-            "neardup: {} documents, {} features, {} kept (df >= {}) in {}",
-            df.documents(),
+            "neardup: {}, {} features, {} kept (df >= {}) in {}",
+            count(df.documents(), "document", "documents"),
             df.features(),
             table.len(),
             args.min_df,

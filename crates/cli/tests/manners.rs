@@ -144,6 +144,26 @@ fn a_dedup_output_inside_the_input_is_not_read_again() {
     let s = summary(&d, "in/out");
     assert_eq!(s["documents"], 2, "{s}");
     assert_eq!(s["skipped"]["by_kind"]["dedup-output"], 1, "{s}");
+    let note = "a directory walked holds a dedup's outputs";
+    assert!(s["notes"][0].as_str().unwrap().starts_with(note), "{s}");
+    assert!(
+        second.stderr().contains(&format!("note: {note}")),
+        "{}",
+        second.stderr()
+    );
+    // Said however many other entries were skipped before it.
+    for i in 0..8 {
+        d.write(&format!("in/empty{i}.txt"), "");
+    }
+    let third = d.run(&["dedup", "in", "--out", "in/out", "--force"], b"");
+    assert_eq!(third.code(), 0, "{}", third.stderr());
+    assert!(
+        third
+            .stderr()
+            .contains("in/out: the output directory of a neardup dedup"),
+        "{}",
+        third.stderr()
+    );
 }
 
 #[test]

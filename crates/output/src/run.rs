@@ -317,6 +317,17 @@ impl DedupRun {
             ));
         }
 
+        let outputs = neardup_corpus::NotRead::DedupOutput.kind_name();
+        if let Some(n) = outcome.skipped().by_kind().get(outputs) {
+            let (which, were) = match n {
+                1 => ("a directory walked holds".to_string(), "was"),
+                n => (format!("{n} directories walked hold"), "were"),
+            };
+            notes.push(format!(
+                "{which} a dedup's outputs (summary.json and report.html, or a run's lock), \
+                 and {were} not read: give --out outside the input"
+            ));
+        }
         if let Some(note) = self
             .memory
             .and_then(|budget| crate::below_memory_floor(budget, Some(n as u64)))

@@ -59,6 +59,12 @@ pub(crate) struct InputFile {
 /// The inputs of a run: files, directories (walked recursively, hidden
 /// entries skipped, in name order) and `-` for stdin.
 ///
+/// A walked directory's entries are each read or counted: symbolic links
+/// are followed, and the entries not read (a link in a circle or to
+/// nothing, a link to what the input holds anyway, a FIFO, socket or
+/// device, a dedup's output directory) come in the stream as
+/// [`Error::NotRead`], which a run skips and counts.
+///
 /// ```
 /// use neardup_corpus::{Corpus, ReadOptions};
 ///

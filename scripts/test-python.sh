@@ -47,7 +47,7 @@ PY
 echo "== pytest"
 # From the tests' folder, so that `import neardup` is the installed wheel.
 (cd bindings/python/tests && NEARDUP_BIN="$root/target/release/neardup" \
-    "$root/$venv/bin/python" -m pytest -q -p no:cacheprovider "$@" . --doctest-modules --pyargs neardup)
+    "$root/$venv/bin/python" -m pytest -q -p no:cacheprovider --durations=10 "$@" . --doctest-modules --pyargs neardup)
 
 echo "== the wheel in a bare venv, no Rust toolchain on PATH"
 bare=$(mktemp -d)

@@ -12,7 +12,14 @@
 # skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/fetch-corpora.sh
-NEARDUP_REQUIRE_CORPORA=1 cargo test --release --workspace "$@"
-scripts/test-api.sh
-scripts/test-python.sh
+took=()
+timed() {
+    local start=$SECONDS
+    "$@"
+    took+=("$(printf '%5d s  %s' $((SECONDS - start)) "$*")")
+}
+timed scripts/fetch-corpora.sh
+NEARDUP_REQUIRE_CORPORA=1 timed cargo test --release --workspace "$@"
+timed scripts/test-api.sh
+timed scripts/test-python.sh
+printf '%s\n' "== scripts/test.sh: every part passed" "${took[@]}"

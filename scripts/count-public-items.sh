@@ -9,8 +9,9 @@
 #   scripts/count-public-items.sh          # build the docs, then count
 #   NO_BUILD=1 scripts/count-public-items.sh
 #
-# Prints one line per crate (its item count) and the total, then the
-# facade's top-level names.
+# Prints one line per crate (its items, at its root and in its modules),
+# the distinct items reachable from the facade, then the facade's
+# top-level names.
 
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,18 +37,21 @@ items() { # the item pages under one folder ($2: find's depth options)
 count() { items "$target/doc/$1" | grep -c . || true; }
 top=$(items "$target/doc/neardup" -maxdepth 1 | grep -c . || true)
 total=0
-printf '%-16s %5s\n' crate items
-printf '%-16s %5s\n' "neardup (top)" "$top"
+# Per crate: its items, those at its root, and those in its public
+# modules (e.g. a `compat` module).
+printf '%-16s %5s %5s %8s\n' crate items root modules
+printf '%-16s %5s %5s %8s\n' "neardup" "$top" "$top" 0
 for d in "${deps[@]}"; do
-    n=$(count "${d//-/_}")
+    dir="${d//-/_}"
+    n=$(count "$dir")
+    r=$(items "$target/doc/$dir" -maxdepth 1 | grep -c . || true)
     total=$((total + n))
-    printf '%-16s %5s\n' "$d" "$n"
+    printf '%-16s %5s %5s %8s\n' "$d" "$n" "$r" "$((n - r))"
 done
-# Inside the facade but below its top level (e.g. neardup::advanced::*):
-# pages rustdoc inlined there, not counted again under their own crate.
-below=$(( $(count neardup) - top ))
-printf '%-16s %5s\n' "neardup (below)" "$below"
-printf '%-16s %5s\n' total "$((total + top + below))"
+# The facade's top level re-exports the crates' items: they are counted
+# once, under their crate, in the total of distinct items.
+echo "distinct items reachable from the facade: $total"
+echo "names at the facade's top level: $top"
 echo
 echo "top-level names of neardup:"
 items "$target/doc/neardup" -maxdepth 1 | sort | tr '\n' ' '

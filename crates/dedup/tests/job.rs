@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use arrow_array::StringArray;
 use neardup_core::{Fingerprinter, Profile};
 use neardup_corpus::{Corpus, ReadOptions};
+use neardup_dedup::compat::{is_short_pair, is_within_reach};
 use neardup_dedup::{
     DEFAULT_K, DEFAULT_VERIFICATION, Dedup, Error, Fate, Files, Grouping, Keep, Memory, Progress,
-    Revisited, Silent, Skipped, Source, SourceDoc, Verification, is_short_pair, is_within_reach,
-    keep_first,
+    Revisited, Silent, Skipped, Source, SourceDoc, Verification, keep_first,
 };
 use neardup_index::{Pair, brute_force_pairs};
 

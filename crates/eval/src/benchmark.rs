@@ -21,7 +21,8 @@
 
 use std::collections::HashSet;
 
-use neardup_dedup::{length_in_words, word_hashes};
+use neardup_dedup::compat::length_in_words;
+use neardup_dedup::word_hashes;
 
 use crate::edit_rate::edit_rate;
 use crate::edits::{EditKind, content_change, edit, traditional};

@@ -16,7 +16,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use neardup_core::Fingerprint;
-use neardup_store::{AnyStore, Hit, Insert, StoreOptions, StoreSettings};
+use neardup_index::Neighbour;
+use neardup_store::{AnyStore, Insert, StoreOptions, StoreSettings};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -146,7 +147,7 @@ impl Index {
             hits.sort_by(|a, b| (a.distance, &a.id).cmp(&(b.distance, &b.id)));
             hits.dedup_by(|a, b| a.id == b.id);
         }
-        for Hit { id, distance } in hits {
+        for Neighbour { id, distance } in hits {
             let Some(stored) = self.stored(&id)? else {
                 continue;
             };

@@ -18,21 +18,21 @@ use crate::bits::Bits;
 use crate::error::{Error, Result};
 use crate::key_table::KeyTable;
 use crate::plan::TablePlan;
-use crate::query::{Match, Tables, key_hash};
+use crate::query::{Neighbour, Tables, key_hash};
 
 /// Exact search for fingerprints within `k` bits, with inserts and deletes.
 ///
 /// ```
 /// use neardup_core::Width;
-/// use neardup_index::{Match, OnlineIndex, TablePlan};
+/// use neardup_index::{Neighbour, OnlineIndex, TablePlan};
 ///
 /// let mut index = OnlineIndex::new(TablePlan::pigeonhole(Width::W64, 3)?)?;
 /// let a = index.insert(0xffff_0000_ffff_0000u64)?;
 /// let b = index.insert(0xffff_0000_ffff_0003)?;
 /// let near = index.query(0xffff_0000_ffff_0001);
-/// assert_eq!(near, [Match { distance: 1, id: a }, Match { distance: 1, id: b }]);
+/// assert_eq!(near, [Neighbour { distance: 1, id: a }, Neighbour { distance: 1, id: b }]);
 /// index.remove(a);
-/// assert_eq!(index.query(0xffff_0000_ffff_0001), [Match { distance: 1, id: b }]);
+/// assert_eq!(index.query(0xffff_0000_ffff_0001), [Neighbour { distance: 1, id: b }]);
 /// # Ok::<(), neardup_index::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -162,7 +162,7 @@ impl<B: Bits> OnlineIndex<B> {
 
     /// Every stored fingerprint within `k` bits of `query`, once each, by
     /// distance, then number.
-    pub fn query(&self, query: B) -> Vec<Match> {
+    pub fn query(&self, query: B) -> Vec<Neighbour> {
         let tables = Tables {
             plan: &self.plan,
             masks: &self.masks,
@@ -175,7 +175,7 @@ impl<B: Bits> OnlineIndex<B> {
 
     /// [`OnlineIndex::query`] of each of `queries`, on all cores of the
     /// current rayon pool.
-    pub fn query_batch(&self, queries: &[B]) -> Vec<Vec<Match>> {
+    pub fn query_batch(&self, queries: &[B]) -> Vec<Vec<Neighbour>> {
         queries.par_iter().map(|&q| self.query(q)).collect()
     }
 

@@ -7,11 +7,11 @@ use std::path::Path;
 use neardup_core::Width;
 
 use crate::error::{Error, Result};
-use crate::record::Document;
+use crate::record::StoredDocument;
 use crate::settings::StoreSettings;
 use crate::store::{Store, StoreOptions, StoreStats};
-use crate::view::Hit;
 use crate::write::{Insert, Judge, Write, Written};
+use neardup_index::Neighbour;
 
 /// A [`Store`] of 64- or 128-bit fingerprints, as its settings say.
 ///
@@ -126,7 +126,7 @@ impl AnyStore {
     /// # Errors
     ///
     /// As [`Store::query`].
-    pub fn query(&self, query: u128, k: u32) -> Result<Vec<Hit>> {
+    pub fn query(&self, query: u128, k: u32) -> Result<Vec<Neighbour<String>>> {
         match self {
             AnyStore::W64(s) => s.query(query as u64, k),
             AnyStore::W128(s) => s.query(query, k),
@@ -138,7 +138,7 @@ impl AnyStore {
     /// # Errors
     ///
     /// As [`Store::query_keys`].
-    pub fn query_keys(&self, query: u128, keys: &[u64]) -> Result<Vec<Hit>> {
+    pub fn query_keys(&self, query: u128, keys: &[u64]) -> Result<Vec<Neighbour<String>>> {
         match self {
             AnyStore::W64(s) => s.query_keys(query as u64, keys),
             AnyStore::W128(s) => s.query_keys(query, keys),
@@ -150,7 +150,7 @@ impl AnyStore {
     /// # Errors
     ///
     /// As [`Store::get`].
-    pub fn get(&self, id: &str) -> Result<Option<Document>> {
+    pub fn get(&self, id: &str) -> Result<Option<StoredDocument>> {
         match self {
             AnyStore::W64(s) => s.get(id),
             AnyStore::W128(s) => s.get(id),

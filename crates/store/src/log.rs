@@ -3,7 +3,7 @@
 //! | table | key → value | holds |
 //! |---|---|---|
 //! | `manifest` | name → text | layout version, settings, segment numbers, counters |
-//! | `documents` | id → [`Document`](crate::Document) bytes | every stored document |
+//! | `documents` | id → [`StoredDocument`](crate::StoredDocument) bytes | every stored document |
 //! | `recent` | sequence number → id | documents in no segment yet |
 //! | `deleted` | (segment, entry) → () | segment entries whose document is deleted |
 //! | `keyed` | (short-document key, id) → () | documents by their short-document keys |

@@ -10,9 +10,10 @@ use redb::{ReadTransaction, ReadableTable};
 
 use crate::error::{Error, Result};
 use crate::log::{self, DOCUMENTS, KEYED, LAYOUT_VERSION, LOG_FILE, Log, Logged, Manifest, RECENT};
-use crate::record::Document;
+use crate::record::StoredDocument;
 use crate::settings::StoreSettings;
-use crate::view::{Hit, LiveSegment, View};
+use crate::view::{LiveSegment, View};
+use neardup_index::Neighbour;
 
 /// How a store flushes and merges.
 ///
@@ -270,7 +271,7 @@ impl<B: Bits> Store<B> {
     /// # Errors
     ///
     /// [`Error::Input`] when `k` is past the store's.
-    pub fn query(&self, query: B, k: u32) -> Result<Vec<Hit>> {
+    pub fn query(&self, query: B, k: u32) -> Result<Vec<Neighbour<String>>> {
         self.check_k(k)?;
         Ok(self
             .inner
@@ -303,7 +304,7 @@ impl<B: Bits> Store<B> {
     ///
     /// [`Error::Log`] when the log cannot be read, [`Error::Format`] when
     /// a record is damaged.
-    pub fn query_keys(&self, query: B, keys: &[u64]) -> Result<Vec<Hit>> {
+    pub fn query_keys(&self, query: B, keys: &[u64]) -> Result<Vec<Neighbour<String>>> {
         if keys.is_empty() || self.inner.settings.short_keys.is_none() {
             return Ok(Vec::new());
         }
@@ -320,7 +321,7 @@ impl<B: Bits> Store<B> {
             if let Some(bytes) = documents.get(id.as_str()).logged(dir)? {
                 let doc = decode(dir, &id, bytes.value())?;
                 let distance = B::from_u128(doc.fingerprint).distance(query);
-                hits.push(Hit { distance, id });
+                hits.push(Neighbour { distance, id });
             }
         }
         hits.sort_by(|a, b| (a.distance, &a.id).cmp(&(b.distance, &b.id)));
@@ -343,7 +344,7 @@ impl<B: Bits> Store<B> {
     ///
     /// [`Error::Log`] when the log cannot be read, [`Error::Format`] when
     /// the record is damaged.
-    pub fn get(&self, id: &str) -> Result<Option<Document>> {
+    pub fn get(&self, id: &str) -> Result<Option<StoredDocument>> {
         let dir = &self.inner.dir;
         let txn = self.inner.db.begin_read(dir)?;
         let table = match txn.open_table(DOCUMENTS) {
@@ -449,8 +450,8 @@ impl<B> Inner<B> {
 }
 
 /// The document record `bytes` of `id`, decoded.
-pub(crate) fn decode(dir: &Path, id: &str, bytes: &[u8]) -> Result<Document> {
-    Document::decode(bytes).ok_or_else(|| {
+pub(crate) fn decode(dir: &Path, id: &str, bytes: &[u8]) -> Result<StoredDocument> {
+    StoredDocument::decode(bytes).ok_or_else(|| {
         Error::Format(
             dir.join(LOG_FILE),
             format!("the record of document {id:?} is damaged"),

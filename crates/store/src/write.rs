@@ -11,9 +11,10 @@ use redb::ReadableTable;
 
 use crate::error::{Error, Result};
 use crate::log::{self, DELETED, DOCUMENTS, KEYED, KEYS_OF, Logged, RECENT};
-use crate::record::Document;
+use crate::record::StoredDocument;
 use crate::store::{Counters, Store, decode, plan_for, recent_plan, segment_name};
-use crate::view::{Hit, LiveSegment, Place};
+use crate::view::{LiveSegment, Place};
+use neardup_index::Neighbour;
 
 /// Decides which stored texts duplicate a new one; the store asks it about
 /// each candidate (within `k` bits, or sharing a short-document key) when
@@ -154,7 +155,9 @@ pub enum Write<B> {
     Delete(String),
 }
 
-/// A stored document found to duplicate an inserted one.
+/// A stored document found to duplicate an inserted one: a
+/// [`Neighbour`] of it (within k bits) that the store's [`Judge`] passed
+/// too, with the texts' similarity when both texts were there.
 ///
 /// ```
 /// use neardup_store::Duplicate;
@@ -339,7 +342,7 @@ impl<B: Bits> Store<B> {
                                 let distance =
                                     B::from_u128(doc.fingerprint).distance(insert.fingerprint);
                                 held += doc.text.as_ref().map_or(0, String::len);
-                                let hit = Hit {
+                                let hit = Neighbour {
                                     id: other,
                                     distance,
                                 };
@@ -403,7 +406,7 @@ impl<B: Bits> Store<B> {
                         } else {
                             None
                         };
-                        let doc = Document {
+                        let doc = StoredDocument {
                             seq,
                             fingerprint: insert.fingerprint.to_u128(),
                             text,
@@ -601,7 +604,10 @@ impl<'a> TextCheck<'a> {
     /// The stored candidates (with their texts when kept) that are
     /// duplicates, in order. Many texts to judge are judged on all cores:
     /// the writer would otherwise judge them alone while every write waits.
-    fn stored_duplicates(&mut self, candidates: Vec<(Hit, Option<String>)>) -> Vec<Duplicate> {
+    fn stored_duplicates(
+        &mut self,
+        candidates: Vec<(Neighbour<String>, Option<String>)>,
+    ) -> Vec<Duplicate> {
         let texts = candidates.iter().filter(|(_, text)| text.is_some()).count();
         match texts >= PARALLEL_JUDGING {
             true => {

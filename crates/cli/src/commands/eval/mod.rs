@@ -18,8 +18,8 @@ use neardup_dedup::{Dedup, Prepared, Rule};
 /// The daily runs the benchmark's incremental dedup is split into.
 const DAYS: usize = 3;
 use neardup_eval::{
-    BBC_JUDGED, Benchmark, Counts, EditKind, Origin, RATES, Scores, Size, Source, View, build,
-    judged_pairs, score, score_under,
+    BBC_JUDGED, Benchmark, BenchmarkSource, Counts, EditKind, PairOrigin, RATES, Scores, Size,
+    View, build, judged_pairs, score, score_under,
 };
 use rayon::prelude::*;
 use serde_json::{Value, json};
@@ -238,10 +238,10 @@ fn export(bench: &Benchmark, dir: &Path) -> Result<()> {
     write_atomically(&dir.join("pairs.jsonl"), |out| {
         for p in &bench.pairs {
             let origin = match p.origin {
-                Origin::Edited { kind, rate } => format!("{} {rate}", kind.name()),
-                Origin::HardNegative => "hard negative".to_string(),
-                Origin::Negative => "negative".to_string(),
-                Origin::Natural => "natural".to_string(),
+                PairOrigin::Edited { kind, rate } => format!("{} {rate}", kind.name()),
+                PairOrigin::HardNegative => "hard negative".to_string(),
+                PairOrigin::Negative => "negative".to_string(),
+                PairOrigin::Natural => "natural".to_string(),
             };
             serde_json::to_writer(
                 &mut *out,
@@ -383,7 +383,7 @@ enum Pairing {
 
 /// A corpus as a source: its topic is the part of an id before a `/`, and
 /// its natural pairs those of `pairing`.
-fn read_source(language: &str, path: &Path, pairing: Pairing) -> Result<Source> {
+fn read_source(language: &str, path: &Path, pairing: Pairing) -> Result<BenchmarkSource> {
     let corpus = Corpus::open(&[path], &ReadOptions::default()).with_context(|| {
         format!(
             "{} (scripts/fetch-corpora.sh fetches the default corpora)",
@@ -436,7 +436,7 @@ fn read_source(language: &str, path: &Path, pairing: Pairing) -> Result<Source> 
             .collect(),
         Pairing::Drawn => Vec::new(),
     };
-    Ok(Source {
+    Ok(BenchmarkSource {
         name,
         language: language.to_string(),
         documents,

@@ -87,7 +87,9 @@ pub(crate) fn run_as(error: &neardup_dedup::Error, message: String) -> PyErr {
     match error {
         E::Store(neardup_store::Error::Input(_)) => InputError::new_err(message),
         E::Store(_) | E::Io { .. } | E::Against { .. } => StorageError::new_err(message),
-        E::Fingerprint(_) | E::Index(_) => SettingsError::new_err(message),
+        E::Fingerprint(_) | E::Index(_) | E::KTooWideForGreedy { .. } => {
+            SettingsError::new_err(message)
+        }
         _ => InputError::new_err(message),
     }
 }

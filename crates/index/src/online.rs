@@ -51,14 +51,13 @@ impl<B: Bits> OnlineIndex<B> {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] when the plan's width is not `B`'s.
+    /// [`Error::WidthMismatch`] when the plan's width is not `B`'s.
     pub fn new(plan: TablePlan) -> Result<OnlineIndex<B>> {
         if plan.width() != B::WIDTH {
-            return Err(Error::Input(format!(
-                "the plan is for {}-bit fingerprints, the index holds {}-bit ones",
-                plan.width().bits(),
-                B::WIDTH.bits()
-            )));
+            return Err(Error::WidthMismatch {
+                plan_bits: plan.width().bits(),
+                bits: B::WIDTH.bits(),
+            });
         }
         let masks = (0..plan.tables())
             .map(|t| B::from_u128(plan.mask(t)))
@@ -79,15 +78,15 @@ impl<B: Bits> OnlineIndex<B> {
     ///
     /// # Errors
     ///
-    /// As [`OnlineIndex::new`], and [`Error::Input`] for 2³² − 1
+    /// As [`OnlineIndex::new`], and [`Error::TooManyFingerprints`] for 2³² − 1
     /// fingerprints or more.
     pub fn build(plan: TablePlan, fingerprints: &[B]) -> Result<OnlineIndex<B>> {
         let mut index = OnlineIndex::new(plan)?;
         let n = u32::try_from(fingerprints.len())
             .ok()
             .filter(|&n| n < u32::MAX)
-            .ok_or_else(|| {
-                Error::Input("an index holds fewer than 2^32 - 1 fingerprints".into())
+            .ok_or(Error::TooManyFingerprints {
+                count: fingerprints.len(),
             })?;
         index.fingerprints = fingerprints.to_vec();
         index.live = vec![u64::MAX; fingerprints.len().div_ceil(64)];
@@ -106,13 +105,14 @@ impl<B: Bits> OnlineIndex<B> {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] once the index has given 2³² − 1 numbers.
+    /// [`Error::TooManyFingerprints`] once the index has given 2³² − 1
+    /// numbers.
     pub fn insert(&mut self, fingerprint: B) -> Result<u32> {
         let id = u32::try_from(self.fingerprints.len())
             .ok()
             .filter(|&id| id < u32::MAX)
-            .ok_or_else(|| {
-                Error::Input("an index holds fewer than 2^32 - 1 fingerprints".into())
+            .ok_or(Error::TooManyFingerprints {
+                count: self.fingerprints.len() + 1,
             })?;
         self.fingerprints.push(fingerprint);
         if id % 64 == 0 {

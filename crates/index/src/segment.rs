@@ -85,8 +85,9 @@ impl<B: Bits> Segment<B> {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] when the names do not match the fingerprints or the
-    /// plan is for another width, [`Error::Io`] when the file cannot be
+    /// [`Error::NamesMismatch`] when the names do not match the
+    /// fingerprints, [`Error::WidthMismatch`] when the plan is for another
+    /// width, [`Error::Io`] when the file cannot be
     /// written.
     pub fn write(
         path: &Path,
@@ -95,11 +96,10 @@ impl<B: Bits> Segment<B> {
         names: &[impl AsRef<str>],
     ) -> Result<()> {
         if names.len() != fingerprints.len() {
-            return Err(Error::Input(format!(
-                "{} names for {} fingerprints",
-                names.len(),
-                fingerprints.len()
-            )));
+            return Err(Error::NamesMismatch {
+                names: names.len(),
+                fingerprints: fingerprints.len(),
+            });
         }
         let index = OnlineIndex::build(plan, fingerprints)?;
         let mut offsets = Vec::with_capacity(names.len() + 1);

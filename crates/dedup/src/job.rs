@@ -19,32 +19,33 @@
 use std::path::{Path, PathBuf};
 
 use neardup_core::{Fingerprinter, Width};
-use neardup_corpus::FieldValue;
 use neardup_index::{Bits, TablePlan, with_neighbours};
-use rayon::prelude::*;
-use xxhash_rust::xxh3::xxh3_64;
 
-use crate::column::{Array, Column};
+use crate::column::Array;
 use crate::copies::Copies;
 use crate::earlier::Earlier;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::greedy::{
     Grouped, KEPT_BYTES_LEAST, Search, Short, greedy, join_plan, kept_bytes, kept_plan,
     unpack_similarity,
 };
 use crate::grouping::{Fate, PackedFate};
-use crate::incremental::{Index, Indexed};
+use crate::incremental::Index;
 use crate::keep::Keep;
 use crate::linked::linked;
-use crate::outcome::{Outcome, Record, Stats, WHOLE};
-use crate::prefix_filter::{ElementCounts, PrefixFilter};
-use crate::progress::{Progress, Skipped, Stage};
+use crate::outcome::{Outcome, Record, Stats};
+use crate::prefix_filter::PrefixFilter;
+use crate::progress::Progress;
 use crate::rule::{FoundBy, Rule};
-use crate::sketches::{SketchFile, SketchPass, Sketches};
+use crate::sketches::{SketchPass, Sketches};
 use crate::source::Source;
 use crate::streamed::greedy_as_read;
 use crate::verify::Verification;
 use crate::why::Why;
+
+mod scan;
+
+use scan::Scanned;
 
 /// Documents are numbered in 32 bits, and the largest number is kept free.
 const MAX_DOCUMENTS: usize = u32::MAX as usize - 1;
@@ -458,102 +459,6 @@ impl Dedup {
         })
     }
 
-    /// The first pass: every document's record, text hash, key, and
-    /// whether it is short; with the short-document rule, how often each
-    /// element of the short documents' sketches occurs.
-    fn scan<'s>(
-        &self,
-        source: &dyn Source,
-        progress: &dyn Progress,
-        spill: &'s Path,
-        memory: u64,
-        index: Option<&Index>,
-    ) -> Result<Scanned<'s>> {
-        let mut found_in_index = Vec::new();
-        // Each column takes up to an eighth of the budget in memory.
-        let mut records = Column::<Record>::new(memory / 8, spill);
-        let mut text_hashes = Column::<u64>::new(memory / 8, spill);
-        let mut short_docs = Column::<u32>::new(memory / 8, spill);
-        let mut member_docs = Column::<[u32; 2]>::new(memory / 8, spill);
-        let mut keys = Vec::new();
-        let shorts = self.rule.verification.filter(|_| self.rule.short_rule);
-        let counts = shorts.map(|_| ElementCounts::new());
-        let mut sketches = match shorts {
-            Some(_) => Some(SketchFile::new(spill)?),
-            None => None,
-        };
-        progress.stage(Stage::Fingerprinting, source.total_bytes());
-        let skipped = source.scan(progress, &mut |batch| {
-            if progress.cancelled() {
-                return Err(Error::Cancelled);
-            }
-            if records.len() + batch.len() > MAX_DOCUMENTS {
-                return Err(Error::TooManyDocuments { max: MAX_DOCUMENTS });
-            }
-            let computed: Vec<(u128, u64, Option<Held>, IndexHit)> = batch
-                .par_iter()
-                .map(|doc| {
-                    let fingerprint = self.rule.fingerprinter.fingerprint(doc.text).bits();
-                    let in_index = match index {
-                        Some(index) => index.nearest(doc.text, fingerprint)?,
-                        None => None,
-                    };
-                    // Short and near-short documents, with their sketches
-                    // (kept for the prefix filter and verification) and
-                    // their elements counted for the filter's order.
-                    let reach = match (shorts, &counts) {
-                        (Some(verification), Some(counts)) => {
-                            let (short, near_short) = self.rule.length_class(doc.text);
-                            near_short.then(|| {
-                                let sketch = verification.sketch(doc.text);
-                                counts.add(&sketch);
-                                (short, sketch)
-                            })
-                        }
-                        _ => None,
-                    };
-                    Ok((fingerprint, xxh3_64(doc.text.as_bytes()), reach, in_index))
-                })
-                .collect::<Result<_>>()?;
-            for (doc, (fingerprint, text_hash, reach, in_index)) in batch.iter().zip(computed) {
-                if index.is_some() {
-                    found_in_index.push(in_index);
-                }
-                let d = records.len() as u32;
-                if let (Some((short, sketch)), Some(file)) = (reach, &mut sketches) {
-                    let (_, len) = file.append(&sketch)?;
-                    member_docs.push([d, len])?;
-                    if short {
-                        short_docs.push(d)?;
-                    }
-                }
-                records.push(Record {
-                    fingerprint,
-                    line: doc.origin.line.unwrap_or(WHOLE),
-                    bytes: u32::try_from(doc.text.len()).unwrap_or(u32::MAX),
-                    file: doc.origin.file,
-                })?;
-                text_hashes.push(text_hash)?;
-                if self.keep == Keep::Max || self.keep == Keep::Min {
-                    keys.push(doc.key.cloned());
-                }
-            }
-            Ok(())
-        })?;
-        progress.finish();
-        Ok(Scanned {
-            records: records.freeze()?,
-            text_hashes: text_hashes.freeze()?,
-            short_docs: short_docs.freeze()?,
-            member_docs: member_docs.freeze()?,
-            member_sketches: sketches,
-            element_counts: counts,
-            keys,
-            indexed: Indexed::number(found_in_index),
-            skipped,
-        })
-    }
-
     /// The units' fates, their fingerprints `bits` numbered in keep order.
     #[allow(clippy::too_many_arguments)]
     fn group<B: Bits>(
@@ -701,28 +606,3 @@ fn unit_bits<B: Bits>(
     }
     Ok(bits)
 }
-
-/// A document the prefix filter holds: whether it is short, and its
-/// sketch.
-type Held = (bool, Vec<u64>);
-
-/// What the first pass keeps.
-struct Scanned<'s> {
-    records: Array<Record>,
-    text_hashes: Array<u64>,
-    short_docs: Array<u32>,
-    /// Documents the prefix filter holds, short and near-short ones, with
-    /// the lengths of their sketches, written one after another in
-    /// `member_sketches`.
-    member_docs: Array<[u32; 2]>,
-    member_sketches: Option<SketchFile<'s>>,
-    element_counts: Option<ElementCounts>,
-    keys: Vec<Option<FieldValue>>,
-    /// Each document's nearest duplicate in the index run against.
-    indexed: Indexed,
-    skipped: Skipped,
-}
-
-/// A document's nearest duplicate in the index run against: its id and
-/// distance.
-type IndexHit = Option<crate::incremental::Found>;

@@ -71,7 +71,7 @@ pub(crate) fn settings(name: &str, error: impl std::fmt::Display) -> PyErr {
 /// taken, a count that does not match) or a store that cannot be used.
 pub(crate) fn store(error: neardup_store::Error) -> PyErr {
     match error {
-        neardup_store::Error::Input(_) => InputError::new_err(message(&error)),
+        e if e.is_input() => InputError::new_err(message(&e)),
         _ => StorageError::new_err(message(&error)),
     }
 }
@@ -85,7 +85,7 @@ pub(crate) fn run(error: neardup_dedup::Error) -> PyErr {
 pub(crate) fn run_as(error: &neardup_dedup::Error, message: String) -> PyErr {
     use neardup_dedup::Error as E;
     match error {
-        E::Store(neardup_store::Error::Input(_)) => InputError::new_err(message),
+        E::Store(e) if e.is_input() => InputError::new_err(message),
         E::Store(_) | E::Io { .. } | E::Against { .. } => StorageError::new_err(message),
         E::Fingerprint(_) | E::Index(_) | E::KTooWideForGreedy { .. } => {
             SettingsError::new_err(message)

@@ -99,11 +99,9 @@ impl AnyStore {
                  neardup index build (or dedup --save-index)"
                     .into(),
             )),
-            None => Err(Error::Input(format!(
-                "{} holds no index: make one with neardup index build (or dedup \
-                 --save-index)",
-                dir.display()
-            ))),
+            None => Err(Error::NoIndex {
+                dir: dir.to_path_buf(),
+            }),
         }
     }
 
@@ -217,14 +215,10 @@ impl AnyStore {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] naming a repeated id or one without an id, and as
-    /// [`Store::write`].
+    /// [`Error::IdTaken`] naming a repeated id, [`Error::MissingId`], and
+    /// as [`Store::write`].
     pub fn insert_documents(&self, inserts: Vec<Insert<u128>>) -> Result<()> {
-        let taken = |id: &str| {
-            Error::Input(format!(
-                "the name {id:?} is already in the index; names are unique"
-            ))
-        };
+        let taken = |id: &str| Error::IdTaken { id: id.to_string() };
         self.checked_ids(&inserts)?;
         let mut inserts = inserts.into_iter().peekable();
         while inserts.peek().is_some() {
@@ -253,7 +247,7 @@ impl AnyStore {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] naming a repeated id, and as [`Store::write`].
+    /// [`Error::IdTaken`] naming a repeated id, and as [`Store::write`].
     pub fn insert_all(&self, fingerprints: &[u128], ids: &[impl AsRef<str>]) -> Result<()> {
         self.insert_documents(self.inserts_of(fingerprints, ids)?)
     }
@@ -265,11 +259,10 @@ impl AnyStore {
         ids: &[impl AsRef<str>],
     ) -> Result<Vec<Insert<u128>>> {
         if fingerprints.len() != ids.len() {
-            return Err(Error::Input(format!(
-                "{} ids for {} fingerprints",
-                ids.len(),
-                fingerprints.len()
-            )));
+            return Err(Error::IdsMismatch {
+                ids: ids.len(),
+                fingerprints: fingerprints.len(),
+            });
         }
         let k = self.settings().k;
         Ok(fingerprints
@@ -284,10 +277,7 @@ impl AnyStore {
     pub(crate) fn checked_ids(&self, inserts: &[Insert<u128>]) -> Result<Vec<String>> {
         let ids = inserts
             .iter()
-            .map(|i| {
-                i.id.clone()
-                    .ok_or_else(|| Error::Input("a document without an id".to_string()))
-            })
+            .map(|i| i.id.clone().ok_or(Error::MissingId))
             .collect::<Result<Vec<String>>>()?;
         self.check_new_ids(&ids)?;
         Ok(ids)
@@ -311,14 +301,10 @@ impl AnyStore {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] naming the first such id; [`Error::Log`] when the
+    /// [`Error::IdTaken`] naming the first such id; [`Error::Log`] when the
     /// log cannot be read.
     pub fn check_new_ids(&self, ids: &[impl AsRef<str>]) -> Result<()> {
-        let taken = |id: &str| {
-            Error::Input(format!(
-                "the name {id:?} is already in the index; names are unique"
-            ))
-        };
+        let taken = |id: &str| Error::IdTaken { id: id.to_string() };
         let mut seen = std::collections::HashSet::with_capacity(ids.len());
         if let Some(id) = ids.iter().map(AsRef::as_ref).find(|&id| !seen.insert(id)) {
             return Err(taken(id));

@@ -126,8 +126,10 @@ impl<B: Bits> Store<B> {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] when another process has the store open, the
-    /// settings differ, or `dir` holds no store and no settings are given;
+    /// [`Error::Index`] when another process has the store open
+    /// ([`neardup_index::Error::Locked`]), [`Error::OtherSettings`] when the
+    /// settings differ, [`Error::NoStore`] when `dir` holds no store and no
+    /// settings are given;
     /// [`Error::Format`] when a file of the store is damaged; [`Error::Io`]
     /// and [`Error::Log`] when the files cannot be read.
     pub fn open(
@@ -137,10 +139,9 @@ impl<B: Bits> Store<B> {
     ) -> Result<Store<B>> {
         let log_path = dir.join(LOG_FILE);
         if !log_path.exists() && settings.is_none() {
-            return Err(Error::Input(format!(
-                "{} holds no store; create one by giving its settings",
-                dir.display()
-            )));
+            return Err(Error::NoStore {
+                dir: dir.to_path_buf(),
+            });
         }
         // Other settings are refused before anything is made or locked: a
         // refused open leaves the directory as it was.
@@ -201,7 +202,7 @@ impl<B: Bits> Store<B> {
     ///
     /// # Errors
     ///
-    /// As [`Store::open`], and [`Error::Input`] when `dir` holds no store.
+    /// As [`Store::open`], and [`Error::NoStore`] when `dir` holds no store.
     pub fn open_read_only(dir: &Path) -> Result<Store<B>> {
         let log = Log::for_reading(dir)?;
         let options = StoreOptions::default();
@@ -270,7 +271,7 @@ impl<B: Bits> Store<B> {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] when `k` is past the store's.
+    /// [`Error::KBeyondStore`] when `k` is past the store's.
     pub fn query(&self, query: B, k: u32) -> Result<Vec<Neighbour<String>>> {
         self.check_k(k)?;
         Ok(self
@@ -331,9 +332,7 @@ impl<B: Bits> Store<B> {
     pub(crate) fn check_k(&self, k: u32) -> Result<()> {
         let most = self.inner.settings.k;
         if k > most {
-            return Err(Error::Input(format!(
-                "a distance of {k} bits: this store finds documents at most {most} bits apart"
-            )));
+            return Err(Error::KBeyondStore { k, most });
         }
         Ok(())
     }
@@ -526,11 +525,10 @@ fn settings_of(
 }
 
 fn other_settings(dir: &Path, diff: &str) -> Error {
-    Error::Input(format!(
-        "the store in {} has other settings: {diff}; open it with its own, \
-         or make a new store",
-        dir.display()
-    ))
+    Error::OtherSettings {
+        dir: dir.to_path_buf(),
+        differences: diff.to_string(),
+    }
 }
 
 /// The view of the store `manifest` describes: its segments opened, their
@@ -544,11 +542,10 @@ fn load_view<B: Bits>(
     options: &StoreOptions,
 ) -> Result<(View<B>, u64)> {
     if settings.width != B::WIDTH {
-        return Err(Error::Input(format!(
-            "the store in {} holds {}-bit fingerprints",
-            dir.display(),
-            settings.width.bits()
-        )));
+        return Err(Error::WidthMismatch {
+            dir: dir.to_path_buf(),
+            bits: settings.width.bits(),
+        });
     }
     let mut view = View::new(recent_plan(settings, options)?)?;
     for &number in &manifest.segments {

@@ -237,7 +237,7 @@ impl<B: Bits> Store<B> {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] when an insert's `k` is past the store's (nothing
+    /// [`Error::KBeyondStore`] when an insert's `k` is past the store's (nothing
     /// is written); [`Error::Log`] when the transaction cannot be
     /// committed (nothing is written, nothing acknowledged).
     ///

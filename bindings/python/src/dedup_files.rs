@@ -32,8 +32,12 @@ fn failed(error: &(dyn std::error::Error + 'static)) -> PyErr {
     let message = crate::error::message(error);
     let mut cause = Some(error);
     while let Some(c) = cause {
-        if c.is::<std::io::Error>() {
+        let output = c.downcast_ref::<neardup_output::Error>();
+        if c.is::<std::io::Error>() || output.is_some_and(neardup_output::Error::is_io) {
             return StorageError::new_err(message);
+        }
+        if let Some(e) = output.and_then(neardup_output::Error::job_error) {
+            return crate::error::run_as(e, message);
         }
         if let Some(e) = c.downcast_ref::<neardup_dedup::Error>() {
             return crate::error::run_as(e, message);
@@ -113,7 +117,7 @@ pub(crate) fn dedup_files(
     run.against = against;
     let pool = params::pool(threads)?;
     let finished = interruptible(py, |interrupt| pool.install(|| run.run(interrupt)))?
-        .map_err(|e| failed(e.as_ref()))?;
+        .map_err(|e| failed(&e))?;
     Ok((
         finished.summary.to_string(),
         finished.warnings,

@@ -147,7 +147,7 @@ pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
 
 /// The fingerprint settings given, as recorded beside an index directory.
 pub fn fingerprint_settings(s: &FingerprintSettings, width: Width) -> Result<Value> {
-    neardup_output::SettingsRecord {
+    let record = neardup_output::SettingsRecord {
         profile: s.profile.clone(),
         hash: s.hash.clone(),
         features: s.features.clone(),
@@ -155,6 +155,6 @@ pub fn fingerprint_settings(s: &FingerprintSettings, width: Width) -> Result<Val
         top_k: s.top_k,
         stop_words: s.stop_words.clone(),
         idf: s.idf.clone(),
-    }
-    .to_json(width)
+    };
+    Ok(record.to_json(width)?)
 }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use crate::error::{Error, Result};
 use neardup_core::Width;
 use serde_json::{Value, json};
 use xxhash_rust::xxh3::xxh3_128;
@@ -18,7 +18,7 @@ use xxhash_rust::xxh3::xxh3_128;
 /// let record = SettingsRecord { profile: "auto".into(), ..SettingsRecord::default() };
 /// let json = record.to_json(Width::W64)?;
 /// assert_eq!((json["profile"].as_str(), json["width"].as_u64()), (Some("auto"), Some(64)));
-/// # Ok::<(), anyhow::Error>(())
+/// # Ok::<(), neardup_output::Error>(())
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct SettingsRecord {
@@ -48,8 +48,7 @@ impl SettingsRecord {
     /// When a file it names cannot be read.
     pub fn to_json(&self, width: Width) -> Result<Value> {
         let digest = |path: &Path| -> Result<String> {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let bytes = std::fs::read(path).map_err(|e| Error::at("cannot read", path, e))?;
             Ok(format!("xxh3-128:{:032x}", xxh3_128(&bytes)))
         };
         let stop_words = match self.stop_words.as_deref() {
@@ -80,9 +79,13 @@ impl SettingsRecord {
 /// store that records none (made by the Python `Index.save`, which does not
 /// know how its fingerprints were made) is taken on trust: the warning that
 /// says so is returned.
-pub(crate) fn check_settings(dir: &Path, ours: &Value, option: &str) -> Result<Option<String>> {
-    let Some(stored) = neardup_store::StoreSettings::of(dir)
-        .with_context(|| format!("{option} {}", dir.display()))?
+pub(crate) fn check_settings(
+    dir: &Path,
+    ours: &Value,
+    option: &'static str,
+) -> Result<Option<String>> {
+    let Some(stored) =
+        neardup_store::StoreSettings::of(dir).map_err(|e| Error::index(option, dir, e))?
     else {
         return Ok(None);
     };
@@ -105,13 +108,11 @@ pub(crate) fn check_settings(dir: &Path, ours: &Value, option: &str) -> Result<O
         })
         .collect();
     if !differ.is_empty() {
-        bail!(
-            "{option} {}: its fingerprints were made with other settings ({}); \
-             fingerprints of different settings cannot be compared: use the index's \
-             settings, or another index",
-            dir.display(),
-            differ.join("; ")
-        );
+        return Err(Error::OtherSettings {
+            option,
+            dir: dir.to_path_buf(),
+            differences: differ,
+        });
     }
     Ok(None)
 }

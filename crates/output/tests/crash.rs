@@ -245,7 +245,11 @@ fn a_run_failed_at_any_step_loses_nothing() {
                     }));
                     let first = run.run(&Silent);
                     if let Err(e) = &first {
-                        assert!(format!("{e:#}").contains("injected"), "{why}: {e:#}");
+                        assert!(
+                            e.with_causes().contains("injected"),
+                            "{why}: {}",
+                            e.with_causes()
+                        );
                     }
                     check_left(&out, &index, &before, &why);
                     let undo = unfinished_batch(&index) && !out.join("summary.json").exists();
@@ -259,8 +263,9 @@ fn a_run_failed_at_any_step_loses_nothing() {
                         ),
                         // A finished run is not replaced without --force.
                         Err(e) => assert!(
-                            !force && format!("{e:#}").contains("not empty"),
-                            "{why}: {e:#}"
+                            !force && e.with_causes().contains("not empty"),
+                            "{why}: {}",
+                            e.with_causes()
                         ),
                     }
                     check_final(&day2, &out, &index, &before, &want, &why);

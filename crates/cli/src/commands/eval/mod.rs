@@ -251,7 +251,8 @@ fn export(bench: &Benchmark, dir: &Path) -> Result<()> {
             out.write_all(b"\n")?;
         }
         Ok(())
-    })
+    })?;
+    Ok(())
 }
 
 /// Another tool's answers, scored: by k for distances, once for verdicts.

@@ -29,7 +29,7 @@ fn format(name: &str) -> PyResult<Format> {
 /// file or folder that cannot be read or written is a `StorageError`, a
 /// bad record an `InputError`.
 fn failed(error: &(dyn std::error::Error + 'static)) -> PyErr {
-    let message = crate::error::message(error);
+    let message = neardup_output::with_causes(error);
     let mut cause = Some(error);
     while let Some(c) = cause {
         let output = c.downcast_ref::<neardup_output::Error>();

@@ -192,34 +192,34 @@ impl Error {
             _ => None,
         }
     }
+}
 
-    /// The message with its causes, each once, joined by `: `: what a
-    /// front shows, or a warning says.
-    ///
-    /// ```
-    /// use std::path::PathBuf;
-    /// use neardup_output::{DedupRun, Error};
-    /// use neardup_dedup::{Dedup, Silent};
-    ///
-    /// let dir = tempfile::tempdir()?;
-    /// let run = DedupRun::new(vec![dir.path().join("missing")], dir.path().join("out"), Dedup::new()?);
-    /// let err: Error = run.run(&Silent).unwrap_err();
-    /// assert!(err.with_causes().contains("missing"), "{}", err.with_causes());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn with_causes(&self) -> String {
-        let mut message = self.to_string();
-        let mut cause = std::error::Error::source(self);
-        while let Some(c) = cause {
-            let text = c.to_string();
-            if !message.ends_with(&text) {
-                message.push_str(": ");
-                message.push_str(&text);
-            }
-            cause = c.source();
+/// `error`'s message with its causes, each once (some errors repeat
+/// their cause in their own message), joined by `: `: what a front shows,
+/// or a warning says.
+///
+/// ```
+/// use neardup_dedup::{Dedup, Silent};
+/// use neardup_output::{DedupRun, with_causes};
+///
+/// let dir = tempfile::tempdir()?;
+/// let run = DedupRun::new(vec![dir.path().join("missing")], dir.path().join("out"), Dedup::new()?);
+/// let err = run.run(&Silent).unwrap_err();
+/// assert!(with_causes(&err).contains("missing"), "{}", with_causes(&err));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !message.ends_with(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
         }
-        message
+        cause = c.source();
     }
+    message
 }
 
 /// An error of the job outside its run (the inputs read again, the kept

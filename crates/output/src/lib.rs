@@ -41,7 +41,7 @@ mod run;
 mod saving;
 
 pub use atomic::{is_temporary_of, refuse_input_as_output, write_atomically};
-pub use error::{Error, Result};
+pub use error::{Error, Result, with_causes};
 pub use faults::{Faults, Step};
 pub use incremental::SettingsRecord;
 pub use run::{DedupRun, Finished, against_index};

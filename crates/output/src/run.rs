@@ -403,7 +403,7 @@ impl DedupRun {
                     warnings.push(format!(
                         "{}: the run is finished, and the next run that saves to the \
                          index records so",
-                        e.with_causes()
+                        crate::with_causes(&e)
                     ));
                 }
             }

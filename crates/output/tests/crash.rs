@@ -246,9 +246,9 @@ fn a_run_failed_at_any_step_loses_nothing() {
                     let first = run.run(&Silent);
                     if let Err(e) = &first {
                         assert!(
-                            e.with_causes().contains("injected"),
+                            neardup_output::with_causes(e).contains("injected"),
                             "{why}: {}",
-                            e.with_causes()
+                            neardup_output::with_causes(e)
                         );
                     }
                     check_left(&out, &index, &before, &why);
@@ -263,9 +263,9 @@ fn a_run_failed_at_any_step_loses_nothing() {
                         ),
                         // A finished run is not replaced without --force.
                         Err(e) => assert!(
-                            !force && e.with_causes().contains("not empty"),
+                            !force && neardup_output::with_causes(&e).contains("not empty"),
                             "{why}: {}",
-                            e.with_causes()
+                            neardup_output::with_causes(&e)
                         ),
                     }
                     check_final(&day2, &out, &index, &before, &want, &why);

@@ -92,9 +92,8 @@ pub(crate) fn dedup_files(
         memory: params::positive(memory, "memory")?,
         files: true,
     };
-    let mut job = settings.job()?;
     // Temporary files beside the outputs, as the CLI puts them.
-    job.spill_to(Some(out.clone()));
+    let job = settings.job(Some(out.clone()))?;
     let (_, keep_field) = settings.keep()?;
     let mut read = ReadOptions::default();
     read.format(self::format(format)?)

@@ -56,7 +56,7 @@ impl Deduper {
             files: false,
         };
         let rule = settings.rule()?;
-        settings.job()?;
+        settings.job(None)?;
         let fingerprint = settings.fingerprint_record()?;
         let inner = py
             .detach(|| match &index {

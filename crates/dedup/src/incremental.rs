@@ -324,7 +324,7 @@ pub fn index_documents(
 /// them as a labelled batch, undone if its run does not finish.)
 ///
 /// ```
-/// use neardup_dedup::{Dedup, Memory, Rule, Silent, save_to_index};
+/// use neardup_dedup::{Dedup, DedupBuilder, Memory, Rule, Silent, save_to_index};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let day1 = ["the river rose in the night and the town woke to water in every street"];
@@ -332,10 +332,9 @@ pub fn index_documents(
 ///             "a recipe for bread: flour, water, salt and yeast, and a warm room"];
 /// let rule = Rule::new()?;
 /// let settings = serde_json::json!({"profile": "auto"});
-/// let outcome = Dedup::with_rule(rule.clone()).run(&Memory::new(&day1[..]), &Silent)?;
+/// let outcome = Dedup::with_rule(rule.clone())?.run(&Memory::new(&day1[..]), &Silent)?;
 /// save_to_index(dir.path(), &rule, &Memory::new(&day1[..]), &outcome, &|d| format!("day1-{d}"), &settings, &Silent)?;
-/// let mut job = Dedup::with_rule(rule.clone());
-/// job.against(Some(dir.path().to_path_buf()));
+/// let job = DedupBuilder::with_rule(rule.clone()).against(Some(dir.path().to_path_buf())).build()?;
 /// let outcome = job.run(&Memory::new(&day2[..]), &Silent)?;
 /// assert_eq!(outcome.unique(), 1, "the first of day 2 is a near-duplicate of day 1's");
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -19,16 +19,13 @@
 use std::path::{Path, PathBuf};
 
 use neardup_core::{Fingerprinter, Width};
-use neardup_index::{Bits, TablePlan, with_neighbours};
+use neardup_index::{Bits, with_neighbours};
 
 use crate::column::Array;
 use crate::copies::Copies;
 use crate::earlier::Earlier;
 use crate::error::Result;
-use crate::greedy::{
-    Grouped, KEPT_BYTES_LEAST, Search, Short, greedy, join_plan, kept_bytes, kept_plan,
-    unpack_similarity,
-};
+use crate::greedy::{Grouped, Search, Short, greedy, join_plan, kept_bytes, unpack_similarity};
 use crate::grouping::{Fate, PackedFate};
 use crate::incremental::Index;
 use crate::keep::Keep;
@@ -40,11 +37,12 @@ use crate::rule::{FoundBy, Rule};
 use crate::sketches::{SketchPass, Sketches};
 use crate::source::Source;
 use crate::streamed::greedy_as_read;
-use crate::verify::Verification;
 use crate::why::Why;
 
+mod builder;
 mod scan;
 
+pub use builder::DedupBuilder;
 use scan::Scanned;
 
 /// Documents are numbered in 32 bits, and the largest number is kept free.
@@ -71,8 +69,9 @@ pub enum Grouping {
     Components,
 }
 
-/// A dedup job's settings: the fingerprinter, how near is near, which
-/// document of a group is kept, and what runs against.
+/// A dedup job, its settings checked: the fingerprinter, how near is
+/// near, which document of a group is kept, and what it runs against.
+/// [`Dedup::new`] has the defaults; a [`DedupBuilder`] gives others.
 ///
 /// ```
 /// use neardup_dedup::{Dedup, Memory, Silent};
@@ -89,29 +88,34 @@ pub enum Grouping {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Dedup {
-    rule: Rule,
-    keep: Keep,
-    grouping: Grouping,
-    against: Option<PathBuf>,
-    spill: Option<PathBuf>,
-    memory: Option<u64>,
+    pub(super) rule: Rule,
+    pub(super) keep: Keep,
+    pub(super) grouping: Grouping,
+    pub(super) against: Option<PathBuf>,
+    pub(super) spill: Option<PathBuf>,
+    pub(super) memory: Option<u64>,
 }
 
 impl Dedup {
     /// The defaults: the `auto` profile, k = [`DEFAULT_K`],
     /// [`DEFAULT_VERIFICATION`], the short-document rule, the first
-    /// document of each group kept, greedy grouping.
+    /// document of each group kept, greedy grouping. Other settings are
+    /// given to a [`DedupBuilder`] ([`Dedup::builder`]).
     ///
     /// # Errors
     ///
     /// As [`Fingerprinter::new`].
     pub fn new() -> Result<Dedup> {
-        Ok(Dedup::with_rule(Rule::new()?))
+        DedupBuilder::new()?.build()
     }
 
-    /// The defaults of [`Dedup::new`] with another fingerprinter.
-    pub fn with_fingerprinter(fingerprinter: Fingerprinter) -> Dedup {
-        Dedup::with_rule(Rule::with_fingerprinter(fingerprinter))
+    /// A builder of a job, from the defaults of [`Dedup::new`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Fingerprinter::new`].
+    pub fn builder() -> Result<DedupBuilder> {
+        DedupBuilder::new()
     }
 
     /// A job that decides by `rule`, keeping the first of each group, by
@@ -122,103 +126,15 @@ impl Dedup {
     ///
     /// let mut rule = Rule::new()?;
     /// rule.k(6);
-    /// assert_eq!(Dedup::with_rule(rule).rule().k_bits(), 6);
+    /// assert_eq!(Dedup::with_rule(rule)?.rule().k_bits(), 6);
     /// # Ok::<(), neardup_dedup::Error>(())
     /// ```
-    pub fn with_rule(rule: Rule) -> Dedup {
-        Dedup {
-            rule,
-            keep: Keep::First,
-            grouping: Grouping::Greedy,
-            against: None,
-            spill: None,
-            memory: None,
-        }
-    }
-
-    /// Near-duplicates are at most `k` bits apart.
     ///
-    /// ```
-    /// use neardup_dedup::{Dedup, Grouping, Keep, Verification};
+    /// # Errors
     ///
-    /// let mut job = Dedup::new()?;
-    /// job.k(8)
-    ///     .verification(Some(Verification::Jaccard(0.8)))
-    ///     .keep(Keep::Longest)
-    ///     .grouping(Grouping::Components);
-    /// assert!(job.short_rule_holds());
-    /// job.verification(None);
-    /// assert!(!job.short_rule_holds());
-    /// # Ok::<(), neardup_dedup::Error>(())
-    /// ```
-    pub fn k(&mut self, k: u32) -> &mut Dedup {
-        self.rule.k(k);
-        self
-    }
-
-    /// The short-document rule (on by default): two short documents
-    /// ([`is_short`]) are a candidate pair whatever their fingerprints'
-    /// distance when their verification sketches share enough to pass, and
-    /// verification judges them. It holds only with verification.
-    pub fn short_rule(&mut self, on: bool) -> &mut Dedup {
-        self.rule.short_rule(on);
-        self
-    }
-
-    /// How candidate pairs are checked; `None` trusts the fingerprints.
-    pub fn verification(&mut self, verification: Option<Verification>) -> &mut Dedup {
-        self.rule.verification(verification);
-        self
-    }
-
-    /// Which document of a group is kept.
-    pub fn keep(&mut self, keep: Keep) -> &mut Dedup {
-        self.keep = keep;
-        self
-    }
-
-    /// How documents are grouped.
-    pub fn grouping(&mut self, grouping: Grouping) -> &mut Dedup {
-        self.grouping = grouping;
-        self
-    }
-
-    /// Drops, too, documents that the rule calls near-duplicates of one in
-    /// the index directory `dir` (one that [`crate::save_to_index`] wrote),
-    /// as one run over the documents of both would: each is judged against
-    /// the stored texts found within k bits or by the short-document rule.
-    /// An index that keeps no texts (made before they were kept) is
-    /// searched by fingerprint alone.
-    pub fn against(&mut self, dir: Option<PathBuf>) -> &mut Dedup {
-        self.against = dir;
-        self
-    }
-
-    /// Where temporary files go (the verification sketches); the system's
-    /// temporary directory by default.
-    pub fn spill_to(&mut self, dir: Option<PathBuf>) -> &mut Dedup {
-        self.spill = dir;
-        self
-    }
-
-    /// How much memory the run may take, in bytes; `None`:
-    /// [`default_memory`](crate::default_memory). What the run holds of
-    /// each document (docs/DEDUP.md gives the bytes) stays in memory; the
-    /// verification sketches of kept documents go to a file in
-    /// [`Dedup::spill_to`] past half the budget.
-    ///
-    /// ```
-    /// use neardup_dedup::{Dedup, Memory, Silent};
-    ///
-    /// let texts = ["the river rose in the night and the town woke to water",
-    ///              "the river rose in the night and the town woke to water!"];
-    /// let outcome = Dedup::new()?.memory(Some(0)).run(&Memory::new(&texts[..]), &Silent)?;
-    /// assert_eq!(outcome.unique(), 1);
-    /// # Ok::<(), neardup_dedup::Error>(())
-    /// ```
-    pub fn memory(&mut self, bytes: Option<u64>) -> &mut Dedup {
-        self.memory = bytes;
-        self
+    /// As [`DedupBuilder::build`]: a k the rule's fingerprints cannot have.
+    pub fn with_rule(rule: Rule) -> Result<Dedup> {
+        DedupBuilder::with_rule(rule).build()
     }
 
     /// The fingerprinter.
@@ -237,24 +153,10 @@ impl Dedup {
         self.rule.short_rule_holds()
     }
 
-    /// Refuses a k the fingerprints cannot have (below the width); [`Dedup::run`] checks this before any work.
-    ///
-    /// ```
-    /// let mut job = neardup_dedup::Dedup::new()?;
-    /// assert!(job.check().is_ok());
-    /// assert!(job.k(64).check().is_err());
-    /// # Ok::<(), neardup_dedup::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Index`] naming the k that no table plan takes.
-    pub fn check(&self) -> Result<()> {
-        let width = self.rule.fingerprinter.width();
-        TablePlan::pigeonhole(width, self.rule.k)?;
-        // The index of kept documents must have a plan for k.
-        kept_plan(width, self.rule.k, 1, KEPT_BYTES_LEAST)?;
-        Ok(())
+    /// The index directory the job runs against, if any
+    /// ([`DedupBuilder::against`]).
+    pub fn against_dir(&self) -> Option<&Path> {
+        self.against.as_deref()
     }
 
     /// Runs the job over `source` on all cores of the current rayon pool,
@@ -268,7 +170,6 @@ impl Dedup {
     /// temporary file that cannot be written, or [`Error::Cancelled`].
     pub fn run(&self, source: &dyn Source, progress: &dyn Progress) -> Result<Outcome> {
         let width = self.rule.fingerprinter.width();
-        self.check()?;
         let spill = self.spill.clone().unwrap_or_else(std::env::temp_dir);
         let memory = self.memory.unwrap_or_else(crate::default_memory);
         // Documents near one kept by an earlier run are found as they are

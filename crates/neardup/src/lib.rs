@@ -9,6 +9,7 @@
 //! |---------------------------------------------------|-------------------------------------------------------|
 //! | fingerprint a text                                | [`Fingerprinter`] (from a [`Profile`], or its [`FingerprinterBuilder`]) → [`Fingerprint`] of a [`Width`] |
 //! | dedup texts in memory                             | [`Dedup`] run over [`Memory`] → [`Outcome`], a [`Fate`] per text |
+//! | set a job's k, verification, keep order, grouping, memory | [`DedupBuilder`] ([`Dedup::builder`]), checked by its `build()` |
 //! | dedup files (what `neardup dedup` runs)           | [`DedupRun`] → [`Finished`]: the outputs in a directory; [`Dedup`] over [`Files`] for the fates alone |
 //! | say how files are read                            | [`ReadOptions`]                                       |
 //! | say what a duplicate is                           | [`Rule`] (k and [`Verification`]), [`Keep`], [`Grouping`] |
@@ -74,8 +75,8 @@
 pub use neardup_core::{Fingerprint, Fingerprinter, FingerprinterBuilder, Profile, Width};
 pub use neardup_corpus::ReadOptions;
 pub use neardup_dedup::{
-    Dedup, Deduper, Error, Fate, Files, Grouping, Keep, Memory, Outcome, Progress, Result, Rule,
-    Silent, Verification,
+    Dedup, DedupBuilder, Deduper, Error, Fate, Files, Grouping, Keep, Memory, Outcome, Progress,
+    Result, Rule, Silent, Verification,
 };
 pub use neardup_index::{AnyOnlineIndex, OnlineIndex, TablePlan, self_join};
 pub use neardup_output::{DedupRun, Finished};

@@ -51,11 +51,14 @@ fn run_into(input: &Path, out: &Path, index: &Path, force: bool) -> DedupRun {
     let mut run = DedupRun::new(
         vec![input.to_path_buf()],
         out.to_path_buf(),
-        Dedup::new().unwrap(),
+        Dedup::builder()
+            .unwrap()
+            .against(Some(index.to_path_buf()))
+            .build()
+            .unwrap(),
     );
     run.force = force;
     run.against = Some(index.to_path_buf());
-    run.job.against(Some(index.to_path_buf()));
     run.save_index = Some(index.to_path_buf());
     run.fingerprint_settings = json!({"profile": "auto"});
     run

@@ -130,7 +130,7 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     print!("{}", report(&bench, &curve, &at_k, args.k));
     let edits_view = score_under(View::Edits, &bench, |i| reported(i, args.k));
     print!("{}", editor_view(&bench, &edits_view, args.k));
-    let job = Dedup::with_rule(rule.clone());
+    let job = Dedup::with_rule(rule.clone())?;
     let described = verify.map_or_else(|| "--verify none".to_string(), |v| v.to_string());
     let joint = as_dedup::run_job(&bench, &job)?;
     // Incremental is not a cheaper mode: the same documents in three daily

@@ -97,9 +97,11 @@ pub struct Dedup {
 }
 
 impl Dedup {
-    /// The defaults: the `auto` profile, k = [`DEFAULT_K`],
-    /// [`DEFAULT_VERIFICATION`], the short-document rule, the first
-    /// document of each group kept, greedy grouping. Other settings are
+    /// The defaults: the `auto` profile, k =
+    /// [`DEFAULT_K`](crate::DEFAULT_K),
+    /// [`DEFAULT_VERIFICATION`](crate::DEFAULT_VERIFICATION), the
+    /// short-document rule, the first document of each group kept, greedy
+    /// grouping. Other settings are
     /// given to a [`DedupBuilder`] ([`Dedup::builder`]).
     ///
     /// # Errors
@@ -167,7 +169,8 @@ impl Dedup {
     /// A document that cannot be read (skipped instead if the source skips
     /// invalid records), more than 2³² − 2 documents, a source that changed
     /// between passes, an index to run against that cannot be used, a
-    /// temporary file that cannot be written, or [`Error::Cancelled`].
+    /// temporary file that cannot be written, or
+    /// [`Error::Cancelled`](crate::Error::Cancelled).
     pub fn run(&self, source: &dyn Source, progress: &dyn Progress) -> Result<Outcome> {
         let width = self.rule.fingerprinter.width();
         let spill = self.spill.clone().unwrap_or_else(std::env::temp_dir);

@@ -20,18 +20,14 @@
 # Alternating the two keeps them under the same conditions on a shared
 # machine: compare the ratio, not the absolute numbers across runs.
 
-set -euo pipefail
-
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 pairs="${PAIRS:-7}"
 bbc=data/corpora/bbc.jsonl
 copies="${COPIES:-40}"
 big=bench/results/bbc$copies.jsonl
 
-[[ -f "$bbc" ]] || scripts/fetch-corpora.sh
-RUSTFLAGS="" cargo build --release -q -p neardup-cli -p neardup-core --example throughput
-mkdir -p bench/results
+bench_corpora bbc
+bench_build_portable -p neardup-cli -p neardup-core --example throughput
 if [[ ! -f "$big" ]]; then
     for _ in $(seq "$copies"); do cat "$bbc"; done > "$big.tmp"
     mv "$big.tmp" "$big"
@@ -39,6 +35,7 @@ fi
 text_bytes=$(target/release/examples/throughput --runs 1 "$big" |
     sed -E 's/.*"bytes":([0-9]+).*/\1/')
 
+bench_begin command PAIRS COPIES
 library=()
 command=()
 memory=()
@@ -47,22 +44,22 @@ for _ in $(seq "$pairs"); do
         --runs 5 "$bbc" | sed -E 's/.*"mb_per_s":([0-9.]+).*/\1/')")
     # Wall time in nanoseconds (time's %e has only 10 ms steps); peak
     # memory from time's %M.
-    start=$(date +%s%N)
+    start=$(bench_now_ns)
     /usr/bin/time -f "%M" -o "$big.mem" taskset -c 1 target/release/neardup fingerprint \
         -j 1 --quiet "$big" > /dev/null
-    end=$(date +%s%N)
+    end=$(bench_now_ns)
     command+=("$(awk -v b="$text_bytes" -v ns="$((end - start))" 'BEGIN { print b / 1e6 / (ns / 1e9) }')")
     memory+=("$(tail -1 "$big.mem")")
 done
 
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-lib=$(median "${library[@]}")
-cmd=$(median "${command[@]}")
-mem=$(median "${memory[@]}")
+lib=$(printf '%s\n' "${library[@]}" | bench_median)
+cmd=$(printf '%s\n' "${command[@]}" | bench_median)
+mem=$(printf '%s\n' "${memory[@]}" | bench_median)
 share=$(awk -v c="$cmd" -v l="$lib" 'BEGIN { printf "%.1f", 100 * c / l }')
-commit=$(git rev-parse --short=12 HEAD)
+commit=$(bench_commit)
 echo "library (auto, 1 thread): ${library[*]} MB/s; median $lib"
 echo "command (-j 1, bbc$copies):    ${command[*]} MB/s; median $cmd"
 echo "command keeps ${share}% of the library's speed; peak memory ${mem} KB (median)"
 printf '{"commit":"%s","pairs":%s,"library_mb_per_s":%s,"command_mb_per_s":%s,"share_pct":%s,"peak_kb":%s}\n' \
     "$commit" "$pairs" "$lib" "$cmd" "$share" "$mem" >> bench/results/command.jsonl
+bench_record command

@@ -14,14 +14,10 @@
 # process under /usr/bin/time (wall seconds, peak RSS); a JSON line per run
 # is appended to bench/results/dedup-dense.jsonl.
 
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 n="${N:-50000}"
-neardup="${NEARDUP:-target/release/neardup}"
+bench_neardup
 results=bench/results/dedup-dense.jsonl
-[[ -x "$neardup" ]] || { echo "no neardup binary at $neardup (set NEARDUP)" >&2; exit 1; }
-mkdir -p bench/results
 input="bench/results/dense-$n.jsonl"
 if [[ ! -f "$input" ]]; then
     python3 - "$n" "$input" <<'PY'
@@ -39,17 +35,17 @@ with open(tmp, "w") as out:
 os.replace(tmp, path)
 PY
 fi
-scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
-commit="$(git rev-parse --short HEAD)"
+bench_scratch
+commit="$(bench_commit)"
+bench_begin dedup-dense N NEARDUP
 for cluster in greedy components; do
-    /usr/bin/time -f "%M %e %U %S" -o "$scratch/time" \
+    bench_time "$scratch/time" \
         "$neardup" dedup "$input" --out "$scratch/out" --force -q --cluster "$cluster"
     python3 - "$cluster" "$n" "$(tail -1 "$scratch/time")" "$scratch/out/summary.json" \
         "$commit" <<'PY' | tee -a "$results"
 import json, sys
 cluster, n, timed, summary, commit = sys.argv[1:]
-rss, wall, user, system = timed.split()
+wall, user, system, rss = timed.split()
 s = json.load(open(summary))
 print(json.dumps({
     "cluster": cluster, "commit": commit, "documents": s["documents"],
@@ -59,3 +55,4 @@ print(json.dumps({
 }))
 PY
 done
+bench_record dedup-dense

@@ -15,7 +15,7 @@
 # near-duplicate: an earlier document with one word replaced (its id says
 # which: "dup-of-<id>"), any word, or the last with EDIT=end (the file name
 # then ends in -end): at the default --threshold 0.8 only the latter is a
-# near-duplicate of a 20-word text (docs/BENCHMARKS.md). After the run, every planted document must be
+# near-duplicate of a 20-word text (docs/BENCHMARKS-LOG.md). After the run, every planted document must be
 # dropped (or be an exact copy of a dropped one), and the script prints how
 # many were not. Whole process under /usr/bin/time; a JSON line is appended
 # to bench/results/dedup-huge.jsonl, with a hash of the kept ids (the same
@@ -27,14 +27,10 @@
 #
 #   N=1000000 CAP_MB=256 bench/dedup-huge.sh
 
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 n="${N:-1000000}"
 flags="${FLAGS:-}"
-neardup="${NEARDUP:-target/release/neardup}"
-[[ -x "$neardup" ]] || { echo "no neardup binary at $neardup (set NEARDUP)" >&2; exit 1; }
-mkdir -p bench/results
+bench_neardup
 words="${WORDS:-20-40}"
 letters="${MAX_LETTERS:-}"
 zipf="${ZIPF:-}"
@@ -47,13 +43,9 @@ input="bench/results/huge-$n.jsonl"
 [[ -f "$input" ]] || python3 bench/short_documents.py "$n" "$input" --words "$words" \
     ${letters:+--max-letters "$letters"} ${zipf:+--zipf "$zipf"} --edit "$edit" \
     --jobs "${JOBS:-1}"
-scratch="$(mktemp -d)"
+bench_scratch
 group=""
-cleanup() {
-    rm -rf "$scratch"
-    [[ -z "$group" ]] || rmdir "$group" 2>/dev/null || true
-}
-trap cleanup EXIT
+trap 'bench_cleanup; [[ -z "$group" ]] || rmdir "$group" 2>/dev/null || true' EXIT
 wrap=()
 peak_file=""
 if [[ -n "${CAP_MB:-}" ]]; then
@@ -91,20 +83,21 @@ sample() {
         sleep 0.5
     done
 }
+bench_begin dedup-huge N FLAGS WORDS MAX_LETTERS ZIPF EDIT CAP_MB NEARDUP
 sample &
 sampler=$!
 # shellcheck disable=SC2086 # flags are words
-/usr/bin/time -f "%M %e %U %S" -o "$scratch/time" "${wrap[@]}" \
+bench_time "$scratch/time" "${wrap[@]}" \
     "$neardup" dedup "$input" --out "$scratch/out" --force -q $flags
 touch "$scratch/done"
 wait "$sampler" || true
 read -r anon_kb file_kb < "$scratch/sampled" || { anon_kb=0; file_kb=0; }
 peak=""
 [[ -z "$peak_file" ]] || peak="$(cat "$peak_file" 2>/dev/null || true)"
-python3 - "$n" "$flags" "$(tail -1 "$scratch/time")" "$scratch/out" "$(git rev-parse --short HEAD)" "$peak" "$anon_kb" "$file_kb" <<'PY' | tee -a bench/results/dedup-huge.jsonl
+python3 - "$n" "$flags" "$(tail -1 "$scratch/time")" "$scratch/out" "$(bench_commit)" "$peak" "$anon_kb" "$file_kb" <<'PY' | tee -a bench/results/dedup-huge.jsonl
 import hashlib, json, os, sys
 n, flags, timed, out, commit, peak, anon_kb, file_kb = sys.argv[1:]
-rss, wall, user, system = timed.split()
+wall, user, system, rss = timed.split()
 s = json.load(open(os.path.join(out, "summary.json")))
 missed = 0
 kept = hashlib.sha256()
@@ -125,3 +118,4 @@ print(json.dumps({
     "kept_sha256": kept.hexdigest()[:16],
 }))
 PY
+bench_record dedup-huge

@@ -24,15 +24,11 @@
 # (the SHA-256 of unique.jsonl is compared). A JSON line per run is appended
 # to bench/results/dedup-large.jsonl, and the ratios are printed last.
 
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 copies="${COPIES:-100}"
-neardup="${NEARDUP:-target/release/neardup}"
+bench_neardup
 results=bench/results/dedup-large.jsonl
-[[ -x "$neardup" ]] || { echo "no neardup binary at $neardup (set NEARDUP)" >&2; exit 1; }
-[[ -f data/corpora/peoples_daily.jsonl ]] || scripts/fetch-corpora.sh
-mkdir -p bench/results
+bench_corpora bbc peoples_daily
 one=bench/results/large-1.jsonl
 all="bench/results/large-$copies.jsonl"
 for spec in "1 $one" "$copies $all"; do
@@ -40,22 +36,21 @@ for spec in "1 $one" "$copies $all"; do
     [[ -f "$2" ]] || python3 bench/edited_copies.py --copies "$1" --exact 0.5 "$2" \
         data/corpora/bbc.jsonl data/corpora/peoples_daily.jsonl
 done
-scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
-commit="$(git rev-parse --short HEAD)"
+bench_scratch
+commit="$(bench_commit)"
 
 # measure NAME INPUT "FLAGS" [WRAPPER...]: one run, one JSON line.
 measure() {
     local name="$1" input="$2" flags="$3"
     shift 3
     # shellcheck disable=SC2086 # FLAGS are words
-    "$@" /usr/bin/time -f "%M %e %U %S" -o "$scratch/time" \
+    "$@" /usr/bin/time -f '%e %U %S %M' -o "$scratch/time" \
         "$neardup" dedup "$input" --out "$scratch/out" --force -q $flags
     python3 - "$name" "$input" "$(tail -1 "$scratch/time")" "$scratch/out" \
         "$commit" <<'PY' | tee -a "$results"
 import hashlib, json, os, sys
 name, path, timed, out, commit = sys.argv[1:]
-rss, wall, user, system = timed.split()
+wall, user, system, rss = timed.split()
 s = json.load(open(os.path.join(out, "summary.json")))
 digest = hashlib.sha256()
 with open(os.path.join(out, "unique.jsonl"), "rb") as f:
@@ -70,6 +65,7 @@ print(json.dumps({
 PY
 }
 
+bench_begin dedup-large COPIES CAP_MB NEARDUP
 measure "1 copy" "$one" ""
 measure "$copies copies" "$all" ""
 measure "$copies copies, --verify none" "$all" "--verify none"
@@ -115,3 +111,4 @@ if capped:
     print(f"{capped['run']}: {capped['wall_s']:.1f} s = {capped['wall_s'] / big['wall_s']:.2f}x "
           f"the uncapped run; kept set {'the same' if same else 'DIFFERENT'}")
 PY
+bench_record dedup-large

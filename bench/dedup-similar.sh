@@ -19,14 +19,10 @@
 # measured in this run. A JSON line is appended to
 # bench/results/dedup-similar.jsonl.
 
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 runs="${RUNS:-3}"
 max_mb="${MAX_MB:-30}"
-neardup="${NEARDUP:-target/release/neardup}"
-[[ -x "$neardup" ]] || { echo "no neardup binary at $neardup (set NEARDUP)" >&2; exit 1; }
-mkdir -p bench/results
+bench_neardup
 input=bench/results/similar.jsonl
 if [[ ! -f "$input" ]]; then
     python3 - "$input" "$max_mb" <<'PY'
@@ -57,13 +53,13 @@ os.replace(tmp, path)
 print(f"{path}: {docs} documents, {total / 1e6:.1f} MB", file=sys.stderr)
 PY
 fi
-scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
-commit="$(git rev-parse --short HEAD)"
+bench_scratch
+commit="$(bench_commit)"
+bench_begin dedup-similar RUNS MAX_MB NEARDUP
 for round in $(seq "$runs"); do
     for flags in "" "--verify none"; do
         # shellcheck disable=SC2086 # flags are words
-        /usr/bin/time -f "%e %U %S %M" -o "$scratch/time" \
+        bench_time "$scratch/time" \
             "$neardup" dedup "$input" --out "$scratch/out" --force -q $flags
         echo "${flags:-defaults}|$(cat "$scratch/time")|$(python3 -c '
 import json, sys; s = json.load(open(sys.argv[1]))
@@ -88,3 +84,4 @@ for name, rs in by.items():
 row["defaults_share_of_verify_none"] = round(row["--verify none"]["wall_s"] / row["defaults"]["wall_s"], 3)
 print(json.dumps(row))
 PY
+bench_record dedup-similar

@@ -50,47 +50,38 @@
 # appended to bench/results/dedup.jsonl. The default takes 4 to 8 minutes
 # on 2 cores.
 
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 runs="${RUNS:-3}"
 reps="${NEARDUP_REPS:-5}"
-neardup="${NEARDUP:-target/release/neardup}"
 results=bench/results/dedup.jsonl
 input=bench/results/dedup-bbc10-edited.jsonl
 python=bench/.venv/bin/python
 
-[[ -x "$neardup" ]] || { echo "no neardup binary at $neardup (set NEARDUP)" >&2; exit 1; }
-bench/peers/setup.sh >/dev/null
-[[ -f data/corpora/bbc.jsonl ]] || scripts/fetch-corpora.sh
-mkdir -p bench/results
-if [[ ! -f "$input" ]]; then
-    python3 bench/edited_copies.py --copies 10 "$input" data/corpora/bbc.jsonl
-fi
+bench_neardup
+bench_peers
+bench_bbc10_edited "$input"
 
-scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
+bench_scratch
 if [[ -n "${DOCS:-}" ]]; then
     head -n "$DOCS" "$input" > "$scratch/input.jsonl"
     input="$scratch/input.jsonl"
 fi
 : > "$scratch/rows"
 
-ns() { date +%s%N; }
 # run TOOL ROUND CMD...: one timed run; its stdout (a JSON line or nothing)
 # goes into the row.
 run() {
     local tool="$1" round="$2"
     shift 2
     local start end out
-    start=$(ns)
-    out="$(/usr/bin/time -f "%M %U %S" -o "$scratch/mem" "$@")"
-    end=$(ns)
+    start=$(bench_now_ns)
+    out="$(bench_time "$scratch/mem" "$@")"
+    end=$(bench_now_ns)
     python3 - "$tool" "$round" "$start" "$end" "$(tail -1 "$scratch/mem")" "$out" \
         >> "$scratch/rows" <<'PY'
 import json, sys
 tool, rnd, start, end, mem, out = sys.argv[1:]
-rss, user, system = mem.split()
+_, user, system, rss = mem.split()
 row = json.loads(out) if out.strip() else {}
 row.update(tool=tool, round=int(rnd), wall_s=(int(end) - int(start)) / 1e9,
            cpu_s=float(user) + float(system), peak_rss_kb=int(rss))
@@ -98,6 +89,7 @@ print(json.dumps(row))
 PY
 }
 
+bench_begin dedup RUNS NEARDUP_REPS DOCS NEARDUP
 for round in $(seq "$runs"); do
     echo "round $round of $runs" >&2
     for _ in $(seq "$reps"); do
@@ -121,7 +113,7 @@ for out in neardup neardup-alone neardup-j1 neardup-k3; do
         "$scratch/$out/unique.jsonl" > "$scratch/$out.kept"
 done
 
-python3 - "$scratch" "$input" "$results" "$(git rev-parse --short=12 HEAD)" \
+python3 - "$scratch" "$input" "$results" "$(bench_commit)" \
     "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)" "$(nproc)" \
     "$("$neardup" --version 2>/dev/null || echo unknown)" "$runs" "$reps" \
     "$(sha256sum "$neardup" | cut -c1-12)" <<'PY'
@@ -196,3 +188,4 @@ for s in summary.values():
               f"| {s['inner_index_s']} | {s['inner_total_s']}; "
               f"{s['worker_peak_rss_kb'] / 1024:.0f} MB")
 PY
+bench_record dedup

@@ -16,7 +16,7 @@
 # 4. Runs each peer (bench/peers/fingerprint_peers.py) in its own process on
 #    core 0: simhash (char 4-grams and words) and gaoya on BBC; jieba+simhash,
 #    jieba and jieba without HMM on People's Daily.
-# 5. Writes every result as a JSON line to bench/results/fingerprint.jsonl,
+# 5. Appends every result as a JSON line to bench/results/fingerprint.jsonl,
 #    each with the machine (nproc, CPU model) and the git commit, and prints
 #    a markdown table: MB/s (1 MB = 1e6 bytes of UTF-8 text, median of the
 #    runs), how many times faster single-threaded neardup is than each peer
@@ -27,10 +27,7 @@
 # SLOW_RUNS (default 3) for the pure-Python peers, which take 10-20 s a pass.
 # Every tool warms up with one untimed pass first.
 
-set -euo pipefail
-
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 runs="${RUNS:-7}"
 slow_runs="${SLOW_RUNS:-3}"
 bbc=data/corpora/bbc.jsonl
@@ -39,10 +36,8 @@ results=bench/results/fingerprint.jsonl
 python=bench/.venv/bin/python
 
 # 1. Inputs.
-if [[ ! -f "$bbc" || ! -f "$pd" ]]; then
-    scripts/fetch-corpora.sh
-fi
-bench/peers/setup.sh
+bench_corpora bbc peoples_daily
+bench_peers
 
 # 2. A portable release build.
 unset CARGO_ENCODED_RUSTFLAGS
@@ -69,9 +64,8 @@ if [[ ! -x "$exe" ]]; then
 fi
 
 # 3 and 4. Measure; every command prints one JSON line.
-mkdir -p bench/results
-raw="$(mktemp)"
-trap 'rm -f "$raw"' EXIT
+bench_scratch
+raw="$scratch/raw"
 cores="$(nproc)"
 
 # measure CMD...: runs CMD, which prints one JSON line, and appends that line
@@ -104,6 +98,7 @@ print(json.dumps(row), flush=True)
 PY
 }
 
+bench_begin fingerprint RUNS SLOW_RUNS
 for spec in "en $bbc" "zh $pd" "python-simhash $bbc"; do
     read -r profile file <<<"$spec"
     measure taskset -c 0 "$exe" --profile "$profile" --threads 1 --runs "$runs" "$file"
@@ -131,7 +126,7 @@ peer jieba "$slow_runs" "$pd"
 peer jieba-nohmm "$slow_runs" "$pd"
 
 # 5. Record and summarise.
-commit="$(git rev-parse --short=12 HEAD)"
+commit="$(bench_commit)"
 if [[ -n "$(git status --porcelain --untracked-files=no)" ]]; then
     commit="$commit-dirty"
 fi
@@ -153,10 +148,9 @@ env = {
     "date": os.environ["DATE"],
 }
 rows = [{**json.loads(line), **env} for line in open(raw) if line.strip()]
-with open(out + ".tmp", "w") as f:
+with open(out, "a") as f:
     for row in rows:
         f.write(json.dumps(row) + "\n")
-os.replace(out + ".tmp", out)
 
 def ours(profile, threads):
     for r in rows:
@@ -207,3 +201,4 @@ print(f"neardup with 1 thread ran on core 0 (taskset -c 0), with 2 threads on bo
       f"{env['nproc']} cores that other processes used during that command. "
       f"Results: {out}")
 PY
+bench_record fingerprint

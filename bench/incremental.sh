@@ -11,20 +11,14 @@
 # against / alone, and how many each kept. NEARDUP names the binary
 # (default target/release/neardup).
 
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
-neardup="${NEARDUP:-target/release/neardup}"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 runs="${RUNS:-5}"
-[[ -x "$neardup" ]] || { echo "no neardup binary at $neardup (set NEARDUP)" >&2; exit 1; }
+bench_neardup
 input="${1:-bench/results/dedup-bbc10-edited.jsonl}"
-if [[ $# -eq 0 && ! -f "$input" ]]; then
-    [[ -f data/corpora/bbc.jsonl ]] || scripts/fetch-corpora.sh
-    mkdir -p bench/results
-    python3 bench/edited_copies.py --copies 10 "$input" data/corpora/bbc.jsonl
+if [[ $# -eq 0 ]]; then
+    bench_bbc10_edited "$input"
 fi
-scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
+bench_scratch
 
 # The days before: two thirds of the file, saved to an index.
 lines=$(wc -l < "$input")
@@ -33,23 +27,27 @@ head -n "$before" "$input" > "$scratch/before.jsonl"
 tail -n "+$((before + 1))" "$input" > "$scratch/day.jsonl"
 "$neardup" dedup "$scratch/before.jsonl" --out "$scratch/o-before" -q --save-index "$scratch/index"
 
+bench_begin incremental RUNS NEARDUP
 for i in $(seq "$runs"); do
     for mode in alone against; do
         extra=()
         [[ $mode == against ]] && extra=(--against "$scratch/index")
-        /usr/bin/time -f '%e %U %S' -o "$scratch/time" \
+        bench_time "$scratch/time" \
             "$neardup" dedup "$scratch/day.jsonl" --out "$scratch/o-day" --force -q "${extra[@]}"
         python3 - "$mode" "$(tail -1 "$scratch/time")" "$scratch/o-day/summary.json" \
             >> "$scratch/rows" <<'PY'
 import json, sys
 mode, timing, summary = sys.argv[1:]
-wall, user, system = timing.split()
+wall, user, system, _ = timing.split()
 s = json.load(open(summary))
 print(json.dumps({"mode": mode, "wall": float(wall), "cpu": float(user) + float(system),
                   "unique": s["unique"], "against": s["dropped_against_index"]}))
 PY
     done
 done
+
+cat "$scratch/rows" >> bench/results/incremental.jsonl
+bench_record incremental
 
 python3 - "$scratch/rows" "$input" "$runs" "$before" "$lines" <<'PY'
 import json, statistics, sys

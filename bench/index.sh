@@ -18,15 +18,12 @@
 # `index build`, then `index query --documents`), both including their own
 # fingerprinting. Results go to bench/results/index.jsonl.
 
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 results=bench/results/index.jsonl
-bench/peers/setup.sh >/dev/null
-RUSTFLAGS="" cargo build --release -q -p neardup-index --example query --example pairs
-mkdir -p bench/results
-scratch="$(mktemp -d "$root/bench/results/index.XXXXXX")"
-trap 'rm -rf "$scratch"' EXIT
+bench_peers
+bench_build_portable -p neardup-index --example query --example pairs
+bench_scratch index.XXXXXX
+bench_begin index
 : > "$scratch/rows"
 for n in 1e5 1e6 1e7; do
     echo "n = $n" >&2
@@ -38,8 +35,8 @@ target/release/examples/pairs --n 1e5 --planted 0 --runs 1 --dump "$scratch/fps.
 taskset -c 0 bench/.venv/bin/python bench/peers/pairs_peers.py --peer simhash-index-queries \
     "$scratch/fps.bin" | tee -a "$scratch/rows"
 # Text in: gaoya against the neardup command.
-[[ -f data/corpora/bbc.jsonl ]] || scripts/fetch-corpora.sh
-RUSTFLAGS="" cargo build --release -q -p neardup-cli
+bench_corpora bbc
+bench_build_portable -p neardup-cli
 python3 - data/corpora/bbc.jsonl "$scratch/bbc10.jsonl" <<'PY'
 import json, random, sys
 random.seed(7)
@@ -54,21 +51,20 @@ with open(sys.argv[2], "w", encoding="utf-8") as f:
 PY
 taskset -c 0 bench/.venv/bin/python bench/peers/text_index_peers.py "$scratch/bbc10.jsonl" \
     | tee -a "$scratch/text"
-ms() { date +%s%N; }
-start=$(ms)
+start=$(bench_now_ns)
 taskset -c 0 target/release/neardup fingerprint -j 1 -q "$scratch/bbc10.jsonl" > "$scratch/bbc10.fp"
 taskset -c 0 target/release/neardup index build "$scratch/bbc10.fp" --index "$scratch/idx" 2>/dev/null
-built=$(ms)
+built=$(bench_now_ns)
 taskset -c 0 target/release/neardup index query --documents "$scratch/bbc10.jsonl" -j 1 \
     --index "$scratch/idx" > "$scratch/matches.jsonl"
-done_at=$(ms)
+done_at=$(bench_now_ns)
 matches=$(python3 -c "import json,sys; print(sum(len(json.loads(l)['matches']) for l in open(sys.argv[1])))" "$scratch/matches.jsonl")
 seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'; }
 printf '{"tool":"neardup command","documents":22250,"build_s":%s,"query_s":%s,"matches":%s}\n' \
     "$(seconds "$start" "$built")" "$(seconds "$built" "$done_at")" "$matches" \
     | tee -a "$scratch/text"
 
-commit="$(git rev-parse --short=12 HEAD)"
+commit="$(bench_commit)"
 cpu="$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)"
 python3 - "$scratch/rows" "$results" "$commit" "$cpu" "$scratch/text" <<'PY'
 import json, sys
@@ -97,3 +93,4 @@ print("|---|--:|--:|--:|")
 for r in text:
     print(f"| {r['tool']} | {r['build_s']:.3f} | {r['query_s']:.3f} | {r['matches']:,} |")
 PY
+bench_record index

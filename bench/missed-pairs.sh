@@ -10,26 +10,30 @@
 #
 # Prints a table of documents, true pairs (J >= T), pairs left both kept and
 # their fingerprint distances, and writes every number to a JSON file
-# (bench/results/missed-pairs.json, or SCRATCH/missed_pairs.json when
-# --scratch is given, unless --json). The corpus text stays in the
+# (SCRATCH/missed_pairs.json, unless --json). Without --scratch and
+# --json, the numbers are also appended as a JSON line to
+# bench/results/missed-pairs.jsonl and recorded as the benchmark's result,
+# bench/results/missed-pairs.json (bench/driver.sh). The corpus text stays in the
 # scratch dir (a temporary one, removed at the end, unless --scratch).
 # NEARDUP names the binary (default target/release/neardup). Standard
 # library Python only; about 2 minutes and 1.1 GB on 2 cores (21,932
 # documents, 103 MB).
 
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
-neardup="${NEARDUP:-target/release/neardup}"
-[[ -x "$neardup" ]] || { echo "no neardup binary at $neardup (set NEARDUP)" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
+bench_neardup
 args=("$@")
+record=""
 if [[ " $* " != *" --scratch "* && " $* " != *" --scratch="* ]]; then
-    scratch="$(mktemp -d)"
-    trap 'rm -rf "$scratch"' EXIT
+    bench_scratch
     args+=(--scratch "$scratch")
     if [[ " $* " != *" --json "* && " $* " != *" --json="* ]]; then
-        mkdir -p bench/results
-        args+=(--json bench/results/missed-pairs.json)
+        record="$scratch/missed_pairs.json"
+        bench_begin missed-pairs NEARDUP
     fi
 fi
 python3 bench/missed_pairs.py --neardup "$neardup" "${args[@]}"
+if [[ -n "$record" ]]; then
+    python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$record" \
+        >> bench/results/missed-pairs.jsonl
+    bench_record missed-pairs
+fi

@@ -12,8 +12,9 @@ them, so a pair of long documents at J >= T whose fingerprints are more than
 k bits apart can be left both kept. This script measures how often that
 happens on text nobody here wrote: what the machine has.
 
-1. Corpus (deterministic: sorted paths; one JSONL file in the scratch dir,
-   {"id": path, "text": ...}, the same text for neardup and for the truth):
+1. Corpus (bench/missed_pairs_corpus.py; deterministic: sorted paths; one
+   JSONL file in the scratch dir, {"id": path, "text": ...}, the same text
+   for neardup and for the truth):
    - copyright: /usr/share/doc/*/copyright
    - man: every man page under /usr/share/man (all languages), gunzipped,
      decoded as UTF-8 (invalid bytes replaced), troff markup stripped
@@ -26,11 +27,12 @@ happens on text nobody here wrote: what the machine has.
    Symlinks are skipped when their target is in the corpus under another
    path (the first path in sorted order is kept), so one file is one
    document. Texts with no word (no letter or digit) are skipped.
-2. Truth, in Python (standard library only), independent of neardup's code:
-   words are the UAX #29 words of the NFKC, lowercased text holding a
-   letter or a digit (the regex of bench/peers/eval_peers.py, the ruler of
-   docs/QUALITY.md, completed: MidNum such as the fraction slash, marks and
-   joiners inside words; see WORD), with the typographic apostrophe folded
+2. Truth (bench/missed_pairs_truth.py), in Python (standard library only),
+   independent of neardup's code: words are the UAX #29 words of the NFKC,
+   lowercased text holding a letter or a digit (the regex of
+   bench/peers/eval_peers.py, the ruler of docs/QUALITY.md, completed:
+   MidNum such as the fraction slash, marks and joiners inside words; see
+   its WORD), with the typographic apostrophe folded
    onto ' and traditional Han characters onto simplified ones by the
    repository's OpenCC table, as crates/core normalize does; shingles are
    word 3-grams, or character 4-grams of the letters and digits when at
@@ -63,353 +65,24 @@ happens on text nobody here wrote: what the machine has.
 
 import argparse
 import collections
-import glob
-import gzip
 import json
-import math
 import os
 import random
-import re
 import subprocess
 import sys
 import time
-import unicodedata
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from missed_pairs_corpus import CORPORA, corpus_paths, package_of, packages, read_text
+from missed_pairs_truth import (
+    NOT_WORD_FEATURES,
+    Shingler,
+    all_pairs,
+    jaccard,
+    length_in_words,
+    units,
+)
 
-CORPORA = ("copyright", "man", "licenses")
-WORD_SHINGLE, CHAR_SHINGLE = 3, 4
 SHORT_WORDS = 50  # crates/dedup/src/short.rs
-
-# ---------------------------------------------------------------- corpus
-
-
-def corpus_paths(chosen):
-    """(kind, path) of every file of the chosen corpora, sorted, each real file
-    once (the first path in sorted order that leads to it)."""
-    paths = []
-    if "copyright" in chosen:
-        paths += [("copyright", p) for p in sorted(glob.glob("/usr/share/doc/*/copyright"))]
-    if "man" in chosen:
-        found = []
-        for top, dirs, files in os.walk("/usr/share/man"):
-            dirs.sort()
-            found += [os.path.join(top, f) for f in files]
-        paths += [("man", p) for p in sorted(found)]
-    if "licenses" in chosen:
-        paths += [("licenses", p) for p in sorted(glob.glob("/usr/share/common-licenses/*"))]
-    seen, out, skipped = set(), [], 0
-    for kind, path in paths:
-        real = os.path.realpath(path)
-        if not os.path.isfile(real) or real in seen:
-            skipped += 1
-            continue
-        seen.add(real)
-        out.append((kind, path))
-    return out, skipped
-
-
-def packages():
-    """Path -> the Debian package that installed it, from dpkg's file lists
-    (empty where there is no dpkg)."""
-    owner = {}
-    for listing in sorted(glob.glob("/var/lib/dpkg/info/*.list")):
-        package = os.path.basename(listing)[: -len(".list")].split(":")[0]
-        with open(listing, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                owner.setdefault(line.rstrip("\n"), package)
-    return owner
-
-
-def package_of(owner, path):
-    return owner.get(path) or owner.get(os.path.realpath(path)) or "?"
-
-
-GLYPHS = {
-    "em": "\u2014", "en": "\u2013", "hy": "-", "mi": "-", "aq": "'", "dq": '"',
-    "lq": "\u201c", "rq": "\u201d", "oq": "\u2018", "cq": "\u2019", "bu": "\u2022",
-    "co": "\u00a9", "rg": "\u00ae", "tm": "\u2122", "de": "\u00b0", "ti": "~",
-    "ha": "^", "rs": "\\", "ba": "|", "or": "|", "pl": "+", "eq": "=", "mu": "\u00d7",
-    "Fo": "\u00ab", "Fc": "\u00bb", "fo": "\u2039", "fc": "\u203a", "at": "@",
-    "sh": "#", "Do": "$", "lB": "[", "rB": "]", "lC": "{", "rC": "}", "la": "<",
-    "ra": ">", "sl": "/", "ul": "_", "ga": "`", "ss": "\u00df",
-}
-# Requests and macros whose arguments are no text (the others keep theirs).
-NO_TEXT = set("""
-de de1 ds ds1 as nr rr rm rn am ig if ie el ft fam ps vs in ti sp br ne na nh ad fi nf ll
-so PD RS RE TS TE EX EE hy hw tr cs ss lf pl bp ta tm ec eo cc c2 ch wh it ev mk rt
-di da pc lt fp fc mso do nop color defcolor cu ul UC DT ns rs hc hla hlm ne
-Dd Os Bd Ed Bl El Pp Lp Bk Ek Sm
-""".split())
-# mdoc macros called on the line of another: their names are no text.
-MDOC_CALLED = set("""
-Ad An Ar Cd Cm Dv Er Ev Fa Fl Fn Ft Ic Li Nm Op Pa Va Xr Oo Oc Ns No Pq Po Pc Dq Do Dc
-Sq So Sc Qq Qo Qc Bq Bo Bc Brq Bro Brc Aq Ao Ac Em Sy Ql Sx Tn Ux Bx Nx Fx Ox Bsx At St
-Xo Xc Pf Ms Lk Mt Fo Fc Eo Ec It Ta
-""".split())
-ESCAPE = re.compile(
-    r"""\\(?:
-        f(?:\[[^\]]*\]|\(..|.)          # font
-      | s(?:[+-]?\d+|\[[^\]]*\]|\(..)    # size
-      | \*(?:\[[^\]]*\]|\(..|.)         # string
-      | n(?:[+-]?)(?:\[[^\]]*\]|\(..|.) # register
-      | [hvwlLoXDSxbNRAYkZz]'[^']*'       # quoted arguments
-      | [hvwlLoXDSxbNRAYkZz]\[[^\]]*\]
-      | \((..)                          # glyph \(xx
-      | \[([^\]]*)\]                    # glyph \[name]
-      | [-e ~0|^&%:)c!acdprtu{}'`.,/\\]  # one-character escapes
-    )""", re.X)
-
-
-def _escape(m):
-    text = m.group(0)
-    name = m.group(1) or m.group(2)
-    if name is not None:
-        return GLYPHS.get(name, " ")
-    c = text[1]
-    if c == "-":
-        return "-"
-    if c == "e":
-        return "\\"
-    if c in " ~0":
-        return " "
-    if c == "'":
-        return "\u00b4"
-    if c == "`":
-        return "`"
-    if c in ".\\":
-        return c
-    return ""
-
-
-def strip_troff(source):
-    """Crude troff to text: what a reader of the page mostly sees, in order."""
-    out, skip_until = [], None
-    for line in source.splitlines():
-        if skip_until is not None:
-            if line.strip().startswith(skip_until):
-                skip_until = None
-            continue
-        line = line.split('\\"', 1)[0]  # comment
-        if line[:1] in (".", "'"):
-            parts = line[1:].strip().split(None, 1)
-            if not parts:
-                continue
-            name = parts[0]
-            if name in ("de", "de1", "am", "ig"):
-                skip_until = ".."
-                continue
-            if name in NO_TEXT:
-                continue
-            line = parts[1] if len(parts) > 1 else ""
-            line = line.replace('"', " ")
-            if name in MDOC_CALLED or name in ("Nd", "Sh", "Ss", "Dt"):
-                line = " ".join(w for w in line.split() if w not in MDOC_CALLED)
-        line = ESCAPE.sub(_escape, line)
-        if line.strip():
-            out.append(line)
-    return "\n".join(out) + "\n" if out else ""
-
-
-def read_text(kind, path, troff):
-    with open(path, "rb") as f:
-        data = f.read()
-    if path.endswith(".gz"):
-        data = gzip.decompress(data)
-    text = data.decode("utf-8", errors="replace")
-    if kind == "man" and troff == "strip":
-        text = strip_troff(text)
-    return text
-
-
-# ----------------------------------------------------------------- words
-
-
-def _class(chars):
-    """A regex character class body for a set of code points, as ranges."""
-    points, out, i = sorted(chars), [], 0
-    while i < len(points):
-        j = i
-        while j + 1 < len(points) and points[j + 1] == points[j] + 1:
-            j += 1
-        out.append(re.escape(chr(points[i])) + ("-" + re.escape(chr(points[j])) if j > i else ""))
-        i = j + 1
-    return "".join(out)
-
-
-# The words of UAX #29 on normalised text (what unicode_words() yields),
-# holding a letter or a digit: bench/peers/eval_peers.py's regex (the ruler
-# of docs/QUALITY.md) completed. Han, hiragana and the scripts written
-# without spaces (Thai, Lao, Myanmar, Khmer: Word_Break Other) are one
-# character each; other runs of letters, digits and _ are joined, across
-# MidLetter and MidNumLet (: · . ' ...) between letters and MidNum and
-# MidNumLet (, ; . ⁄ ...) between digits (WB6-7, WB11-12, as they stand
-# after NFKC); marks, format characters and joiners (Extend, Format, ZWJ)
-# stay in the word they follow (WB4), so a Malayalam or Devanagari word is
-# one word, not cut at its vowel signs. Not followed: Katakana against
-# letters (WB13), Hebrew quotes (WB7a-c), regional indicators, emoji, and
-# an Alphabetic mark standing after a space or a tab (as in the charset
-# tables of iso-8859-6(7) and iso-8859-7(7)), which UAX #29 makes a word.
-ALONE = ("\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003ffff"
-         "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff")
-IGNORED = _class(c for c in range(0x80, 0x110000)
-                 if unicodedata.category(chr(c)) in ("Mn", "Me", "Mc", "Cf") and c != 0x200B)
-MID_LETTER = ":\u00b7\u055f\u05f4\u2027" + ".'\u2018"
-MID_NUM = ",;\u0589\u060c\u060d\u066c\u07f8\u2044" + ".'\u2018"
-_L, _I = f"[^\\W\\d_{ALONE}]", f"[{IGNORED}]"
-WORD = re.compile(
-    f"[{ALONE}]{_I}*"
-    f"|(?>(?:{_L}+{_I}*(?:[{re.escape(MID_LETTER)}]{_I}*(?={_L}))?"
-    f"|\\d+{_I}*(?:[{re.escape(MID_NUM)}]{_I}*(?=\\d))?"
-    f"|_+{_I}*)+)")
-HAS_ALNUM = re.compile(r"[^\W_]")
-# Text the fingerprint's features cut otherwise than into these words (Han,
-# kana: bigrams), left out of the second ruler.
-NOT_WORD_FEATURES = re.compile(f"[{ALONE}\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
-
-
-UNSPACED = re.compile(
-    "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-    "\U00020000-\U000323af\uff66-\uff9f\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
-
-
-def simplified_table():
-    """OpenCC's traditional-to-simplified characters (crates/core/data), as
-    crates/core normalize reads them: the first form, followed to its end."""
-    path = os.path.join(ROOT, "crates", "core", "data", "opencc", "TSCharacters.txt")
-    pairs = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("#") or "\t" not in line:
-                continue
-            frm, to = line.rstrip("\n").split("\t", 1)
-            to = to.split(" ")[0]
-            if len(frm) == 1 and to:
-                pairs[frm] = to[0]
-    table = {}
-    for f, t in pairs.items():
-        seen = {f}
-        while t in pairs and t not in seen:
-            seen.add(t)
-            t = pairs[t]
-        if t != f:
-            table[ord(f)] = t
-    return table
-
-
-SIMPLIFIED = simplified_table()
-
-
-def normalize(text):
-    if text.isascii():
-        return text.lower()
-    text = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'")
-    return text.translate(SIMPLIFIED)
-
-
-def is_char_cut(text):
-    """crates/dedup/src/shingles.rs Shingling::of: characters when at least
-    half of the letters and digits are of an unspaced script."""
-    if text.isascii():
-        return False
-    letters = sum(1 for c in text if c.isalnum())
-    unspaced = sum(1 for c in UNSPACED.findall(text) if c.isalnum())
-    return letters > 0 and 2 * unspaced >= letters
-
-
-def units(text):
-    """(words or characters, whether cut in characters)."""
-    if is_char_cut(text):
-        return [c for c in normalize(text) if c.isalnum()], True
-    return [w for w in WORD.findall(normalize(text))
-            if (w.strip("_") if w.isascii() else HAS_ALNUM.search(w))], False
-
-
-def length_in_words(text):
-    """crates/dedup/src/short.rs length_in_words (the short rule's length)."""
-    spaces = sum(1 for c in text if c.isspace())
-    if spaces * 20 >= len(text):
-        return len(text.split())
-    return (len(text) - spaces) // 2
-
-
-# ------------------------------------------------------------- the truth
-
-
-class Shingler:
-    """Shingles as small ints: each unit and each distinct shingle (a tuple of
-    unit numbers, tagged for character shingles) numbered in order of first
-    appearance, so the numbers are the same for one corpus on every run."""
-
-    def __init__(self):
-        self.unit_ids = {}
-        self.shingle_ids = {}
-        self.df = []
-
-    def shingles(self, us, chars):
-        ids = self.unit_ids
-        u = [ids.setdefault(x, len(ids)) for x in us]
-        n = CHAR_SHINGLE if chars else WORD_SHINGLE
-        if chars:
-            u = [-1 - x for x in u]  # character shingles apart from word ones
-        if len(u) <= n:
-            windows = {tuple(u)} if u else set()
-        else:
-            windows = set(zip(*(u[i:len(u) - n + 1 + i] for i in range(n))))
-        sids, df = self.shingle_ids, self.df
-        out = []
-        for w in windows:
-            sid = sids.get(w)
-            if sid is None:
-                sid = sids[w] = len(df)
-                df.append(0)
-            df[sid] += 1
-            out.append(sid)
-        return out
-
-
-def jaccard(common, a, b):
-    union = a + b - common
-    return common / union if union else 1.0
-
-
-def all_pairs(sets, threshold, under=0.5):
-    """Every pair (i, j), i < j, of the sorted-rank shingle lists with Jaccard
-    >= threshold, with its Jaccard; the candidates verified; and the
-    candidates with Jaccard in [under, threshold)."""
-    order = sorted(range(len(sets)), key=lambda i: (len(sets[i]), i))
-    index = collections.defaultdict(list)  # rank -> [doc], docs by size
-    pairs, verified, near = {}, 0, []
-    loose = threshold - 1e-9
-    for x in order:
-        xs = sets[x]
-        n = len(xs)
-        if n == 0:
-            continue
-        need = max(1, math.ceil(loose * n))
-        prefix = n - need + 1
-        low = loose * n
-        candidates = set()
-        for r in xs[:prefix]:
-            for y in index.get(r, ()):
-                if len(sets[y]) >= low:
-                    candidates.add(y)
-            index[r].append(x)
-        if not candidates:
-            continue
-        xset = set(xs)
-        for y in candidates:
-            verified += 1
-            c = len(xset.intersection(sets[y]))
-            j = jaccard(c, n, len(sets[y]))
-            if j >= threshold:
-                pairs[(min(x, y), max(x, y))] = j
-            elif j >= under:
-                near.append((min(x, y), max(x, y)))
-    return pairs, verified, sorted(near)
-
-
-# ---------------------------------------------------------------- neardup
 
 
 def run(cmd, **kw):

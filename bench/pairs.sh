@@ -13,18 +13,15 @@
 # one run each, on core 0): simhash-pybind's find_all at every size, PyPI
 # simhash's SimhashIndex at 10^5. Results go to bench/results/pairs.jsonl.
 
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 runs="${RUNS:-3}"
 results=bench/results/pairs.jsonl
-bench/peers/setup.sh >/dev/null
+bench_peers
 bench/peers/setup-pybind.sh
-RUSTFLAGS="" cargo build --release -q -p neardup-index --example pairs
+bench_build_portable -p neardup-index --example pairs
 exe=target/release/examples/pairs
-mkdir -p bench/results
-scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
+bench_scratch
+bench_begin pairs RUNS BIG
 : > "$scratch/rows"
 
 sizes=(1e5 1e6 1e7)
@@ -52,7 +49,7 @@ for n in "${sizes[@]}"; do
     rm -f "$file"
 done
 
-python3 - "$scratch/rows" "$results" "$(git rev-parse --short=12 HEAD)" \
+python3 - "$scratch/rows" "$results" "$(bench_commit)" \
     "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n1)" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -71,3 +68,4 @@ for r in rows:
     print(f"| {r['n']:,} | {r['tool']} | {r.get('threads', 1)} | {r['pairs']:,} "
           f"| {r['median_s']:.3f} | {ratio} | {mem} |")
 PY
+bench_record pairs

@@ -15,28 +15,26 @@
 # one JSON line per measurement to bench/results/python.jsonl. The dedup
 # part takes 5 to 10 minutes on 2 cores (datasketch most of it).
 
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 parts="${PARTS:-fingerprint compat dedup}"
 results=bench/results/python.jsonl
-mkdir -p bench/results
 
-bench/peers/setup.sh >/dev/null
-scripts/fetch-corpora.sh >/dev/null
+bench_peers
+bench_corpora bbc tech_docs
 if [ -z "${WHEEL:-}" ]; then
     if [ ! -x bindings/python/.venv/bin/maturin ]; then
         echo "bindings/python/.venv is missing: run scripts/test-python.sh once" >&2
         exit 1
     fi
     rm -f target/wheels/neardup-*.whl
-    (cd bindings/python && CARGO_TARGET_DIR="$root/target" "$root/bindings/python/.venv/bin/maturin" \
-        build --release -q --out "$root/target/wheels")
+    (cd bindings/python && CARGO_TARGET_DIR="$bench_root/target" "$bench_root/bindings/python/.venv/bin/maturin" \
+        build --release -q --out "$bench_root/target/wheels")
     WHEEL=$(ls target/wheels/neardup-*.whl)
 fi
 bench/.venv/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps "$WHEEL"
 
-commit=$(git rev-parse --short HEAD)
+commit=$(bench_commit)
+bench_begin python PARTS DOCS ROUNDS WHEEL
 for part in $parts; do
     bench/.venv/bin/python bench/python_api.py --part "$part" --docs "${DOCS:-1000000}" \
         ${ROUNDS:+--rounds "$ROUNDS"} \
@@ -45,3 +43,4 @@ for part in $parts; do
             echo "{\"commit\": \"$commit\", \"date\": \"$(date -u +%FT%TZ)\", ${line#\{}" >> "$results"
         done
 done
+bench_record python

@@ -15,15 +15,11 @@
 # target/release/neardup). Takes about 15 minutes on 2 cores, most of it
 # PyPI simhash.
 
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
-neardup="${NEARDUP:-target/release/neardup}"
-[[ -x "$neardup" ]] || { echo "no neardup binary at $neardup (set NEARDUP)" >&2; exit 1; }
-[[ -f data/corpora/tech_docs.jsonl ]] || scripts/fetch-corpora.sh
-bench/peers/setup.sh >/dev/null
-scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
+bench_neardup
+bench_corpora tech_docs
+bench_peers
+bench_scratch
 "$neardup" eval --export "$scratch" > /dev/null
 bench/.venv/bin/python bench/peers/eval_peers.py "$scratch"
 bench/.venv/bin/python bench/peers/eval_peers.py --dedup "$scratch"

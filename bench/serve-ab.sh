@@ -16,9 +16,7 @@
 # A build of an earlier commit: `git worktree add /tmp/before REV`, then
 # `cargo build --release -p neardup-cli` there (with CARGO_TARGET_DIR set
 # to a directory of its own). Needs wrk. Results: bench/results/serve-ab.jsonl.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 old="${OLD:?OLD=path to the neardup binary before the change}"
 new="${NEW:?NEW=path to the neardup binary after it}"
 n="${N:-1e7}"
@@ -26,13 +24,11 @@ rounds="${ROUNDS:-3}"
 seconds="${SECONDS_EACH:-20}"
 port="${PORT:-18095}"
 url="http://127.0.0.1:$port"
-command -v wrk >/dev/null || { echo "bench/serve-ab.sh needs wrk: apt-get install wrk" >&2; exit 2; }
-cargo build --release -q -p neardup-server --example load
+bench_needs wrk wrk
+bench_build -p neardup-server --example load
 load=target/release/examples/load
-mkdir -p bench/results
-scratch="$(mktemp -d "$root/bench/results/serve-ab.XXXXXX")"
-server=""
-trap '[ -n "$server" ] && kill -9 "$server" 2>/dev/null; rm -rf "$scratch"' EXIT
+bench_scratch serve-ab.XXXXXX
+bench_begin serve-ab OLD NEW N ROUNDS SECONDS_EACH
 
 "$load" fill "$scratch/store" "$n" >&2
 "$load" bodies "$n" 200000 > "$scratch/bodies.jsonl"
@@ -43,13 +39,9 @@ start() {
     "$1" serve --index "${3:-$scratch/store}" -k 3 --listen "127.0.0.1:$port" \
         --compact-after "$2" 2>>"$scratch/server.log" &
     server=$!
-    until curl -sf "$url/readyz" >/dev/null 2>&1; do
-        kill -0 "$server" 2>/dev/null || { cat "$scratch/server.log" >&2; exit 1; }
-        sleep 0.05
-    done
+    bench_wait_ready "$url" "$server" "$scratch/server.log"
 }
 stop() { kill -TERM "$server"; wait "$server" 2>/dev/null || true; server=""; }
-segments() { curl -s "$url/v1/stats" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["segments"]))'; }
 
 # One round of each build, in turn, on the store as it is.
 rounds() {
@@ -58,15 +50,13 @@ rounds() {
             local binary="$old"
             [ "$build" = new ] && binary="$new"
             start "$binary" 0
-            local segs out rps p99
-            segs=$(segments)
+            local segs out
+            segs=$(bench_segments "$url")
             out=$(BODIES="$scratch/bodies.jsonl" wrk -t2 -c32 -d"${seconds}s" --latency \
                 -s bench/serve-query.lua "$url")
             stop
-            if grep -qE "Non-2xx|errors" <<<"$out"; then echo "$out" >&2; echo "wrk saw errors" >&2; exit 1; fi
-            rps=$(grep "Requests/sec" <<<"$out" | awk '{print $2}')
-            p99=$(grep " 99%" <<<"$out" | awk '{print $2}')
-            echo "{\"what\": \"query\", \"build\": \"$build\", \"binary\": \"$binary\", \"round\": $round, \"segments\": $segs, \"fingerprints\": $n, \"requests_per_second\": $rps, \"p99\": \"$p99\"}" \
+            bench_wrk_read "$out"
+            echo "{\"what\": \"query\", \"build\": \"$build\", \"binary\": \"$binary\", \"round\": $round, \"segments\": $segs, \"fingerprints\": $n, \"requests_per_second\": $wrk_rps, \"p99\": \"$wrk_p99\"}" \
                 | tee -a "$scratch/rows"
         done
     done
@@ -75,7 +65,7 @@ rounds() {
 rounds
 # Merged into one segment by the new build's idle compaction.
 start "$new" 1
-until [ "$(segments)" = 1 ]; do sleep 1; done
+until [ "$(bench_segments "$url")" = 1 ]; do sleep 1; done
 stop
 rounds
 
@@ -89,12 +79,11 @@ for round in $(seq "$rounds"); do
         start "$binary" 0 "$scratch/inserted"
         out=$(wrk -t2 -c64 -d"${seconds}s" --latency -s bench/serve-insert.lua "$url")
         stop
-        if grep -qE "Non-2xx|errors" <<<"$out"; then echo "$out" >&2; echo "wrk saw errors" >&2; exit 1; fi
-        rps=$(grep "Requests/sec" <<<"$out" | awk '{print $2}')
-        p99=$(grep " 99%" <<<"$out" | awk '{print $2}')
-        echo "{\"what\": \"insert\", \"build\": \"$build\", \"binary\": \"$binary\", \"round\": $round, \"connections\": 64, \"fingerprints\": $n, \"requests_per_second\": $rps, \"p99\": \"$p99\"}" \
+        bench_wrk_read "$out"
+        echo "{\"what\": \"insert\", \"build\": \"$build\", \"binary\": \"$binary\", \"round\": $round, \"connections\": 64, \"fingerprints\": $n, \"requests_per_second\": $wrk_rps, \"p99\": \"$wrk_p99\"}" \
             | tee -a "$scratch/rows"
     done
 done
 cat "$scratch/rows" >> bench/results/serve-ab.jsonl
 echo "rows added to bench/results/serve-ab.jsonl" >&2
+bench_record serve-ab

@@ -8,7 +8,6 @@
 #
 #   bench/serve-crash.sh            1,000 trials
 #   TRIALS=5000 bench/serve-crash.sh
-set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 NEARDUP_CRASH_TRIALS="${TRIALS:-1000}" cargo test --release -q -p neardup-cli --test tests \
     serve::no_acknowledged_insert_is_lost_to_sigkill -- --nocapture 2>&1 | grep -E "trials|test result|panicked|lost"

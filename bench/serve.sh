@@ -23,37 +23,30 @@
 #
 #   bench/serve.sh            N = 10^7
 #   N=1e6 ROUNDS=1 bench/serve.sh
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 n="${N:-1e7}"
 rounds="${ROUNDS:-3}"
 port="${PORT:-18090}"
 url="http://127.0.0.1:$port"
-command -v wrk >/dev/null || { echo "bench/serve.sh needs wrk: apt-get install wrk" >&2; exit 2; }
-cargo build --release -q -p neardup-cli
-cargo build --release -q -p neardup-server --example load
+bench_needs wrk wrk
+bench_build -p neardup-cli
+bench_build -p neardup-server --example load
 load=target/release/examples/load
-mkdir -p bench/results
-scratch="$(mktemp -d "$root/bench/results/serve.XXXXXX")"
-server=""
-trap '[ -n "$server" ] && kill -9 "$server" 2>/dev/null; rm -rf "$scratch"' EXIT
+bench_scratch serve.XXXXXX
 results="$scratch/rows"
-commit=$(git rev-parse --short HEAD)
+commit=$(bench_commit)
+bench_begin serve N ROUNDS
 
 "$load" fill "$scratch/store" "$n" | tee -a "$results"
 
 # Starts the server; sets $server and $ready_ms (spawn to /readyz).
 start() { # extra flags
     local t0 t1
-    t0=$(date +%s%N)
+    t0=$(bench_now_ns)
     target/release/neardup serve --index "$scratch/store" -k 3 --listen "127.0.0.1:$port" "$@" 2>>"$scratch/server.log" &
     server=$!
-    until curl -sf "$url/readyz" >/dev/null 2>&1; do
-        kill -0 "$server" 2>/dev/null || { cat "$scratch/server.log" >&2; exit 1; }
-        sleep 0.01
-    done
-    t1=$(date +%s%N)
+    bench_wait_ready "$url" "$server" "$scratch/server.log"
+    t1=$(bench_now_ns)
     ready_ms=$(( (t1 - t0) / 1000000 ))
 }
 
@@ -70,17 +63,13 @@ for how in TERM KILL; do
     kill -TERM "$server"; wait "$server" 2>/dev/null || true
 done
 
-segments() { curl -s "$url/v1/stats" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["segments"]))'; }
 "$load" bodies "$n" 200000 > "$scratch/bodies.jsonl"
-wrk_row() { # what connections output
-    local rps p99
-    rps=$(grep "Requests/sec" <<<"$3" | awk '{print $2}')
-    p99=$(grep " 99%" <<<"$3" | awk '{print $2}')
-    if grep -qE "Non-2xx|errors" <<<"$3"; then echo "$3" >&2; echo "wrk saw errors" >&2; exit 1; fi
-    echo "{\"what\": \"$1\", \"tool\": \"wrk\", \"connections\": $2, \"fingerprints\": $n, \"segments\": $4, \"requests_per_second\": $rps, \"p99\": \"$p99\", \"commit\": \"$commit\"}" | tee -a "$results"
+wrk_row() { # what connections output segments
+    bench_wrk_read "$3"
+    echo "{\"what\": \"$1\", \"tool\": \"wrk\", \"connections\": $2, \"fingerprints\": $n, \"segments\": $4, \"requests_per_second\": $wrk_rps, \"p99\": \"$wrk_p99\", \"commit\": \"$commit\"}" | tee -a "$results"
 }
 start --compact-after 0
-tiers=$(segments)
+tiers=$(bench_segments "$url")
 # The ceiling: GET /healthz does no work, so its rate is what HTTP on
 # loopback allows this machine with wrk beside the server.
 for _ in $(seq "$rounds"); do
@@ -94,7 +83,7 @@ done
 kill -TERM "$server"; wait "$server" 2>/dev/null || true
 start --compact-after 5
 t0=$(date +%s)
-until [ "$(segments)" = 1 ]; do sleep 1; done
+until [ "$(bench_segments "$url")" = 1 ]; do sleep 1; done
 echo "{\"what\": \"idle compaction\", \"from_segments\": $tiers, \"seconds_after_start\": $(( $(date +%s) - t0 ))}" | tee -a "$results"
 for _ in $(seq "$rounds"); do
     out=$(BODIES="$scratch/bodies.jsonl" wrk -t2 -c32 -d20s --latency -s bench/serve-query.lua "$url")
@@ -104,7 +93,7 @@ done
 for c in 64 256; do
     for _ in $(seq "$rounds"); do
         out=$(wrk -t2 -c"$c" -d20s --latency -s bench/serve-insert.lua "$url")
-        wrk_row insert "$c" "$out" "$(segments)"
+        wrk_row insert "$c" "$out" "$(bench_segments "$url")"
     done
 done
 curl -s "$url/v1/stats" | tee -a "$scratch/stats.json"; echo
@@ -112,3 +101,4 @@ kill -TERM "$server"; wait "$server" 2>/dev/null || true
 server=""
 cat "$results" >> bench/results/serve.jsonl
 echo "rows added to bench/results/serve.jsonl" >&2
+bench_record serve

@@ -11,26 +11,21 @@
 # and peak RSS (/usr/bin/time), the kept and dropped counts, and the ratios
 # all / default. NEARDUP names the binary (default target/release/neardup).
 
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
-neardup="${NEARDUP:-target/release/neardup}"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 runs="${RUNS:-7}"
-[[ -x "$neardup" ]] || { echo "no neardup binary at $neardup (set NEARDUP)" >&2; exit 1; }
+bench_neardup
 input="${1:-bench/results/dedup-bbc10-edited.jsonl}"
-if [[ $# -eq 0 && ! -f "$input" ]]; then
-    [[ -f data/corpora/bbc.jsonl ]] || scripts/fetch-corpora.sh
-    mkdir -p bench/results
-    python3 bench/edited_copies.py --copies 10 "$input" data/corpora/bbc.jsonl
+if [[ $# -eq 0 ]]; then
+    bench_bbc10_edited "$input"
 fi
-scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
+bench_scratch
 
+bench_begin short-words RUNS NEARDUP
 for i in $(seq "$runs"); do
     for mode in default all; do
         extra=()
         [[ $mode == all ]] && extra=(--short-words all)
-        /usr/bin/time -f '%e %U %S %M' -o "$scratch/time" \
+        bench_time "$scratch/time" \
             "$neardup" dedup "$input" --out "$scratch/out" --force -q "${extra[@]}"
         python3 - "$mode" "$(tail -1 "$scratch/time")" "$scratch/out/summary.json" \
             >> "$scratch/rows" <<'PY'
@@ -43,6 +38,9 @@ print(json.dumps({"mode": mode, "wall": float(wall), "cpu": float(user) + float(
 PY
     done
 done
+
+cat "$scratch/rows" >> bench/results/short-words.jsonl
+bench_record short-words
 
 python3 - "$scratch/rows" "$input" "$runs" <<'PY'
 import json, statistics, sys

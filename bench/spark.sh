@@ -18,16 +18,15 @@
 # Needs bindings/python/.venv (scripts/test-python.sh) with the wheel
 # installed. Appends JSON lines to bench/results/spark.jsonl.
 
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 n="${N:-1000000}"
 master="${MASTER:-local-cluster[2,1,1024]}"
 py=bindings/python/.venv/bin/python
 neardup=target/release/neardup
-mkdir -p bench/results
-cargo build --release -q -p neardup-cli
-commit=$(git rev-parse --short HEAD)
+bench_build -p neardup-cli
+commit=$(bench_commit)
+bench_scratch
+bench_begin spark N MASTER
 
 for size in $((n / 10)) "$n"; do
     corpus=bench/results/spark-planted-$size.jsonl
@@ -43,14 +42,15 @@ with open(out + ".tmp", "w", encoding="utf-8") as f:
 import os; os.replace(out + ".tmp", out)
 PY
     fi
-    out=$(mktemp -d)
-    start=$(date +%s%N)
+    out="$scratch/out-$size"
+    start=$(bench_now_ns)
     $neardup dedup "$corpus" --out "$out" --cluster components -q
-    cli_s=$(echo "scale=3; ($(date +%s%N) - $start) / 1000000000" | bc)
+    cli_s=$(echo "scale=3; ($(bench_now_ns) - $start) / 1000000000" | bc)
     spark=$($py bench/spark_dedup.py "$corpus" "$out/duplicates.jsonl" "$master")
     rm -rf "$out"
     line="{\"commit\": \"$commit\", \"master\": \"$master\", \"cli_seconds\": $cli_s, ${spark#\{}"
     echo "$line"
     echo "$line" >> bench/results/spark.jsonl
 done
+bench_record spark
 echo "projection for $((n * 10)) documents: see docs/SPARK.md (t(10N) = t(N) * (t(N) / t(N/10)))"

@@ -16,7 +16,6 @@ use std::sync::OnceLock;
 use axum::body::Body;
 use axum::http::{Method, Request, Response, StatusCode, header};
 use libfuzzer_sys::fuzz_target;
-use neardup_core::Width;
 use neardup_dedup::Rule;
 use neardup_server::{Limits, ServeOptions, Service, Token};
 use neardup_store::{Store, StoreOptions, StoreSettings};
@@ -43,7 +42,7 @@ fn fixture() -> &'static Fixture {
             .prefix("neardup-fuzz-serve")
             .tempdir_in(parent)
             .expect("a temporary directory");
-        let settings = StoreSettings::new(Width::W64, 6, serde_json::json!({}), true);
+        let settings = StoreSettings::builder(6).texts(true).build();
         let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())
             .expect("a new store");
         let options = ServeOptions {

@@ -102,19 +102,6 @@ impl Settings<'_> {
         }
     }
 
-    /// The fingerprint settings as an index records them: as the CLI
-    /// records `--profile` and `--width`, so that the CLI takes an index
-    /// made from Python and the other way round.
-    pub(crate) fn fingerprint_record(&self) -> PyResult<serde_json::Value> {
-        let width = Width::from_bits(self.width).map_err(|e| settings("width", e))?;
-        neardup_output::SettingsRecord {
-            profile: self.profile.to_string(),
-            ..neardup_output::SettingsRecord::default()
-        }
-        .to_json(width)
-        .map_err(|e| settings("profile", format!("{e:#}")))
-    }
-
     /// `summary["settings"]`, as `neardup dedup` writes them.
     pub(crate) fn describe_json(&self, job: &Dedup) -> serde_json::Value {
         let verify = match self.verify {

@@ -105,9 +105,9 @@ pub(crate) fn dedup_files(
     run.read = read;
     run.skip_invalid = skip_invalid;
     run.force = force;
+    run.memory = settings.memory;
     run.keep_field = keep_field.map(str::to_string);
     run.save_index = save_index.clone();
-    run.fingerprint_settings = settings.fingerprint_record()?;
     let mut described = settings.describe_json(&run.job);
     described["against"] = serde_json::json!(against.as_ref().map(|p| p.display().to_string()));
     described["save_index"] =

@@ -57,10 +57,9 @@ impl Deduper {
         };
         let rule = settings.rule()?;
         settings.job(None)?;
-        let fingerprint = settings.fingerprint_record()?;
         let inner = py
             .detach(|| match &index {
-                Some(dir) => neardup_dedup::Deduper::open(dir, rule, &fingerprint),
+                Some(dir) => neardup_dedup::Deduper::open(dir, rule),
                 None => neardup_dedup::Deduper::temporary(rule),
             })
             .map_err(error::run)?;

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::{self, InputError, StorageError, settings};
-use crate::fingerprint::fingerprints_from_py;
+use crate::fingerprint::{Fingerprinter, fingerprints_from_py};
 use crate::params;
 use crate::texts::{ids_from_py, one_id};
 
@@ -312,10 +312,50 @@ impl Index {
 
     /// Writes the index to directory `path` (made if missing; it must not
     /// hold an index yet) as a store, the one `neardup index build` makes:
-    /// `neardup index query`, `neardup serve` and `Index.open` read it. The
-    /// store records no fingerprint settings (an index does not know how
-    /// its fingerprints were made), so runs against it are taken on trust.
-    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+    /// `neardup index query`, `neardup serve` and `Index.open` read it.
+    /// Given the `fingerprinter` that made its fingerprints, the store
+    /// records its settings, and runs against it with other settings are
+    /// refused; without one, an index opened from a store keeps the
+    /// store's (a fingerprinter of other settings than those is refused),
+    /// and an index made in memory records none (runs against it are taken
+    /// on trust).
+    #[pyo3(signature = (path, fingerprinter = None))]
+    fn save(
+        &self,
+        py: Python<'_>,
+        path: PathBuf,
+        fingerprinter: Option<PyRef<'_, Fingerprinter>>,
+    ) -> PyResult<()> {
+        let width = self.width()?;
+        let stored = match &self.backing {
+            Backing::Memory(_) => None,
+            Backing::Store { .. } => self.store()?.settings().fingerprint.clone(),
+        };
+        let given = fingerprinter.map(|f| f.inner.settings());
+        if let Some(differ) = stored
+            .as_ref()
+            .zip(given.as_ref())
+            .and_then(|(stored, given)| stored.difference(given))
+        {
+            return Err(settings(
+                "fingerprinter",
+                format!(
+                    "the index's fingerprints were made with other settings ({differ}); give \
+                     the fingerprinter that made them, or none"
+                ),
+            ));
+        }
+        let recorded = given.or(stored);
+        if let Some(made) = recorded.as_ref().filter(|made| made.width != width) {
+            return Err(settings(
+                "fingerprinter",
+                format!(
+                    "it makes {}-bit fingerprints, and the index holds {}-bit ones",
+                    made.width.bits(),
+                    width.bits()
+                ),
+            ));
+        }
         let entries: Vec<(String, u128)> = match &self.backing {
             Backing::Memory(t) => {
                 let table = read(t);
@@ -330,7 +370,12 @@ impl Index {
             Backing::Store { .. } => self.store()?.entries(),
         };
         let (names, fingerprints): (Vec<String>, Vec<u128>) = entries.into_iter().unzip();
-        let settings = StoreSettings::new(self.width()?, self.k()?, serde_json::Value::Null, false);
+        let mut settings = StoreSettings::builder(self.k()?);
+        settings.width(width);
+        if let Some(recorded) = recorded {
+            settings.fingerprint(recorded);
+        }
+        let settings = settings.build();
         py.detach(|| {
             if AnyStore::exists(&path) {
                 return Err(neardup_store::Error::AlreadyExists { dir: path.clone() });

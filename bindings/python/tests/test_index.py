@@ -1,3 +1,4 @@
+import json
 import random
 
 import numpy as np
@@ -76,3 +77,26 @@ def test_save_and_open_share_the_cli_format(tmp_path, cli):
         index.save(tmp_path / "idx")
     with pytest.raises(neardup.NeardupError):
         neardup.Index.open(tmp_path / "missing")
+
+
+def test_save_records_the_fingerprinter_the_cli_checks(tmp_path, cli):
+    fingerprinter = neardup.Fingerprinter("en")
+    index = neardup.Index(k=3)
+    index.add(["a"], [fingerprinter.fingerprint("the river rose in the night and the town woke")])
+    with pytest.raises(neardup.SettingsError, match="128-bit"):
+        index.save(tmp_path / "wide", fingerprinter=neardup.Fingerprinter(width=128))
+    index.save(tmp_path / "idx", fingerprinter=fingerprinter)
+    stats = json.loads(cli("index", "stats", "--index", tmp_path / "idx"))
+    assert stats["fingerprint_settings"]["profile"] == "en"
+    texts = tmp_path / "t.jsonl"
+    texts.write_text('{"id": "q", "text": "the river rose in the night and the town woke"}\n')
+    idx = tmp_path / "idx"
+    out = cli("index", "query", "--index", idx, "--documents", "--profile", "en", texts)
+    assert '"a"' in out
+    # The settings travel with the index when it is saved again, and
+    # another fingerprinter's are refused.
+    with pytest.raises(neardup.SettingsError, match="profile en there, auto here"):
+        neardup.Index.open(idx).save(tmp_path / "other", fingerprinter=neardup.Fingerprinter())
+    neardup.Index.open(tmp_path / "idx").save(tmp_path / "again")
+    again = json.loads(cli("index", "stats", "--index", tmp_path / "again"))
+    assert again["fingerprint_settings"] == stats["fingerprint_settings"]

@@ -385,6 +385,9 @@ pub struct IndexQueryArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub settings: FingerprintSettings,
+    /// No summary on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -520,9 +523,12 @@ pub struct FingerprintArgs {
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Two files (or - for stdin), or two texts with --text.
-    #[arg(num_args = 2, required = true, value_name = "A B")]
-    pub inputs: Vec<String>,
+    /// The first file (or - for stdin), or the first text with --text.
+    #[arg(value_name = "A")]
+    pub a: String,
+    /// The second file (or - for stdin), or the second text with --text.
+    #[arg(value_name = "B")]
+    pub b: String,
     /// Take A and B as the texts themselves, not as paths.
     #[arg(long)]
     pub text: bool,
@@ -549,8 +555,13 @@ pub struct IdfArgs {
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Where to write the table.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: PathBuf,
+    #[arg(
+        short = 'o',
+        long = "out",
+        visible_alias = "output",
+        value_name = "FILE"
+    )]
+    pub out: PathBuf,
     /// Keep features seen in at least this many documents.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub min_df: u64,
@@ -615,15 +626,7 @@ pub struct PlanArgs {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::CommandFactory;
-
-    #[test]
-    fn definition_is_consistent() {
-        Cli::command().debug_assert();
-    }
-}
+mod tests;
 
 /// What near means once SimHash has found the candidates: `dedup`,
 /// `compare` and `eval` share it.

@@ -7,7 +7,6 @@ use neardup_core::{
 };
 use neardup_corpus::{Format, ReadOptions};
 use neardup_dedup::{Dedup, DedupBuilder, Grouping, Keep, Rule, Verification};
-use serde_json::Value;
 
 use crate::args::{
     ClusterArg, DedupArgs, FingerprintSettings, FormatArg, InputArgs, KeepArg, NearnessArgs,
@@ -142,18 +141,4 @@ pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
     // Temporary files beside the outputs: where the user made room.
     .spill_to(Some(args.out.clone()));
     job.build().with_context(|| format!("-k {}", args.k))
-}
-
-/// The fingerprint settings given, as recorded beside an index directory.
-pub fn fingerprint_settings(s: &FingerprintSettings, width: Width) -> Result<Value> {
-    let record = neardup_output::SettingsRecord {
-        profile: s.profile.clone(),
-        hash: s.hash.clone(),
-        features: s.features.clone(),
-        weighting: s.weighting.clone(),
-        top_k: s.top_k,
-        stop_words: s.stop_words.clone(),
-        idf: s.idf.clone(),
-    };
-    Ok(record.to_json(width)?)
 }

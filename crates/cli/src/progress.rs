@@ -1,9 +1,11 @@
 //! The progress bar on stderr: documents/s, MB/s, and an ETA when the input
-//! size is known. Hidden when stderr is not a terminal, and with --quiet.
+//! size is known. Hidden when stderr is not a terminal (where a dedup's
+//! passes are lines instead), and with --quiet.
 
+use std::io::IsTerminal;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -72,33 +74,67 @@ impl Progress {
         self.bar.suspend(f)
     }
 
+    /// The time since the bar was made.
+    pub fn elapsed(&self) -> Duration {
+        self.bar.elapsed()
+    }
+
     /// Removes the bar.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }
 }
 
-/// The dedup library's reports as a bar per stage, and its skipped records
-/// as messages.
+/// The dedup library's reports as a bar per pass, named and numbered
+/// ("pass 2/3 verifying"), and its skipped records as messages. When stderr
+/// is not a terminal, where no bar shows, each pass is a line as it starts
+/// and one as it ends.
 pub struct Bars {
     quiet: bool,
-    current: Mutex<Option<Progress>>,
+    lines: bool,
+    /// The passes the run makes at most.
+    passes: usize,
+    pass: AtomicUsize,
+    rereads: AtomicUsize,
+    current: Mutex<Option<(Progress, String)>>,
     skipped: AtomicU64,
 }
 
 impl Bars {
-    /// Bars on stderr, unless `quiet`.
-    pub fn new(quiet: bool) -> Bars {
+    /// Bars on stderr, unless `quiet`, for a run of at most `passes`
+    /// passes over the documents.
+    pub fn new(quiet: bool, passes: usize) -> Bars {
         Bars {
             quiet,
+            lines: !quiet && !std::io::stderr().is_terminal(),
+            passes,
+            pass: AtomicUsize::new(0),
+            rereads: AtomicUsize::new(0),
             current: Mutex::new(None),
             skipped: AtomicU64::new(0),
         }
     }
 
+    /// The name of the pass that starts now: `pass 2/3 verifying`.
+    fn next_pass(&self, stage: neardup_dedup::Stage) -> String {
+        let pass = self.pass.fetch_add(1, Ordering::Relaxed) + 1;
+        // The outputs read the ids they name first, then --save-index the
+        // kept texts.
+        let name = match stage {
+            neardup_dedup::Stage::Reading if self.rereads.fetch_add(1, Ordering::Relaxed) == 0 => {
+                "reading the ids and samples the outputs name"
+            }
+            neardup_dedup::Stage::Reading => "reading the kept texts for --save-index",
+            other => other.name(),
+        };
+        // A run may take more passes than planned (an earlier run's batch
+        // to settle, say): the count grows rather than reading 4/3.
+        format!("pass {pass}/{} {name}", self.passes.max(pass))
+    }
+
     fn with_bar(&self, f: impl FnOnce(&Progress)) {
         if let Ok(current) = self.current.lock()
-            && let Some(bar) = current.as_ref()
+            && let Some((bar, _)) = current.as_ref()
         {
             f(bar);
         }
@@ -107,14 +143,14 @@ impl Bars {
 
 impl neardup_dedup::Progress for Bars {
     fn stage(&self, stage: neardup_dedup::Stage, total_bytes: Option<u64>) {
-        // The first pass is the run itself: its bar needs no name.
-        let name = match stage {
-            neardup_dedup::Stage::Fingerprinting => "",
-            neardup_dedup::Stage::Reading => "reading ids",
-            other => other.name(),
-        };
+        let name = self.next_pass(stage);
+        if self.lines {
+            let size =
+                total_bytes.map_or(String::new(), |b| format!(" · {:.1} MB", b as f64 / 1e6));
+            eprintln!("neardup: {name}{size}");
+        }
         if let Ok(mut current) = self.current.lock() {
-            *current = Some(Progress::stage(total_bytes, self.quiet, name));
+            *current = Some((Progress::stage(total_bytes, self.quiet, &name), name));
         }
     }
 
@@ -124,9 +160,16 @@ impl neardup_dedup::Progress for Bars {
 
     fn finish(&self) {
         if let Ok(mut current) = self.current.lock()
-            && let Some(bar) = current.take()
+            && let Some((bar, name)) = current.take()
         {
             bar.finish();
+            if self.lines {
+                eprintln!(
+                    "neardup: {name}: {} in {:.1} s",
+                    crate::report::count(bar.documents(), "document", "documents"),
+                    bar.elapsed().as_secs_f64()
+                );
+            }
         }
     }
 
@@ -134,8 +177,39 @@ impl neardup_dedup::Progress for Bars {
         let already = self.skipped.fetch_add(1, Ordering::Relaxed);
         let show = || crate::report::show_skipped(already, error);
         match self.current.lock().as_deref() {
-            Ok(Some(bar)) => bar.suspend(show),
+            Ok(Some((bar, _))) => bar.suspend(show),
             _ => show(),
         }
+    }
+}
+
+/// The steps of a command that reads no documents one by one (`eval`), a
+/// line each on stderr as it starts: `neardup: step 2/6 building the
+/// benchmark (0.4 s so far)`.
+pub struct Steps {
+    total: usize,
+    done: usize,
+    started: Instant,
+}
+
+impl Steps {
+    /// Steps of a command of `total` steps.
+    pub fn new(total: usize) -> Steps {
+        Steps {
+            total,
+            done: 0,
+            started: Instant::now(),
+        }
+    }
+
+    /// The next step, `name`, starts.
+    pub fn next(&mut self, name: &str) {
+        self.done += 1;
+        eprintln!(
+            "neardup: step {}/{} {name} ({:.1} s so far)",
+            self.done,
+            self.total.max(self.done),
+            self.started.elapsed().as_secs_f64()
+        );
     }
 }

@@ -7,9 +7,17 @@ pub use neardup_dedup::Skipped;
 const EXAMPLES: u64 = 5;
 
 /// Prints `error` if it is among the first few skipped, `already` being the
-/// number skipped before it.
+/// number skipped before it, or if it is a dedup's output directory left
+/// unread (a surprise however many other entries were skipped).
 pub fn show_skipped(already: u64, error: &ReadError) {
-    if already < EXAMPLES {
+    let output = matches!(
+        error,
+        ReadError::NotRead {
+            reason: neardup_corpus::NotRead::DedupOutput,
+            ..
+        }
+    );
+    if already < EXAMPLES || output {
         eprintln!("neardup: skipped: {error}");
     }
 }

@@ -306,6 +306,16 @@ fn eval_scores_a_benchmark_built_from_a_corpus() {
     assert_eq!(run.code(), 0, "{}", run.stderr());
     let out = run.stdout();
     assert!(out.contains("| k | precision | recall | F1"), "{out}");
+    assert!(out.contains("Targets at k = 8 (documents of"), "{out}");
+    // No tracker's issue numbers in what the program prints.
+    assert!(!out.to_lowercase().contains("issue"), "{out}");
+    // It says what it is doing as it goes.
+    for step in [
+        "step 1/6 reading the corpora",
+        "step 6/6 deduplicating it again in 3 daily runs",
+    ] {
+        assert!(run.stderr().contains(step), "{}", run.stderr());
+    }
     assert!(
         out.contains("| substitute |") && out.contains("| language en |"),
         "{out}"

@@ -3,23 +3,46 @@
 //! policy blocks any network load, which Chromium would report on the
 //! console) and the DOM it builds shows the numbers of `summary.json`.
 //!
-//! Needs `chromium` (Debian's package) or `$NEARDUP_CHROMIUM`; skipped with
-//! a message without it, and failed instead when `NEARDUP_REQUIRE_BROWSER`
-//! is set, as CI does.
+//! Needs `chromium` (Debian's package) or `$NEARDUP_CHROMIUM`. Without it
+//! each test passes without checking anything, and says so on the test
+//! run's stderr ("SKIPPED: …", shown without `--nocapture`); it fails
+//! instead when `NEARDUP_REQUIRE_BROWSER` is set, as CI does.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::util::Dir;
 
-fn chromium() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("NEARDUP_CHROMIUM") {
-        return Some(PathBuf::from(path));
+/// The browser, or `None` after saying that `test` is skipped.
+///
+/// # Panics
+///
+/// Without a browser when `NEARDUP_REQUIRE_BROWSER` is set.
+fn chromium(test: &str) -> Option<PathBuf> {
+    let found = match std::env::var_os("NEARDUP_CHROMIUM") {
+        Some(path) => Some(PathBuf::from(path)).filter(|p| p.is_file()),
+        None => std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .flat_map(|dir| ["chromium", "chromium-browser"].map(|name| dir.join(name)))
+                .find(|candidate| candidate.is_file())
+        }),
+    };
+    if found.is_none() {
+        assert!(
+            std::env::var_os("NEARDUP_REQUIRE_BROWSER").is_none(),
+            "NEARDUP_REQUIRE_BROWSER is set but chromium is not found (apt-get install chromium, \
+             or set NEARDUP_CHROMIUM)"
+        );
+        // Written to the process's stderr, not through eprintln!, which the
+        // test harness captures and shows only for a failed test.
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: chromium not found (apt-get install chromium, or set NEARDUP_CHROMIUM): \
+             report::{test} checked nothing"
+        );
     }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .flat_map(|dir| ["chromium", "chromium-browser"].map(|name| dir.join(name)))
-        .find(|candidate| candidate.is_file())
+    found
 }
 
 /// The DOM Chromium builds from `page`, and the console lines it logged.
@@ -66,12 +89,7 @@ fn field<'a>(dom: &'a str, name: &str) -> &'a str {
 
 #[test]
 fn report_loads_in_chromium_and_shows_the_summary() {
-    let Some(browser) = chromium() else {
-        assert!(
-            std::env::var_os("NEARDUP_REQUIRE_BROWSER").is_none(),
-            "NEARDUP_REQUIRE_BROWSER is set but chromium is not installed (apt-get install chromium)"
-        );
-        eprintln!("skipped: no chromium on PATH (apt-get install chromium)");
+    let Some(browser) = chromium("report_loads_in_chromium_and_shows_the_summary") else {
         return;
     };
     let d = Dir::new();
@@ -169,8 +187,7 @@ fn report_loads_in_chromium_and_shows_the_summary() {
 fn a_page_with_a_script_fails_the_check() {
     // The check above would pass a page it cannot see into: show that a
     // console message and a blocked load are caught.
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: no chromium on PATH (apt-get install chromium)");
+    let Some(browser) = chromium("a_page_with_a_script_fails_the_check") else {
         return;
     };
     let d = Dir::new();

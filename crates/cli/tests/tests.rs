@@ -6,6 +6,7 @@ mod conformance;
 mod crash;
 mod dedup;
 mod index;
+mod manners;
 mod pairs;
 mod quality;
 mod report;

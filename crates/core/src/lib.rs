@@ -15,7 +15,9 @@
 //! - [`Accumulator`]: the weighted vote per bit;
 //! - [`Fingerprint`]: the result, its hex form and its distance.
 //!
-//! [`Fingerprinter`] wires them together from a [`Profile`]. The exact
+//! [`Fingerprinter`] wires them together from a [`Profile`];
+//! [`FingerprintSettings`] is what decides its fingerprints, as an index
+//! records it ([`FINGERPRINT_FORMAT`] is their format version). The exact
 //! definition of every profile is in `docs/FINGERPRINT.md`; golden vectors
 //! pin it.
 //!
@@ -51,6 +53,7 @@ mod profile;
 mod python_compat;
 mod remembered_md5;
 mod segment;
+mod settings;
 mod stopwords;
 mod vector;
 mod weight;
@@ -64,6 +67,7 @@ pub use hash::FeatureHash;
 pub use normalize::normalize;
 pub use profile::Profile;
 pub use segment::for_each_word;
+pub use settings::{FINGERPRINT_FORMAT, FingerprintSettings};
 pub use stopwords::StopWords;
 pub use weight::Weighting;
 pub use weight::idf::{DocumentFrequencies, IdfTable};
@@ -81,7 +85,3 @@ pub use weight::idf::{DocumentFrequencies, IdfTable};
 pub mod compat {
     pub use crate::remembered_md5::{BitTally, ShortBytes, md5_each};
 }
-
-/// The version of the fingerprint format defined in `docs/FINGERPRINT.md`.
-/// It changes whenever any profile's output changes.
-pub const FORMAT_VERSION: u32 = 2;

@@ -9,6 +9,7 @@
 use crate::error::{Error, Result};
 use crate::packed::{self, head, key, mix};
 use crate::segment::Token;
+use crate::settings::digest_of;
 
 /// A set of stop words.
 ///
@@ -39,6 +40,9 @@ pub struct StopWords {
     stash: Vec<u128>,
     /// The words longer than [`packed::MAX_LEN`] bytes, sorted.
     long: Vec<Vec<u8>>,
+    /// The digest of the text the list was read from, which names it in
+    /// [`crate::FingerprintSettings`].
+    digest: u128,
 }
 
 const EN: &str = include_str!("../data/stopwords/en.txt");
@@ -47,17 +51,17 @@ const ZH: &str = include_str!("../data/stopwords/zh.txt");
 impl StopWords {
     /// The English list shipped with neardup.
     pub fn english() -> StopWords {
-        StopWords::from_words(list(EN))
+        StopWords::from_words(list(EN), digest_of(EN))
     }
 
     /// The Chinese list shipped with neardup.
     pub fn chinese() -> StopWords {
-        StopWords::from_words(list(ZH))
+        StopWords::from_words(list(ZH), digest_of(ZH))
     }
 
     /// The English and Chinese lists together.
     pub fn english_and_chinese() -> StopWords {
-        StopWords::from_words(list(EN).chain(list(ZH)))
+        StopWords::from_words(list(EN).chain(list(ZH)), digest_of(&[EN, ZH].concat()))
     }
 
     /// A list in the shipped format: one word per line; blank lines and
@@ -83,10 +87,13 @@ impl StopWords {
             }
             words.push(crate::normalize(line));
         }
-        Ok(StopWords::from_words(words.iter().map(String::as_str)))
+        Ok(StopWords::from_words(
+            words.iter().map(String::as_str),
+            digest_of(text),
+        ))
     }
 
-    fn from_words<'a>(words: impl Iterator<Item = &'a str>) -> StopWords {
+    fn from_words<'a>(words: impl Iterator<Item = &'a str>, digest: u128) -> StopWords {
         // No token is empty, so an empty word (a line that normalises to
         // nothing) could never match.
         let mut list: Vec<String> = words
@@ -108,7 +115,14 @@ impl StopWords {
             stash,
             long: long.iter().map(|w| w.as_bytes().to_vec()).collect(),
             words: list,
+            digest,
         }
+    }
+
+    /// How [`crate::FingerprintSettings`] names the list: the digest of
+    /// the text it was read from.
+    pub(crate) fn digest(&self) -> u128 {
+        self.digest
     }
 
     /// The number of words.
@@ -232,7 +246,7 @@ mod tests {
     proptest! {
         #[test]
         fn equals_a_set(words in proptest::collection::vec("[ab\u{e9}]{1,9}", 0..400), probes in proptest::collection::vec("[ab\u{e9}]{1,9}", 0..50)) {
-            let stop = StopWords::from_words(words.iter().map(String::as_str));
+            let stop = StopWords::from_words(words.iter().map(String::as_str), 0);
             let set: HashSet<&str> = words.iter().map(String::as_str).collect();
             for w in words.iter().chain(&probes) {
                 prop_assert_eq!(stop.contains(w), set.contains(w.as_str()), "{:?}", w);
@@ -269,6 +283,7 @@ mod tests {
             shift,
             stash,
             long: Vec::new(),
+            digest: 0,
         };
         assert!(keys.iter().all(|&k| stop.contains_key(k)));
         assert!(!stop.contains_key(0x1234_5678));

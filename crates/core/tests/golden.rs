@@ -1,16 +1,16 @@
 //! Golden vectors: the fingerprint format, pinned.
 //!
-//! `data/golden_v1.jsonl` holds the fingerprint of every text below under
+//! `data/golden_v2.jsonl` (version `FINGERPRINT_FORMAT`) holds the fingerprint of every text below under
 //! every configuration below. Any change to tokenisation, normalisation,
 //! weights, hashes or the accumulator that changes a single bit fails this
-//! test. A deliberate format change bumps `FORMAT_VERSION`, writes a new file
+//! test. A deliberate format change bumps `FINGERPRINT_FORMAT`, writes a new file
 //! with `NEARDUP_BLESS=1 cargo test -p neardup-core --test tests golden`, and
 //! is described in `docs/FINGERPRINT.md`.
 
 use std::collections::BTreeMap;
 
 use neardup_core::{
-    FORMAT_VERSION, FeatureHash, FeatureKind, Fingerprinter, FingerprinterBuilder, Profile,
+    FINGERPRINT_FORMAT, FeatureHash, FeatureKind, Fingerprinter, FingerprinterBuilder, Profile,
     Weighting, Width,
 };
 
@@ -94,7 +94,7 @@ fn compute() -> BTreeMap<String, Vec<String>> {
 #[test]
 fn fingerprints_match_golden_vectors() {
     let path = root().join(format!(
-        "crates/core/tests/data/golden_v{FORMAT_VERSION}.jsonl"
+        "crates/core/tests/data/golden_v{FINGERPRINT_FORMAT}.jsonl"
     ));
     let got = compute();
     if std::env::var_os("NEARDUP_BLESS").is_some() {

@@ -3,7 +3,7 @@
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Place, Result};
+use crate::error::{Error, NotRead, Place, Result};
 use crate::json_lines::{self, Field};
 use crate::open::{Compression, is_stdin, open, read_line_capped, sniff};
 use crate::options::{Format, ReadOptions};
@@ -44,17 +44,26 @@ pub enum FieldValue {
 
 /// A file to read, and the input it was found under.
 #[derive(Clone, Debug)]
-struct InputFile {
-    path: PathBuf,
+pub(crate) struct InputFile {
+    pub(crate) path: PathBuf,
     /// Index of the input (as given) this file came from.
-    root: usize,
+    pub(crate) root: usize,
     /// Whether it was found by walking a directory (binary files found so are
     /// skipped, not errors).
-    walked: bool,
+    pub(crate) walked: bool,
+    /// Why an entry found by walking is not read; its place in the stream
+    /// is an [`Error::NotRead`], counted as the other skipped entries are.
+    pub(crate) not_read: Option<NotRead>,
 }
 
 /// The inputs of a run: files, directories (walked recursively, hidden
 /// entries skipped, in name order) and `-` for stdin.
+///
+/// A walked directory's entries are each read or counted: symbolic links
+/// are followed, and the entries not read (a link in a circle or to
+/// nothing, a link to what the input holds anyway, a FIFO, socket or
+/// device, a dedup's output directory) come in the stream as
+/// [`Error::NotRead`], which a run skips and counts.
 ///
 /// ```
 /// use neardup_corpus::{Corpus, ReadOptions};
@@ -98,6 +107,7 @@ impl Corpus {
                     path: path.to_path_buf(),
                     root,
                     walked: false,
+                    not_read: None,
                 });
                 continue;
             }
@@ -107,38 +117,12 @@ impl Corpus {
                     path: path.to_path_buf(),
                     root,
                     walked: false,
+                    not_read: None,
                 });
                 continue;
             }
             let before = files.len();
-            let walk = walkdir::WalkDir::new(path)
-                .sort_by_file_name()
-                .into_iter()
-                .filter_entry(|e| {
-                    e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.')
-                });
-            for entry in walk {
-                let entry = entry.map_err(|e| {
-                    let at = e.path().unwrap_or(path).to_path_buf();
-                    let io = e
-                        .into_io_error()
-                        .unwrap_or_else(|| std::io::Error::other("walk failed"));
-                    Error::io(
-                        Place {
-                            path: at,
-                            line: None,
-                        },
-                        io,
-                    )
-                })?;
-                if entry.file_type().is_file() {
-                    files.push(InputFile {
-                        path: entry.into_path(),
-                        root,
-                        walked: true,
-                    });
-                }
-            }
+            crate::walk::walk(path, root, &mut files)?;
             if files.len() == before {
                 return Err(Error::NoDocuments {
                     place: place(),
@@ -153,9 +137,13 @@ impl Corpus {
         })
     }
 
-    /// The files that will be read, in order.
+    /// The files that will be read, in order (the entries of a directory
+    /// that are not read, [`Error::NotRead`], left out).
     pub fn files(&self) -> impl Iterator<Item = &Path> {
-        self.files.iter().map(|f| f.path.as_path())
+        self.files
+            .iter()
+            .filter(|f| f.not_read.is_none())
+            .map(|f| f.path.as_path())
     }
 
     /// The total size of the files on disk (compressed size for compressed
@@ -163,6 +151,7 @@ impl Corpus {
     pub fn total_bytes(&self) -> Option<u64> {
         self.files
             .iter()
+            .filter(|f| f.not_read.is_none())
             .map(|f| {
                 if is_stdin(&f.path) {
                     None
@@ -303,6 +292,9 @@ impl Documents<'_> {
             path: file.path.clone(),
             line: None,
         };
+        if let Some(reason) = file.not_read {
+            return Some(Opened::Item(Err(Error::NotRead { place, reason })));
+        }
         if format == Format::Csv {
             return Some(Opened::Item(Err(Error::Unsupported {
                 place,
@@ -431,7 +423,16 @@ impl Iterator for Documents<'_> {
 }
 
 impl Documents<'_> {
+    /// Counts a document of the current file, or makes a blank one an
+    /// error: blank documents would all be exact copies of each other.
     fn count(&mut self, item: Result<Document>) -> Result<Document> {
+        let item = match item {
+            Ok(doc) if doc.text.trim().is_empty() => Err(match doc.place.line {
+                None => Error::EmptyFile { place: doc.place },
+                Some(_) => Error::BlankText { place: doc.place },
+            }),
+            item => item,
+        };
         if item.is_ok() {
             let file = self.next_file.saturating_sub(1);
             if let Some(f) = self.corpus.files.get(file) {

@@ -38,13 +38,13 @@ impl std::fmt::Display for Place {
 #[non_exhaustive]
 pub enum Error {
     /// A file or directory could not be opened or read.
-    #[error("{place}: {}", advice(source))]
+    #[error("{place}: {}", advice(cause))]
     Io {
         /// Where.
         place: Place,
-        /// The cause.
-        #[source]
-        source: Arc<io::Error>,
+        /// The cause (in the message, not a source too: a chain of causes
+        /// would print it twice).
+        cause: Arc<io::Error>,
     },
     /// A directory holds no documents.
     #[error("{place}: no readable documents in this directory{detail}")]
@@ -149,12 +149,30 @@ pub enum Error {
         /// Whether it was found by walking a directory.
         walked: bool,
     },
-    /// A line-based file (JSON lines, or text with `--lines`) without a
-    /// record: skipped, and counted.
-    #[error("{place}: empty, no record in it")]
+    /// A file without a document: empty or only whitespace (for line-based
+    /// files, JSON lines or text with `--lines`, no record): skipped, and
+    /// counted.
+    #[error("{place}: empty or only whitespace, no document in it")]
     EmptyFile {
         /// Where.
         place: Place,
+    },
+    /// A record (a JSON line, a Parquet row) whose text is empty or only
+    /// whitespace: skipped, and counted, since blank documents would all
+    /// be exact copies of each other.
+    #[error("{place}: the text is empty or only whitespace, nothing to compare")]
+    BlankText {
+        /// Where.
+        place: Place,
+    },
+    /// An entry found by walking a directory and not read, for `reason`:
+    /// skipped, and counted.
+    #[error("{place}: {reason}; not read")]
+    NotRead {
+        /// The entry.
+        place: Place,
+        /// Why it was not read.
+        reason: NotRead,
     },
     /// A Parquet file that cannot be read: not Parquet, damaged, compressed
     /// as a whole, or stdin. The message says what to do.
@@ -215,10 +233,10 @@ pub enum Error {
 }
 
 impl Error {
-    pub(crate) fn io(place: Place, source: io::Error) -> Error {
+    pub(crate) fn io(place: Place, cause: io::Error) -> Error {
         Error::Io {
             place,
-            source: Arc::new(source),
+            cause: Arc::new(cause),
         }
     }
 
@@ -259,6 +277,8 @@ impl Error {
             self,
             Error::BinaryInDirectory { .. }
                 | Error::EmptyFile { .. }
+                | Error::BlankText { .. }
+                | Error::NotRead { .. }
                 | Error::Unsupported { walked: true, .. }
         ) || (skip_invalid && self.is_record())
     }
@@ -277,6 +297,8 @@ impl Error {
             | Error::BinaryInDirectory { place, .. }
             | Error::EndlessLine { place, .. }
             | Error::EmptyFile { place }
+            | Error::BlankText { place }
+            | Error::NotRead { place, .. }
             | Error::Unsupported { place, .. }
             | Error::Parquet { place, .. }
             | Error::MissingColumn { place, .. }
@@ -300,6 +322,8 @@ impl Error {
             Error::BinaryInDirectory { .. } => "binary-file",
             Error::EndlessLine { .. } => "endless-line",
             Error::EmptyFile { .. } => "empty-file",
+            Error::BlankText { .. } => "blank-text",
+            Error::NotRead { reason, .. } => reason.kind_name(),
             Error::Unsupported { .. } => "unsupported-format",
             Error::Parquet { .. } => "invalid-parquet",
             Error::MissingColumn { .. } => "missing-column",
@@ -310,18 +334,85 @@ impl Error {
     }
 }
 
+/// Why an entry found by walking a directory was not read.
+///
+/// ```
+/// use neardup_corpus::NotRead;
+///
+/// assert_eq!(NotRead::LinkLoop.kind_name(), "link-loop");
+/// assert!(NotRead::Special("FIFO").to_string().contains("FIFO"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotRead {
+    /// A symbolic link to nothing: its target is missing, or links lead
+    /// round in a circle.
+    DanglingLink,
+    /// A symbolic link to a directory that holds it: followed, it would
+    /// read that directory again and again.
+    LinkLoop,
+    /// A symbolic link to a file or directory in the same input directory:
+    /// read at its own path, not twice.
+    LinkInside,
+    /// A FIFO, socket or device (named): never opened, since opening a
+    /// FIFO waits for a writer.
+    Special(&'static str),
+    /// The output directory of a `neardup dedup` (it holds `summary.json`
+    /// and `report.html`, or a run's lock): a run writing into its own
+    /// input would read its outputs the next time.
+    DedupOutput,
+}
+
+impl NotRead {
+    /// A short name for counts in summaries.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            NotRead::DanglingLink => "dangling-link",
+            NotRead::LinkLoop => "link-loop",
+            NotRead::LinkInside => "link-inside-input",
+            NotRead::Special(_) => "special-file",
+            NotRead::DedupOutput => "dedup-output",
+        }
+    }
+}
+
+impl std::fmt::Display for NotRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotRead::DanglingLink => write!(
+                f,
+                "a symbolic link to nothing (its target is missing, or links lead round in a \
+                 circle)"
+            ),
+            NotRead::LinkLoop => write!(f, "a symbolic link to a directory above it (a loop)"),
+            NotRead::LinkInside => write!(
+                f,
+                "a symbolic link to a file or directory of this input, read at its own path"
+            ),
+            NotRead::Special(what) => write!(f, "a {what}, not a regular file"),
+            NotRead::DedupOutput => write!(
+                f,
+                "the output directory of a neardup dedup (give --out outside the input, or \
+                 move it)"
+            ),
+        }
+    }
+}
+
 /// The result type of this crate.
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// What a reading error says to do, by its kind: a missing or forbidden
 /// path is the user's to fix; damaged data is the file's.
-fn advice(e: &io::Error) -> &'static str {
+fn advice(e: &io::Error) -> String {
     match e.kind() {
-        io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof => {
-            "the file is damaged or cut short (a compressed file that did not download whole?)"
-        }
-        io::ErrorKind::NotFound => "no such file or directory (check the path)",
-        io::ErrorKind::PermissionDenied => "not readable (check its permissions)",
-        _ => "cannot read it",
+        // The words say the cause: the system's message would repeat it.
+        io::ErrorKind::NotFound => "no such file or directory (check the path)".to_string(),
+        io::ErrorKind::PermissionDenied => "not readable (check its permissions)".to_string(),
+        io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof => format!(
+            "the file is damaged or cut short (a compressed file that did not download \
+             whole?): {e}"
+        ),
+        _ => format!("cannot read it: {e}"),
     }
 }

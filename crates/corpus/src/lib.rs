@@ -32,10 +32,11 @@ mod open;
 mod options;
 mod parquet;
 mod parquet_copy;
+mod walk;
 
 pub use batches::Batch;
 pub use corpus::{Corpus, Document, Documents, FieldValue};
-pub use error::{Error, Place, Result};
+pub use error::{Error, NotRead, Place, Result};
 pub use guard::quiet_caught_panics;
 pub use open::{CopyError, copy_lines};
 pub use options::{Format, ReadOptions};

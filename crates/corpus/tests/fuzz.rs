@@ -5,6 +5,8 @@
 //!
 //! - a line-based file gives exactly one item (a document or an error) per
 //!   line that is not blank, in order, each naming its line and byte offset;
+//! - a document whose text is empty or only whitespace is a `blank-text`
+//!   error (for a whole file, `empty-file`);
 //! - a line-based file without a record is an `empty-file` error; a line
 //!   longer than twice `max_bytes` an `endless-line` error, the last item;
 //! - a line longer than `max_bytes` is a `too-large` error, invalid UTF-8 an

@@ -156,7 +156,10 @@ pub(crate) fn expect_lines(
             }
         };
         let default_id = format!("{}:{n}", path.display());
+        let blank = |text: &str| text.trim().is_empty();
         items.push(match json.map(|outcome| outcome(n)) {
+            None if blank(text) => blank_text(n),
+            Some(JsonOutcome::Doc { text, .. }) if blank(&text) => blank_text(n),
             None => Expect::Doc {
                 line: Some(n),
                 offset: line.offset,
@@ -187,6 +190,15 @@ pub(crate) fn expect_lines(
     items
 }
 
+/// A record whose text is empty or only whitespace, on line `n`.
+fn blank_text(n: u64) -> Expect {
+    Expect::Err {
+        kind: "blank-text",
+        line: Some(n),
+        offset: None,
+    }
+}
+
 /// The item of a whole text file.
 pub(crate) fn expect_whole(bytes: &[u8], path: &Path, max_bytes: u64) -> Vec<Expect> {
     if let Some(at) = memchr::memchr(0, &bytes[..bytes.len().min(BINARY_PROBE)]) {
@@ -205,6 +217,11 @@ pub(crate) fn expect_whole(bytes: &[u8], path: &Path, max_bytes: u64) -> Vec<Exp
     }
     let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
     vec![match std::str::from_utf8(bytes) {
+        Ok(text) if text.trim().is_empty() => Expect::Err {
+            kind: "empty-file",
+            line: None,
+            offset: None,
+        },
         Ok(text) => Expect::Doc {
             line: None,
             offset: 0,

@@ -20,7 +20,6 @@ use neardup_store::{
     AnyStore, Duplicate, Insert, Judge, StoreOptions, StoreSettings, Write, Written,
 };
 use rayon::prelude::*;
-use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::incremental::{index_settings, keyed_for, searched_by};
@@ -66,14 +65,14 @@ impl Deduper {
     /// A deduper whose kept documents are in the store at `dir`: the one
     /// there (it keeps texts, made for this rule's width, k and
     /// short-document keys) or, when `dir` holds none, a new one recording
-    /// `fingerprint` (the fingerprint settings, as the front records them).
+    /// the settings of the rule's fingerprinter.
     ///
     /// # Errors
     ///
     /// A store made for other settings (said, with what to do), one locked
     /// by another writer, a directory that cannot be written.
-    pub fn open(dir: &Path, rule: Rule, fingerprint: &Value) -> Result<Deduper> {
-        let wanted = index_settings(&rule, fingerprint);
+    pub fn open(dir: &Path, rule: Rule) -> Result<Deduper> {
+        let wanted = index_settings(&rule);
         let store = match StoreSettings::of(dir)? {
             Some(stored) => {
                 fits(&stored, &wanted, &rule).map_err(|message| Error::Against {
@@ -98,7 +97,7 @@ impl Deduper {
             .prefix("neardup-deduper-")
             .tempdir()
             .map_err(|e| Error::Source(format!("cannot make a temporary folder: {e}")))?;
-        let settings = index_settings(&rule, &Value::Null);
+        let settings = index_settings(&rule);
         let store = AnyStore::open(scratch.path(), Some(&settings), StoreOptions::default())?;
         let mut deduper = Deduper::over(store, rule);
         deduper._scratch = Some(scratch);
@@ -215,10 +214,10 @@ fn fits(
             wanted.short_keys.as_deref().unwrap_or("no rule")
         ));
     }
-    if !stored.fingerprint.is_null() && stored.fingerprint != wanted.fingerprint {
+    if let Some(differ) = stored.fingerprint_difference(wanted) {
         return Err(format!(
-            "its fingerprints are made with {}, these with {}: use the settings it was made with",
-            stored.fingerprint, wanted.fingerprint
+            "its fingerprints are made with other settings ({differ}): use the settings it was \
+             made with"
         ));
     }
     Ok(())
@@ -289,17 +288,29 @@ mod tests {
     fn a_store_of_other_settings_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let rule = Rule::new().unwrap();
-        Deduper::open(dir.path(), rule.clone(), &Value::Null)
+        Deduper::open(dir.path(), rule.clone())
             .unwrap()
             .add(&[("a", "a text")])
             .unwrap();
         let mut wider = rule.clone();
         wider.k(12);
-        let refused = Deduper::open(dir.path(), wider, &Value::Null)
-            .err()
-            .unwrap();
+        let refused = Deduper::open(dir.path(), wider).err().unwrap();
         assert!(refused.to_string().contains("at most 8 bits"), "{refused}");
-        let again = Deduper::open(dir.path(), rule, &Value::Null).unwrap();
+        let again = Deduper::open(dir.path(), rule.clone()).unwrap();
         assert_eq!(again.len(), 1);
+        let mut shingled = Rule::with_fingerprinter(
+            neardup_core::Fingerprinter::builder(neardup_core::Profile::Auto)
+                .features(neardup_core::FeatureKind::Shingles(2))
+                .build()
+                .unwrap(),
+        );
+        shingled.k(rule.k_bits());
+        let refused = Deduper::open(dir.path(), shingled).err().unwrap();
+        assert!(
+            refused
+                .to_string()
+                .contains("features the profile's default there, shingles:2 here"),
+            "{refused}"
+        );
     }
 }

@@ -18,7 +18,6 @@ use std::sync::{Arc, Mutex};
 use neardup_core::Fingerprint;
 use neardup_index::Neighbour;
 use neardup_store::{AnyStore, Insert, StoreOptions, StoreSettings};
-use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::grouping::Fate;
@@ -231,7 +230,7 @@ pub(crate) fn searched_by(
 ///
 /// ```
 /// let rule = neardup_dedup::Rule::new()?;
-/// let settings = neardup_dedup::index_settings(&rule, &serde_json::Value::Null);
+/// let settings = neardup_dedup::index_settings(&rule);
 /// assert!(neardup_dedup::keyed_for(&settings, &rule));
 /// # Ok::<(), neardup_dedup::Error>(())
 /// ```
@@ -242,27 +241,26 @@ pub fn keyed_for(settings: &StoreSettings, rule: &Rule) -> bool {
         && settings.short_keys == rule.keying()
 }
 
-/// The settings of a new index of documents judged by `rule`: its width
-/// and k, the fingerprint settings `fingerprint` (as the front records
-/// them), texts kept, and short-document keys for the rule.
+/// The settings of a new index of documents judged by `rule`: its k, the
+/// settings of its fingerprinter, texts kept, and short-document keys for
+/// the rule.
 ///
 /// ```
 /// let rule = neardup_dedup::Rule::new()?;
-/// let settings = neardup_dedup::index_settings(&rule, &serde_json::json!({"profile": "auto"}));
+/// let settings = neardup_dedup::index_settings(&rule);
 /// assert!(settings.texts && settings.short_keys.as_deref() == Some("jaccard:0.8"));
+/// assert_eq!(settings.fingerprint, Some(rule.fingerprinter().settings()));
 /// # Ok::<(), neardup_dedup::Error>(())
 /// ```
-pub fn index_settings(rule: &Rule, fingerprint: &Value) -> StoreSettings {
-    let settings = StoreSettings::new(
-        rule.fingerprinter().width(),
-        rule.k_bits(),
-        fingerprint.clone(),
-        true,
-    );
-    match rule.keying() {
-        Some(keying) => settings.keyed(keying),
-        None => settings,
+pub fn index_settings(rule: &Rule) -> StoreSettings {
+    let mut settings = StoreSettings::builder(rule.k_bits());
+    settings
+        .fingerprint(rule.fingerprinter().settings())
+        .texts(true);
+    if let Some(keying) = rule.keying() {
+        settings.short_keys(keying);
     }
+    settings.build()
 }
 
 /// The documents `outcome` kept, named by `id`, as inserts into an index
@@ -319,8 +317,8 @@ pub fn index_documents(
 /// Adds the documents `outcome` kept, named by `id`, to the store at
 /// `dir` with what `rule` needs to judge later documents against them
 /// ([`index_documents`]), reading their texts from `source` again. Creates
-/// the store ([`index_settings`], recording the fingerprint settings
-/// `fingerprint`) if `dir` holds none. (`neardup dedup --save-index` adds
+/// the store ([`index_settings`], recording the settings of the rule's
+/// fingerprinter) if `dir` holds none. (`neardup dedup --save-index` adds
 /// them as a labelled batch, undone if its run does not finish.)
 ///
 /// ```
@@ -331,9 +329,8 @@ pub fn index_documents(
 /// let day2 = ["the river rose in the night and the town woke to water in every lane",
 ///             "a recipe for bread: flour, water, salt and yeast, and a warm room"];
 /// let rule = Rule::new()?;
-/// let settings = serde_json::json!({"profile": "auto"});
 /// let outcome = Dedup::with_rule(rule.clone())?.run(&Memory::new(&day1[..]), &Silent)?;
-/// save_to_index(dir.path(), &rule, &Memory::new(&day1[..]), &outcome, &|d| format!("day1-{d}"), &settings, &Silent)?;
+/// save_to_index(dir.path(), &rule, &Memory::new(&day1[..]), &outcome, &|d| format!("day1-{d}"), &Silent)?;
 /// let job = DedupBuilder::with_rule(rule.clone()).against(Some(dir.path().to_path_buf())).build()?;
 /// let outcome = job.run(&Memory::new(&day2[..]), &Silent)?;
 /// assert_eq!(outcome.unique(), 1, "the first of day 2 is a near-duplicate of day 1's");
@@ -351,16 +348,11 @@ pub fn save_to_index(
     source: &dyn Source,
     outcome: &Outcome,
     id: &dyn Fn(u32) -> String,
-    fingerprint: &Value,
     progress: &dyn Progress,
 ) -> Result<usize> {
     let store = match StoreSettings::of(dir)? {
         Some(_) => AnyStore::open(dir, None, StoreOptions::default())?,
-        None => AnyStore::open(
-            dir,
-            Some(&index_settings(rule, fingerprint)),
-            StoreOptions::default(),
-        )?,
+        None => AnyStore::open(dir, Some(&index_settings(rule)), StoreOptions::default())?,
     };
     let settings = store.settings().clone();
     let inserts = index_documents(rule, &settings, (source, progress), outcome, id)?;

@@ -63,5 +63,5 @@ pub use lock::{LOCK_FILE, WriterLock};
 pub use online::OnlineIndex;
 pub use plan::{Block, MAX_TABLES, PlanChoice, PlanOption, TablePlan};
 pub use query::Neighbour;
-pub use segment::{FORMAT_VERSION, Segment};
+pub use segment::{SEGMENT_FORMAT, Segment};
 pub use spill_sort::{Sorted, SpillSort};

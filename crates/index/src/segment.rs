@@ -40,7 +40,7 @@ use crate::plan::TablePlan;
 use crate::query::{Neighbour, Tables};
 
 /// The version of the segment format this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const SEGMENT_FORMAT: u32 = 1;
 
 const MAGIC: [u8; 8] = *b"NDUPSEG\0";
 const HEADER_LEN: usize = 64;
@@ -126,7 +126,7 @@ impl<B: Bits> Segment<B> {
         let mut header = Vec::with_capacity(HEADER_LEN);
         header.extend_from_slice(&MAGIC);
         for v in [
-            FORMAT_VERSION,
+            SEGMENT_FORMAT,
             plan.width().bits(),
             plan.k(),
             plan.blocks().len() as u32,
@@ -206,9 +206,9 @@ impl<B: Bits> Segment<B> {
             return Err(bad("the header's checksum does not match".into()));
         }
         let version = u32_at(header, 8);
-        if version != FORMAT_VERSION {
+        if version != SEGMENT_FORMAT {
             return Err(bad(format!(
-                "format version {version}; this neardup reads version {FORMAT_VERSION}: \
+                "format version {version}; this neardup reads version {SEGMENT_FORMAT}: \
                  rebuild the index with it"
             )));
         }

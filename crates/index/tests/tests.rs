@@ -1,5 +1,6 @@
 //! The index against brute force.
 
+mod golden;
 mod join;
 mod online;
 mod segment;

@@ -111,20 +111,32 @@ pub enum Error {
         /// The directory.
         out: PathBuf,
     },
+    /// The lock file of `--out`, replaced by other runs each time it was
+    /// taken.
+    #[error(
+        "cannot lock {}: other runs keep replacing it; run one dedup into {} at a time",
+        lock.display(),
+        out.display()
+    )]
+    LockReplaced {
+        /// The lock file.
+        lock: PathBuf,
+        /// The directory.
+        out: PathBuf,
+    },
     /// An index whose fingerprints were made with other settings.
     #[error(
-        "{option} {}: its fingerprints were made with other settings ({}); fingerprints of \
-         different settings cannot be compared: use the index's settings, or another index",
-        dir.display(),
-        differences.join("; ")
+        "{option} {}: its fingerprints were made with other settings ({differences}); fingerprints \
+         of different settings cannot be compared: use the index's settings, or another index",
+        dir.display()
     )]
     OtherSettings {
         /// The option that named the index.
         option: &'static str,
         /// The index directory.
         dir: PathBuf,
-        /// Each setting that differs, theirs and ours.
-        differences: Vec<String>,
+        /// Each setting that differs, theirs and ours, joined by `; `.
+        differences: String,
     },
     /// The thread that copies the kept records stopped without an answer
     /// (a bug).

@@ -25,7 +25,8 @@
 //! `reread` (the last pass, for the ids the outputs name), `report`,
 //! `incremental` (index directories of earlier runs), `saving` (the index
 //! a run saves to), `out_dir` (the output directory locked, checked,
-//! cleared), [`Step`] and [`Faults`] (where a test may fail a run),
+//! cleared), [`below_memory_floor`] (a `--memory` below what a run takes
+//! whatever the budget), [`Step`] and [`Faults`] (where a test may fail a run),
 //! [`markup`].
 
 pub mod atomic;
@@ -33,6 +34,7 @@ mod error;
 mod faults;
 mod incremental;
 pub mod markup;
+mod memory_floor;
 mod out_dir;
 mod records;
 mod report;
@@ -43,5 +45,5 @@ mod saving;
 pub use atomic::{is_temporary_of, refuse_input_as_output, write_atomically};
 pub use error::{Error, Result, with_causes};
 pub use faults::{Faults, Step};
-pub use incremental::SettingsRecord;
+pub use memory_floor::below_memory_floor;
 pub use run::{DedupRun, Finished, against_index};

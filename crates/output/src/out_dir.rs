@@ -24,16 +24,67 @@ pub(crate) enum Earlier {
     Finished,
 }
 
+/// The lock of a run's `out`, held while the run writes there; the lock
+/// file is removed when it is dropped, as the run ends (finished or
+/// failed), so that a finished `out` holds the outputs alone.
+pub(crate) struct OutLock {
+    path: PathBuf,
+    // Dropped after `drop` has removed the file: released last.
+    _lock: WriterLock,
+}
+
+impl Drop for OutLock {
+    fn drop(&mut self) {
+        // Removed while the lock is held. A file left behind (on Windows,
+        // an open file cannot be removed) holds no lock: the next run takes
+        // it.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 /// Makes `out` and takes its lock, refusing a directory another run writes
 /// to.
-pub(crate) fn lock_out(out: &Path) -> Result<WriterLock> {
+///
+/// A run that opens the lock file just before the run holding it removes
+/// it, and locks it once released, would hold the lock of a file no longer
+/// in `out`, while a third run takes the new one's. So the file is taken
+/// again until `out` held the same file before the opening and after the
+/// locking: it was the one opened, and it stays while the lock is held
+/// (only a holder removes it).
+pub(crate) fn lock_out(out: &Path) -> Result<OutLock> {
     if out.exists() && !out.is_dir() {
         return Err(Error::OutNotDirectory {
             out: out.to_path_buf(),
         });
     }
     std::fs::create_dir_all(out).map_err(|e| Error::at("cannot create", out, e))?;
-    Ok(WriterLock::acquire(out, OUT_LOCK, "a dedup's outputs")?)
+    let path = out.join(OUT_LOCK);
+    // The first try makes the file when there is none.
+    for _ in 0..8 {
+        let before = file_id(&path);
+        let lock = WriterLock::acquire(out, OUT_LOCK, "a dedup's outputs")?;
+        if before.is_some() && before == file_id(&path) {
+            return Ok(OutLock { path, _lock: lock });
+        }
+    }
+    Err(Error::LockReplaced {
+        lock: path,
+        out: out.to_path_buf(),
+    })
+}
+
+/// What tells the file at `path` from another that replaced it there.
+#[cfg(unix)]
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Whether a file is at `path`: an open file cannot be removed here, so
+/// the file that stays is the one opened.
+#[cfg(not(unix))]
+fn file_id(path: &Path) -> Option<()> {
+    path.exists().then_some(())
 }
 
 /// What `out` (locked) holds; refused when it holds a finished run's

@@ -116,7 +116,7 @@ fn render(r: &Report) -> String {
     let _ = write!(
         page,
         "<h1>neardup dedup</h1>\n<p class=\"sub\">{} &middot; k = {} bits &middot; {}-bit fingerprints &middot; profile {}</p>\n",
-        escape(&inputs.join(", ")),
+        escape(&input_list(&inputs)),
         r.k,
         s["settings"]["width"],
         escape(s["settings"]["profile"].as_str().unwrap_or("")),
@@ -373,6 +373,16 @@ fn settings(page: &mut String, s: &serde_json::Value) {
     page.push_str("</tbody></table>\n</section>\n");
 }
 
+/// The inputs shown in the header: the first few, then how many more
+/// (`summary.json` lists them all).
+fn input_list(inputs: &[&str]) -> String {
+    const SHOWN: usize = 3;
+    match inputs.len() {
+        n if n <= SHOWN + 1 => inputs.join(", "),
+        n => format!("{} and {} more", inputs[..SHOWN].join(", "), n - SHOWN),
+    }
+}
+
 fn truncated(text: &str) -> &str {
     match text.char_indices().nth(SAMPLE_CHARS) {
         Some((at, _)) => &text[..at],
@@ -442,7 +452,7 @@ const HEAD: &str = r#"<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>neardup dedup report</title>
 <style>
-body { font: 15px/1.45 system-ui, "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", sans-serif; margin: 2rem auto; max-width: 76rem; padding: 0 1rem; color: #1b1f24; }
+body { font: 15px/1.45 system-ui, "Noto Sans CJK SC", "Source Han Sans SC", "Source Han Sans", "PingFang SC", "Hiragino Sans", "Hiragino Sans GB", "Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif; margin: 2rem auto; max-width: 76rem; padding: 0 1rem; color: #1b1f24; }
 h1 { margin-bottom: .2rem; }
 .sub { color: #57606a; margin-top: 0; word-break: break-all; }
 .totals { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: .8rem; margin: 1.5rem 0; }
@@ -464,7 +474,7 @@ td { word-break: break-word; }
 .pair summary { cursor: pointer; }
 .side { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
 .side h3 { font-size: .9rem; color: #57606a; word-break: break-all; }
-pre { white-space: pre-wrap; word-break: break-word; font: 13px/1.4 ui-monospace, monospace; max-height: 28rem; overflow: auto; background: #f6f8fa; padding: .6rem; border-radius: 6px; }
+pre { white-space: pre-wrap; word-break: break-word; font: 13px/1.4 ui-monospace, "Noto Sans Mono CJK SC", "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Hiragino Sans", "Microsoft YaHei", monospace; max-height: 28rem; overflow: auto; background: #f6f8fa; padding: .6rem; border-radius: 6px; }
 mark.del { background: #ffd7d5; text-decoration: line-through; }
 mark.ins { background: #ccffd8; }
 .more { color: #57606a; font-style: italic; }
@@ -476,6 +486,21 @@ mark.ins { background: #ccffd8; }
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_header_lists_a_few_inputs_and_counts_the_rest() {
+        let many: Vec<String> = (0..705).map(|i| format!("in/{i}.txt")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert_eq!(
+            input_list(&many),
+            "in/0.txt, in/1.txt, in/2.txt and 702 more"
+        );
+        assert_eq!(
+            input_list(&many[..4]),
+            "in/0.txt, in/1.txt, in/2.txt, in/3.txt"
+        );
+        assert_eq!(input_list(&[]), "");
+    }
 
     #[test]
     fn tokens_cover_the_text() {

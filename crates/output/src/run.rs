@@ -57,16 +57,16 @@ pub struct DedupRun {
     pub against: Option<PathBuf>,
     /// The index directory the kept documents are added to.
     pub save_index: Option<PathBuf>,
-    /// The settings that decide the fingerprints, recorded in a saved
-    /// index's manifest and checked against the index of `against` or
-    /// `save_index`.
-    pub fingerprint_settings: Value,
     /// `summary.json`'s `settings`: how the run was asked for.
     pub settings: Value,
     /// The field (or column) that `Keep::Max`/`Keep::Min` rank by.
     pub keep_field: Option<String>,
     /// Also write `annotated.jsonl`: every document's fate.
     pub annotate: bool,
+    /// The memory budget asked for (the job's [`Dedup::memory`]), to say in
+    /// the notes when it is below what the run takes whatever the budget
+    /// ([`below_memory_floor`](crate::below_memory_floor)).
+    pub memory: Option<u64>,
     /// Asked before each step that makes the run's work durable or visible.
     faults: Option<Arc<Faults>>,
 }
@@ -106,10 +106,10 @@ impl DedupRun {
             force: false,
             against: None,
             save_index: None,
-            fingerprint_settings: Value::Null,
             settings: Value::Null,
             keep_field: None,
             annotate: false,
+            memory: None,
             faults: None,
         }
     }
@@ -144,7 +144,7 @@ impl DedupRun {
     /// The settings an index made by this run has: what the job's rule
     /// needs to judge later documents against it.
     fn new_index(&self) -> StoreSettings {
-        index_settings(self.job.rule(), &self.fingerprint_settings)
+        index_settings(self.job.rule())
     }
 
     /// Runs the job over the files, writes the outputs, and adds the kept
@@ -172,16 +172,13 @@ impl DedupRun {
         };
         // Fingerprints of other settings than an index's cannot be compared
         // with its own: refuse before any work.
+        let fingerprints = self.job.rule().fingerprinter().settings();
         for (dir, option) in [
             (&self.against, "--against"),
             (&self.save_index, "--save-index"),
         ] {
             if let Some(dir) = dir {
-                warnings.extend(incremental::check_settings(
-                    dir,
-                    &self.fingerprint_settings,
-                    option,
-                )?);
+                warnings.extend(incremental::check_settings(dir, &fingerprints, option)?);
             }
         }
         if let (None, Some(dir)) = (&index, &self.save_index) {
@@ -312,6 +309,23 @@ impl DedupRun {
             ));
         }
 
+        let outputs = neardup_corpus::NotRead::DedupOutput.kind_name();
+        if let Some(n) = outcome.skipped().by_kind().get(outputs) {
+            let (which, were) = match n {
+                1 => ("a directory walked holds".to_string(), "was"),
+                n => (format!("{n} directories walked hold"), "were"),
+            };
+            notes.push(format!(
+                "{which} a dedup's outputs (summary.json and report.html, or a run's lock), \
+                 and {were} not read: give --out outside the input"
+            ));
+        }
+        if let Some(note) = self
+            .memory
+            .and_then(|budget| crate::below_memory_floor(budget, Some(n as u64)))
+        {
+            notes.push(note);
+        }
         let unique = outcome.unique();
         write_duplicates(&self.out, &id, &outcome, faults)?;
         if self.annotate {
@@ -332,6 +346,7 @@ impl DedupRun {
             "seconds": started.elapsed().as_secs_f64(),
             "settings": self.settings,
             "inputs": self.paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "notes": notes,
         });
         let token = run_token();
         if index.is_some() {

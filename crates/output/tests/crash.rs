@@ -60,7 +60,6 @@ fn run_into(input: &Path, out: &Path, index: &Path, force: bool) -> DedupRun {
     run.force = force;
     run.against = Some(index.to_path_buf());
     run.save_index = Some(index.to_path_buf());
-    run.fingerprint_settings = json!({"profile": "auto"});
     run
 }
 

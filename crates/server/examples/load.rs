@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use neardup_core::Width;
+use neardup_core::{FingerprintSettings, Profile, Width};
 use neardup_store::{Insert, Store, StoreOptions, StoreSettings, Write};
 use serde_json::{Value, json};
 
@@ -104,11 +104,8 @@ fn bodies(n: u64, count: u64) {
 
 fn fill(dir: &Path, n: u64) -> Result<(), Box<dyn std::error::Error>> {
     // The settings `neardup serve -k 3` records, so that it opens the store.
-    let record = neardup_output::SettingsRecord {
-        profile: "auto".into(),
-        ..Default::default()
-    };
-    let settings = StoreSettings::new(Width::W64, 3, record.to_json(Width::W64)?, false);
+    let fingerprints = FingerprintSettings::of_profile(Profile::Auto, Width::W64);
+    let settings = StoreSettings::builder(3).fingerprint(fingerprints).build();
     let started = Instant::now();
     let store = Store::<u64>::open(dir, Some(&settings), StoreOptions::default())?;
     let mut i = 0;

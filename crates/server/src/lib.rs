@@ -31,15 +31,14 @@
 //! # Example
 //!
 //! ```no_run
-//! use neardup_core::Width;
-//! use neardup_dedup::Rule;
+//! use neardup_dedup::{Rule, index_settings};
 //! use neardup_server::{ServeOptions, serve};
-//! use neardup_store::{Store, StoreOptions, StoreSettings};
+//! use neardup_store::{Store, StoreOptions};
 //!
-//! // The rule of `neardup dedup`: its defaults, texts judged by it.
+//! // The rule of `neardup dedup`: its defaults, texts judged by it, and the
+//! // settings of its fingerprinter recorded.
 //! let rule = Rule::new()?;
-//! let settings = StoreSettings::new(Width::W64, 8, serde_json::json!({"profile": "auto"}), true)
-//!     .keyed(rule.keying().unwrap_or_default());
+//! let settings = index_settings(&rule);
 //! let store = Store::<u64>::open("store".as_ref(), Some(&settings), StoreOptions::default())?;
 //! let options = ServeOptions::new("127.0.0.1:8077".parse()?);
 //! // Until SIGTERM or Ctrl-C.
@@ -313,13 +312,12 @@ pub enum StartError {
 /// connections (timeouts, the cap) are the listener's.
 ///
 /// ```
-/// use neardup_core::Width;
 /// use neardup_dedup::Rule;
 /// use neardup_server::{ServeOptions, Service};
 /// use neardup_store::{Store, StoreOptions, StoreSettings};
 ///
 /// let dir = tempfile::tempdir()?;
-/// let settings = StoreSettings::new(Width::W64, 8, serde_json::json!({"profile": "auto"}), false);
+/// let settings = StoreSettings::builder(8).build();
 /// let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
 /// let options = ServeOptions::new("127.0.0.1:0".parse()?);
 /// // No texts kept: fingerprints within the rule's k are duplicates.

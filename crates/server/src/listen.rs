@@ -61,14 +61,13 @@ pub struct Arrival {
 /// nothing on disk.
 ///
 /// ```no_run
-/// use neardup_core::Width;
 /// use neardup_dedup::Rule;
 /// use neardup_server::{Bound, ServeOptions};
 /// use neardup_store::{Store, StoreOptions, StoreSettings};
 ///
 /// let bound = Bound::new(ServeOptions::new("127.0.0.1:8077".parse()?))?;
 /// // Only now is the store made or opened.
-/// let settings = StoreSettings::new(Width::W64, 8, serde_json::json!({"profile": "auto"}), false);
+/// let settings = StoreSettings::builder(8).build();
 /// let store = Store::<u64>::open("store".as_ref(), Some(&settings), StoreOptions::default())?;
 /// let mut rule = Rule::new()?;
 /// rule.verification(None);

@@ -9,7 +9,6 @@
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use neardup_core::Width;
 use neardup_dedup::Rule;
 use neardup_server::{ServeOptions, Service};
 use neardup_store::{Store, StoreOptions, StoreSettings};
@@ -17,7 +16,7 @@ use serde_json::{Value, json};
 use tower::ServiceExt;
 
 fn service(dir: &std::path::Path) -> Service<u64> {
-    let settings = StoreSettings::new(Width::W64, 6, json!({}), true);
+    let settings = StoreSettings::builder(6).texts(true).build();
     let store = Store::<u64>::open(dir, Some(&settings), StoreOptions::default()).unwrap();
     let options = ServeOptions {
         compact_after: None,

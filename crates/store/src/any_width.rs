@@ -7,10 +7,11 @@ use std::path::Path;
 use neardup_core::Width;
 
 use crate::error::{Error, Result};
+use crate::judge::Judge;
 use crate::record::StoredDocument;
 use crate::settings::StoreSettings;
 use crate::store::{Store, StoreOptions, StoreStats};
-use crate::write::{Insert, Judge, Write, Written};
+use crate::write::{Insert, Write, Written};
 use neardup_index::Neighbour;
 
 /// A [`Store`] of 64- or 128-bit fingerprints, as its settings say.
@@ -20,7 +21,7 @@ use neardup_index::Neighbour;
 /// use neardup_store::{AnyStore, StoreOptions, StoreSettings};
 ///
 /// let dir = tempfile::tempdir()?;
-/// let settings = StoreSettings::new(Width::W128, 3, serde_json::Value::Null, false);
+/// let settings = StoreSettings::builder(3).width(Width::W128).build();
 /// let store = AnyStore::open(dir.path(), Some(&settings), StoreOptions::default())?;
 /// store.insert_all(&[1 << 100, 0b1011], &["a", "b"])?;
 /// assert!(store.insert_all(&[7], &["a"]).is_err(), "ids are unique");
@@ -65,11 +66,10 @@ impl AnyStore {
     /// runs, as [`Store::open_read_only`].
     ///
     /// ```
-    /// use neardup_core::Width;
     /// use neardup_store::{AnyStore, StoreOptions, StoreSettings};
     ///
     /// let dir = tempfile::tempdir()?;
-    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::Value::Null, false);
+    /// let settings = StoreSettings::builder(3).build();
     /// let writer = AnyStore::open(dir.path(), Some(&settings), StoreOptions::default())?;
     /// writer.insert_all(&[0b1011], &["a"])?;
     /// let reader = AnyStore::open_read_only(dir.path())?;
@@ -160,11 +160,10 @@ impl AnyStore {
     /// stored before it, this batch's earlier ones included.
     ///
     /// ```
-    /// use neardup_core::Width;
     /// use neardup_store::{AnyStore, Insert, StoreOptions, StoreSettings, Write, Written};
     ///
     /// let dir = tempfile::tempdir()?;
-    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::Value::Null, false);
+    /// let settings = StoreSettings::builder(3).build();
     /// let store = AnyStore::open(dir.path(), Some(&settings), StoreOptions::default())?;
     /// let written = store.write(vec![
     ///     Write::Insert(Insert::new(0b1011, 3).id("a")),
@@ -202,11 +201,10 @@ impl AnyStore {
     /// transactions of 65,536.
     ///
     /// ```
-    /// use neardup_core::Width;
     /// use neardup_store::{AnyStore, Insert, StoreOptions, StoreSettings};
     ///
     /// let dir = tempfile::tempdir()?;
-    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::Value::Null, true);
+    /// let settings = StoreSettings::builder(3).texts(true).build();
     /// let store = AnyStore::open(dir.path(), Some(&settings), StoreOptions::default())?;
     /// store.insert_documents(vec![Insert::new(0b1011, 3).id("a").text("a text")])?;
     /// assert_eq!(store.get("a")?.and_then(|d| d.text).as_deref(), Some("a text"));
@@ -286,11 +284,10 @@ impl AnyStore {
     /// Refuses `ids` as new names: one that repeats, or is stored already.
     ///
     /// ```
-    /// use neardup_core::Width;
     /// use neardup_store::{AnyStore, StoreOptions, StoreSettings};
     ///
     /// let dir = tempfile::tempdir()?;
-    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::Value::Null, false);
+    /// let settings = StoreSettings::builder(3).build();
     /// let store = AnyStore::open(dir.path(), Some(&settings), StoreOptions::default())?;
     /// store.insert_all(&[1], &["a"])?;
     /// assert!(store.check_new_ids(&["b", "c"]).is_ok());

@@ -24,11 +24,10 @@ use crate::write::{Insert, Write, Written};
 /// The last labelled batch a store took ([`AnyStore::insert_batch`]).
 ///
 /// ```
-/// use neardup_core::Width;
 /// use neardup_store::{AnyStore, LastBatch, StoreOptions, StoreSettings};
 ///
 /// let dir = tempfile::tempdir()?;
-/// let settings = StoreSettings::new(Width::W64, 3, serde_json::Value::Null, false);
+/// let settings = StoreSettings::builder(3).build();
 /// let store = AnyStore::open(dir.path(), Some(&settings), StoreOptions::default())?;
 /// store.insert_batch(&[0b1011, 1 << 40], &["a", "b"], "run 1")?;
 /// let batch = store.last_batch()?;
@@ -151,11 +150,10 @@ impl AnyStore {
     /// [`AnyStore::insert_batch`] does.
     ///
     /// ```
-    /// use neardup_core::Width;
     /// use neardup_store::{AnyStore, Insert, StoreOptions, StoreSettings};
     ///
     /// let dir = tempfile::tempdir()?;
-    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::Value::Null, true);
+    /// let settings = StoreSettings::builder(3).texts(true).build();
     /// let store = AnyStore::open(dir.path(), Some(&settings), StoreOptions::default())?;
     /// store.insert_labelled(vec![Insert::new(0b1011, 3).id("a").text("a text")], "run 1")?;
     /// assert_eq!(store.last_batch()?.map(|b| b.documents), Some(1));
@@ -200,11 +198,10 @@ impl AnyStore {
     /// `false` when there is none.
     ///
     /// ```
-    /// use neardup_core::Width;
     /// use neardup_store::{AnyStore, StoreOptions, StoreSettings};
     ///
     /// let dir = tempfile::tempdir()?;
-    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::Value::Null, false);
+    /// let settings = StoreSettings::builder(3).build();
     /// let store = AnyStore::open(dir.path(), Some(&settings), StoreOptions::default())?;
     /// assert!(!store.relabel_last_batch("done")?);
     /// store.insert_batch(&[0b1011], &["a"], "pending")?;
@@ -228,11 +225,10 @@ impl AnyStore {
     /// counted), or `None` when there is no last batch.
     ///
     /// ```
-    /// use neardup_core::Width;
     /// use neardup_store::{AnyStore, StoreOptions, StoreSettings};
     ///
     /// let dir = tempfile::tempdir()?;
-    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::Value::Null, false);
+    /// let settings = StoreSettings::builder(3).build();
     /// let store = AnyStore::open(dir.path(), Some(&settings), StoreOptions::default())?;
     /// store.insert_batch(&[1 << 40], &["a"], "day 1")?;
     /// store.insert_batch(&[0b1011, 0b1010_0000], &["b", "c"], "day 2")?;
@@ -263,7 +259,7 @@ mod tests {
     #[test]
     fn a_batch_survives_reopening_and_undoes_after_a_flush() {
         let dir = tempfile::tempdir().unwrap();
-        let settings = StoreSettings::new(Width::W128, 3, serde_json::Value::Null, false);
+        let settings = StoreSettings::builder(3).width(Width::W128).build();
         let options = StoreOptions {
             flush_at: 4,
             ..StoreOptions::default()

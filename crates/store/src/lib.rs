@@ -25,11 +25,10 @@
 //! # Example
 //!
 //! ```
-//! use neardup_core::Width;
 //! use neardup_store::{Insert, Store, StoreOptions, StoreSettings, Write, Written};
 //!
 //! let dir = tempfile::tempdir()?;
-//! let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({}), false);
+//! let settings = StoreSettings::builder(3).build();
 //! let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
 //! let first = Insert::new(0xff00u64, 3).id("a").only_if_unique();
 //! let near = Insert::new(0xff01u64, 3).id("b").only_if_unique();
@@ -45,6 +44,7 @@
 mod any_width;
 mod batch;
 mod error;
+mod judge;
 mod log;
 mod merge;
 mod record;
@@ -56,7 +56,9 @@ mod write;
 pub use any_width::AnyStore;
 pub use batch::LastBatch;
 pub use error::{Error, Result};
+pub use judge::{Against, Judge};
+pub use log::STORE_LAYOUT;
 pub use record::StoredDocument;
-pub use settings::StoreSettings;
+pub use settings::{StoreSettings, StoreSettingsBuilder};
 pub use store::{Store, StoreOptions, StoreStats};
-pub use write::{Against, Duplicate, Insert, Judge, Write, Written};
+pub use write::{Duplicate, Insert, Write, Written};

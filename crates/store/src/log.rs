@@ -32,8 +32,10 @@ pub(crate) const KEYED: TableDefinition<(u64, &str), ()> = TableDefinition::new(
 pub(crate) const KEYS_OF: TableDefinition<&str, &[u8]> = TableDefinition::new("keys_of");
 pub(crate) const LAST_BATCH: TableDefinition<&str, ()> = TableDefinition::new("last_batch");
 
-/// The version of the store's layout.
-pub(crate) const LAYOUT_VERSION: &str = "1";
+/// The version of the store's layout: its files, the log's tables and the
+/// encoding of their records (docs/FORMATS.md). A store of another layout
+/// is refused; a golden store (`crates/store/tests/golden/`) pins this one.
+pub const STORE_LAYOUT: &str = "1";
 
 /// The log's file in a store directory.
 pub(crate) const LOG_FILE: &str = "store.redb";

@@ -9,7 +9,7 @@ use neardup_index::{Bits, LOCK_FILE, OnlineIndex, Segment, TablePlan, WriterLock
 use redb::{ReadTransaction, ReadableTable};
 
 use crate::error::{Error, Result};
-use crate::log::{self, DOCUMENTS, KEYED, LAYOUT_VERSION, LOG_FILE, Log, Logged, Manifest, RECENT};
+use crate::log::{self, DOCUMENTS, KEYED, LOG_FILE, Log, Logged, Manifest, RECENT, STORE_LAYOUT};
 use crate::record::StoredDocument;
 use crate::settings::StoreSettings;
 use crate::view::{LiveSegment, View};
@@ -49,11 +49,10 @@ impl Default for StoreOptions {
 /// one batch at a time.
 ///
 /// ```
-/// use neardup_core::Width;
 /// use neardup_store::{Insert, Store, StoreOptions, StoreSettings, Write, Written};
 ///
 /// let dir = tempfile::tempdir()?;
-/// let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({}), false);
+/// let settings = StoreSettings::builder(3).build();
 /// let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
 /// let written = store.write(vec![Write::Insert(Insert::new(0b1011, 3).id("a"))], None)?;
 /// assert!(matches!(&written[0], Written::Inserted { id, .. } if id == "a"));
@@ -93,11 +92,10 @@ pub(crate) struct Counters {
 /// What a store holds, for `/v1/stats`.
 ///
 /// ```
-/// use neardup_core::Width;
 /// use neardup_store::{Store, StoreOptions, StoreSettings};
 ///
 /// let dir = tempfile::tempdir()?;
-/// let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({}), false);
+/// let settings = StoreSettings::builder(3).build();
 /// let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
 /// let stats = store.stats();
 /// assert_eq!((stats.documents, stats.segments.len(), stats.merge_error), (0, 0, None));
@@ -186,11 +184,10 @@ impl<B: Bits> Store<B> {
     /// the store as it was when opened; its writes are refused.
     ///
     /// ```
-    /// use neardup_core::Width;
     /// use neardup_store::{Insert, Store, StoreOptions, StoreSettings, Write};
     ///
     /// let dir = tempfile::tempdir()?;
-    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({}), false);
+    /// let settings = StoreSettings::builder(3).build();
     /// let writer = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
     /// writer.write(vec![Write::Insert(Insert::new(0b1011, 3).id("a"))], None)?;
     /// let reader = Store::<u64>::open_read_only(dir.path())?;
@@ -288,11 +285,10 @@ impl<B: Bits> Store<B> {
     /// distance, then id; none when the store keeps no keys.
     ///
     /// ```
-    /// use neardup_core::Width;
     /// use neardup_store::{Insert, Store, StoreOptions, StoreSettings, Write};
     ///
     /// let dir = tempfile::tempdir()?;
-    /// let settings = StoreSettings::new(Width::W64, 3, serde_json::json!({}), true).keyed("jaccard:0.8");
+    /// let settings = StoreSettings::builder(3).texts(true).short_keys("jaccard:0.8").build();
     /// let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
     /// store.write(vec![Write::Insert(Insert::new(0xff, 3).id("a").text("a text").keys(vec![7]))], None)?;
     /// assert!(store.query(0, 3)?.is_empty());
@@ -424,11 +420,7 @@ impl StoreSettings {
         let Some(text) = log::read_manifest(&log.begin_read(dir)?, dir)?.settings else {
             return Ok(None);
         };
-        serde_json::from_str(&text)
-            .ok()
-            .and_then(|v| StoreSettings::from_json(&v))
-            .map(Some)
-            .ok_or_else(|| Error::Format(log_path, format!("bad settings {text:?}")))
+        settings_in(&log_path, &text).map(Some)
     }
 }
 
@@ -483,13 +475,24 @@ fn segment_number(name: &str) -> Option<u64> {
 /// Writes a new store's manifest.
 fn create(log: &Log, dir: &Path, settings: &StoreSettings) -> Result<()> {
     let txn = log.begin(dir)?;
-    log::set(&txn, dir, "layout", LAYOUT_VERSION)?;
+    log::set(&txn, dir, "layout", STORE_LAYOUT)?;
     log::set(&txn, dir, "settings", &settings.to_json().to_string())?;
     log::set(&txn, dir, "segments", "")?;
     txn.open_table(DOCUMENTS).logged(dir)?;
     txn.open_table(RECENT).logged(dir)?;
     txn.open_table(log::DELETED).logged(dir)?;
     txn.commit().logged(dir)
+}
+
+/// The settings the manifest of `log_path` records as `text`.
+fn settings_in(log_path: &Path, text: &str) -> Result<StoreSettings> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        Error::Format(
+            log_path.to_path_buf(),
+            format!("its settings {text:?} are not JSON ({e})"),
+        )
+    })?;
+    StoreSettings::from_json(&value).map_err(|reason| Error::Format(log_path.to_path_buf(), reason))
 }
 
 /// The settings `manifest` records, checked against `given` when given.
@@ -505,15 +508,12 @@ fn settings_of(
             "its manifest names no settings".into(),
         ));
     };
-    let stored = serde_json::from_str(text)
-        .ok()
-        .and_then(|v| StoreSettings::from_json(&v))
-        .ok_or_else(|| Error::Format(log_path.clone(), format!("bad settings {text:?}")))?;
-    if manifest.layout.as_deref() != Some(LAYOUT_VERSION) {
+    let stored = settings_in(&log_path, text)?;
+    if manifest.layout.as_deref() != Some(STORE_LAYOUT) {
         return Err(Error::Format(
             log_path,
             format!(
-                "a store of layout {:?}; this neardup reads layout {LAYOUT_VERSION}",
+                "a store of layout {:?}; this neardup reads layout {STORE_LAYOUT}",
                 manifest.layout
             ),
         ));

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use neardup_core::Width;
 use neardup_index::Neighbour;
 use neardup_store::{Against, Insert, Judge, Store, StoreOptions, StoreSettings, Write, Written};
 use proptest::prelude::*;
@@ -14,7 +13,7 @@ use proptest::prelude::*;
 const K: u32 = 4;
 
 fn settings(texts: bool) -> StoreSettings {
-    StoreSettings::new(Width::W64, K, serde_json::json!({"profile": "test"}), texts)
+    StoreSettings::builder(K).texts(texts).build()
 }
 
 fn small() -> StoreOptions {
@@ -313,10 +312,7 @@ fn a_second_opener_and_other_settings_are_refused_with_what_differs() {
         "{second}"
     );
     drop(store);
-    let other = StoreSettings {
-        k: 3,
-        ..settings(false)
-    };
+    let other = StoreSettings::builder(3).build();
     let err = Store::<u64>::open(dir.path(), Some(&other), small())
         .unwrap_err()
         .to_string();

@@ -27,14 +27,14 @@ pub fn run(args: &CompareArgs) -> Result<ExitCode> {
         );
     }
     let (a, b) = if args.text {
-        (args.inputs[0].clone(), args.inputs[1].clone())
+        (args.a.clone(), args.b.clone())
     } else {
-        if args.inputs[0] == "-" && args.inputs[1] == "-" {
+        if args.a == "-" && args.b == "-" {
             bail!(
                 "stdin can be read once: give one of the two texts as a file (or both with --text)"
             );
         }
-        (read(&args.inputs[0])?, read(&args.inputs[1])?)
+        (read(&args.a)?, read(&args.b)?)
     };
     let rule = config::rule(fingerprinter.clone(), args.k, &args.nearness)?;
     let (pa, pb) = (rule.prepare(&a), rule.prepare(&b));

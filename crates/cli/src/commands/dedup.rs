@@ -25,9 +25,15 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     run.force = args.force;
     run.against = args.against.clone();
     run.save_index = args.save_index.clone();
-    run.fingerprint_settings = config::fingerprint_settings(&args.settings, width)?;
     run.keep_field = args.keep.field().map(str::to_string);
     run.annotate = args.annotate;
+    run.memory = args.memory;
+    if let Some(note) = args
+        .memory
+        .and_then(|budget| neardup_output::below_memory_floor(budget, None))
+    {
+        eprintln!("neardup: note: {note}");
+    }
     run.settings = serde_json::json!({
         "k": args.k,
         "short_rule": run.job.short_rule_holds(),
@@ -43,7 +49,8 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()?;
-    let bars = Bars::new(args.quiet);
+    let verifies = config::verification(&args.nearness)?.is_some();
+    let bars = Bars::new(args.quiet, passes(args, verifies));
     let finished = pool.install(|| run.run(&bars))?;
     for warning in &finished.warnings {
         eprintln!("neardup: warning: {warning}");
@@ -55,6 +62,14 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         print_summary(args, &finished.outcome);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The passes over the documents a run makes at most: fingerprinting,
+/// verifying (with verification), reading the kept documents again for the
+/// index saved to (with --save-index), and reading the ids and samples the
+/// outputs name.
+fn passes(args: &DedupArgs, verifies: bool) -> usize {
+    2 + usize::from(verifies) + usize::from(args.save_index.is_some())
 }
 
 fn print_summary(args: &DedupArgs, outcome: &Outcome) {

@@ -1,6 +1,6 @@
 //! `neardup fingerprint`: documents in, one JSON line per document out.
 
-use std::io::{self, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -10,6 +10,7 @@ use neardup_corpus::Corpus;
 
 use crate::args::FingerprintArgs;
 use crate::progress::Progress;
+use crate::report::count;
 use crate::{config, pipeline};
 
 enum Line {
@@ -47,11 +48,11 @@ pub fn run(args: &FingerprintArgs) -> Result<ExitCode> {
     if skipped.total() > 0 {
         eprintln!("neardup: skipped {}", skipped.describe());
     }
-    if !args.quiet && io::stderr().is_terminal() {
+    if !args.quiet {
         let seconds = started.elapsed().as_secs_f64();
         eprintln!(
-            "neardup: {} documents, {:.1} MB in {:.2} s ({:.1} MB/s)",
-            progress.documents(),
+            "neardup: {}, {:.1} MB in {:.2} s ({:.1} MB/s)",
+            count(progress.documents(), "document", "documents"),
             bytes as f64 / 1e6,
             seconds,
             bytes as f64 / 1e6 / seconds.max(1e-9)

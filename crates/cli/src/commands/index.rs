@@ -3,6 +3,7 @@
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use neardup_core::Width;
@@ -49,12 +50,12 @@ fn build(args: &IndexBuildArgs) -> Result<ExitCode> {
             width.bits()
         );
     }
-    let settings = StoreSettings::new(
-        width,
-        args.k,
-        config::fingerprint_settings(&args.settings, width)?,
-        false,
-    );
+    let mut fingerprints = config::fingerprinter(&args.settings)?.settings();
+    // The fingerprints read decide the width (--width, when given, agrees).
+    fingerprints.width = width;
+    let settings = StoreSettings::builder(args.k)
+        .fingerprint(fingerprints)
+        .build();
     let store = AnyStore::open(&args.index, Some(&settings), StoreOptions::default())?;
     store.insert_all(&set.bits, &set.ids)?;
     eprintln!(
@@ -98,7 +99,16 @@ fn query(args: &IndexQueryArgs) -> Result<ExitCode> {
             Set::read(&args.paths, fields, &mut read_width)
         }
     })?;
-    pool.install(|| query_in(args, &store, &set))?;
+    let started = Instant::now();
+    let (matched, matches) = pool.install(|| query_in(args, &store, &set))?;
+    if !args.quiet {
+        eprintln!(
+            "neardup: {}, {matched} with matches, {} in {:.2} s",
+            count(set.ids.len() as u64, "query", "queries"),
+            count(matches, "match", "matches"),
+            started.elapsed().as_secs_f64()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -116,13 +126,15 @@ fn fingerprint_documents(args: &IndexQueryArgs, store: &AnyStore) -> Result<Set>
             stored.width.bits()
         );
     }
-    let ours = config::fingerprint_settings(&args.settings, width)?;
-    if !stored.fingerprint.is_null() && stored.fingerprint != ours {
+    let ours = fingerprinter.settings();
+    if let Some(differ) = stored
+        .fingerprint
+        .as_ref()
+        .and_then(|s| s.difference(&ours))
+    {
         bail!(
-            "the index's fingerprints were made with {}, and these settings make {}: \
-             give the index's settings",
-            stored.fingerprint,
-            ours
+            "the index's fingerprints were made with other settings ({differ}): give the \
+             index's settings"
         );
     }
     let corpus = Corpus::open(&args.paths, &config::read_options(&args.input))?;
@@ -148,7 +160,9 @@ fn fingerprint_documents(args: &IndexQueryArgs, store: &AnyStore) -> Result<Set>
     Ok(set)
 }
 
-fn query_in(args: &IndexQueryArgs, store: &AnyStore, queries: &Set) -> Result<()> {
+/// Writes each query's matches as a JSON line; returns how many queries had
+/// matches, and how many matches there were.
+fn query_in(args: &IndexQueryArgs, store: &AnyStore, queries: &Set) -> Result<(u64, u64)> {
     let k = store.settings().k;
     let limit = args.k.unwrap_or(k);
     if limit > k {
@@ -164,7 +178,10 @@ fn query_in(args: &IndexQueryArgs, store: &AnyStore, queries: &Set) -> Result<()
         .collect::<Result<_, _>>()
         .context("querying the index")?;
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout());
+    let (mut matched, mut matches) = (0, 0);
     for (id, hits) in queries.ids.iter().zip(results) {
+        matched += u64::from(!hits.is_empty());
+        matches += hits.len() as u64;
         out.write_all(b"{\"id\":")?;
         serde_json::to_writer(&mut out, id)?;
         out.write_all(b",\"matches\":[")?;
@@ -179,7 +196,7 @@ fn query_in(args: &IndexQueryArgs, store: &AnyStore, queries: &Set) -> Result<()
         out.write_all(b"]}\n")?;
     }
     out.flush()?;
-    Ok(())
+    Ok((matched, matches))
 }
 
 fn stats(args: &IndexStatsArgs) -> Result<ExitCode> {
@@ -195,7 +212,7 @@ fn stats(args: &IndexStatsArgs) -> Result<ExitCode> {
         "segments": stats.segments,
         "recent": stats.recent,
         "fingerprint_settings": settings.fingerprint,
-        "format_version": neardup_index::FORMAT_VERSION,
+        "format_version": neardup_index::SEGMENT_FORMAT,
         "file_bytes": store.file_bytes(),
         "bytes_per_fingerprint": store.file_bytes() as f64 / n.max(1) as f64,
     });

@@ -39,12 +39,10 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
     rule.k(k)
         .verification(verification)
         .short_words(args.short_words);
-    let mut settings = StoreSettings::new(
-        width,
-        k,
-        config::fingerprint_settings(&args.settings, width)?,
-        args.store_text,
-    );
+    let mut settings = StoreSettings::builder(k);
+    settings
+        .fingerprint(rule.fingerprinter().settings())
+        .texts(args.store_text);
     // Short texts are found at any distance by keys the store keeps; a
     // store made before it kept them is served as it is.
     match (&stored, rule.keying()) {
@@ -57,7 +55,9 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
             );
         }
         (Some(stored), _) if stored.short_keys.is_none() => {}
-        (_, Some(keying)) if args.store_text => settings = settings.keyed(keying),
+        (_, Some(keying)) if args.store_text => {
+            settings.short_keys(keying);
+        }
         _ => {}
     }
     let options = ServeOptions {
@@ -85,6 +85,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         flush_at: args.flush_at,
         ..StoreOptions::default()
     };
+    let settings = settings.build();
     match width {
         Width::W64 => serve::<u64>(args, &settings, store_options, rule, bound),
         _ => serve::<u128>(args, &settings, store_options, rule, bound),

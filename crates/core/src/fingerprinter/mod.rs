@@ -27,6 +27,7 @@ use crate::hash::FeatureHash;
 use crate::profile::{Profile, Settings};
 use crate::python_compat;
 use crate::segment::{Scratch, script};
+use crate::settings::{FingerprintSettings, digest_name};
 use crate::stopwords::StopWords;
 use crate::weight::Weighting;
 use crate::weight::idf::IdfTable;
@@ -103,6 +104,9 @@ enum Mode {
 #[derive(Clone, Debug)]
 pub struct Fingerprinter {
     mode: Mode,
+    /// The builder it was built by, whose settings [`Fingerprinter::settings`]
+    /// reports.
+    given: FingerprinterBuilder,
 }
 
 thread_local! {
@@ -123,6 +127,49 @@ impl Fingerprinter {
     /// A builder, to change settings of a profile.
     pub fn builder(profile: Profile) -> FingerprinterBuilder {
         FingerprinterBuilder::new(profile)
+    }
+
+    /// The fingerprinter `settings` describe (as
+    /// [`FingerprinterBuilder::from_settings`], then built).
+    ///
+    /// # Errors
+    ///
+    /// As [`FingerprinterBuilder::from_settings`] and
+    /// [`FingerprinterBuilder::build`].
+    pub fn from_settings(settings: &FingerprintSettings) -> Result<Fingerprinter> {
+        FingerprinterBuilder::from_settings(settings)?.build()
+    }
+
+    /// What decides its fingerprints: the value an index records, and
+    /// compares with another fingerprinter's before it takes fingerprints
+    /// made elsewhere.
+    ///
+    /// ```
+    /// use neardup_core::{Fingerprinter, Profile, StopWords, Width};
+    ///
+    /// let fp = Fingerprinter::builder(Profile::Auto).width(Width::W128).stop_words(None).build()?;
+    /// let settings = fp.settings();
+    /// assert_eq!((settings.width, settings.stop_words.as_deref()), (Width::W128, Some("none")));
+    /// let mine = Fingerprinter::builder(Profile::En)
+    ///     .stop_words(Some(StopWords::from_lines("foo\n")?))
+    ///     .build()?;
+    /// assert!(mine.settings().stop_words.unwrap().starts_with("xxh3-128:"));
+    /// # Ok::<(), neardup_core::Error>(())
+    /// ```
+    pub fn settings(&self) -> FingerprintSettings {
+        let given = &self.given;
+        let mut settings = FingerprintSettings::of_profile(given.profile, self.width());
+        settings.hash = given.hash;
+        settings.features = given.features;
+        settings.weighting = given.weighting;
+        // Every profile keeps all features, so "all" given is the default.
+        settings.top_k = given.top_k.flatten();
+        settings.stop_words = given.stop_words.as_ref().map(|list| match list {
+            None => "none".to_string(),
+            Some(list) => digest_name(list.digest()),
+        });
+        settings.idf = given.idf.as_ref().map(|table| digest_name(table.digest()));
+        settings
     }
 
     /// The width of the fingerprints made.
@@ -341,7 +388,10 @@ impl FingerprinterBuilder {
                 zh: self.apply(Settings::zh())?,
             },
         };
-        Ok(Fingerprinter { mode })
+        Ok(Fingerprinter {
+            mode,
+            given: self.clone(),
+        })
     }
 
     fn apply(&self, mut s: Settings) -> Result<Settings> {

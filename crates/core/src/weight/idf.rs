@@ -50,6 +50,9 @@ pub struct IdfTable {
     /// words arrive with their id, and this array stays in cache where the
     /// map does not. Built on first use.
     han_words: OnceLock<CompactF64s>,
+    /// The digest of the text it was read from, when it was
+    /// ([`IdfTable::from_text`]).
+    source: Option<u128>,
 }
 
 impl IdfTable {
@@ -63,7 +66,16 @@ impl IdfTable {
             values,
             default,
             han_words: OnceLock::new(),
+            source: None,
         }
+    }
+
+    /// How [`crate::FingerprintSettings`] names the table: the digest of
+    /// the text it was read from, or of [`IdfTable::to_text`] for a table
+    /// made otherwise.
+    pub(crate) fn digest(&self) -> u128 {
+        self.source
+            .unwrap_or_else(|| crate::settings::digest_of(&self.to_text()))
     }
 
     /// A table with no entries, giving `default` for every feature.
@@ -109,7 +121,9 @@ impl IdfTable {
             }
         }
         let default = default.unwrap_or_else(|| median(values.iter().map(|(_, v)| *v)));
-        Ok(IdfTable::new(WordMap::new(values), default))
+        let mut table = IdfTable::new(WordMap::new(values), default);
+        table.source = Some(crate::settings::digest_of(text));
+        Ok(table)
     }
 
     /// The table in the text form [`IdfTable::from_text`] reads, sorted by

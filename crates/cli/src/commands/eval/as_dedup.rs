@@ -54,14 +54,12 @@ pub fn run_in_days(bench: &Benchmark, rule: &Rule, days: usize) -> Result<Vec<Op
                     .and_then(|name| name.parse().ok()),
             });
         }
-        let settings = json!({"benchmark": "neardup eval"});
         save_to_index(
             index.path(),
             rule,
             &source,
             &outcome,
             &|d| (start + d as usize).to_string(),
-            &settings,
             &Silent,
         )?;
     }

@@ -26,6 +26,7 @@ use serde_json::{Value, json};
 
 use crate::args::EvalArgs;
 use crate::config;
+use crate::progress::Steps;
 use neardup_output::write_atomically;
 
 /// The sources of `neardup eval` with no source given: news, technical
@@ -52,6 +53,10 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
             _ => bail!("{option} {spec:?}: give LANGUAGE=PATH, as in en=news.jsonl"),
         }
     };
+    // Reading, building, fingerprinting, scoring over k, deduplicating in
+    // one run, then in daily runs.
+    let mut steps = Steps::new(6);
+    steps.next("reading the corpora");
     let mut sources = Vec::new();
     if args.corpora.is_empty() && args.all_pairs.is_empty() && args.aligned.is_empty() {
         for (pairing, language, path) in DEFAULT_SOURCES {
@@ -68,6 +73,7 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
             sources.push(read_source(&language, &path, pairing)?);
         }
     }
+    steps.next("building the benchmark: edited copies, pairs, the Jaccard truth");
     let bench = build(
         &sources,
         Size {
@@ -97,6 +103,10 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
         args.k,
         &args.nearness,
     )?;
+    steps.next(&format!(
+        "fingerprinting {} documents",
+        bench.documents.len()
+    ));
     let prepared: Vec<Prepared> = bench
         .documents
         .par_iter()
@@ -123,6 +133,11 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
             .judge_prepared(&prepared[p.a], &prepared[p.b])
             .near
     };
+    steps.next(&format!(
+        "judging {} pairs at k = 0 to {}",
+        bench.pairs.len(),
+        args.k_max
+    ));
     let curve: Vec<(u32, Scores)> = (0..=args.k_max)
         .map(|k| (k, score(&bench, |i| reported(i, k))))
         .collect();
@@ -132,9 +147,13 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     print!("{}", editor_view(&bench, &edits_view, args.k));
     let job = Dedup::with_rule(rule.clone())?;
     let described = verify.map_or_else(|| "--verify none".to_string(), |v| v.to_string());
+    steps.next("deduplicating the benchmark in one run");
     let joint = as_dedup::run_job(&bench, &job)?;
     // Incremental is not a cheaper mode: the same documents in three daily
     // runs keep what one run keeps.
+    steps.next(&format!(
+        "deduplicating it again in {DAYS} daily runs (--against, --save-index)"
+    ));
     let daily = as_dedup::run_in_days(&bench, &rule, DAYS)?;
     let kept_alike = joint
         .iter()
@@ -486,8 +505,8 @@ fn curve_row(out: &mut String, k: &str, s: &Scores) {
     );
 }
 
-/// The targets of issue 13 at `k`, each with its value and whether it
-/// holds (documents of 50 words or more).
+/// The quality targets at `k`, each with its value and whether it holds
+/// (documents of 50 words or more).
 fn targets(at_k: &Scores, k: u32) -> String {
     let mut rows: Vec<(String, f64, f64)> = Vec::new();
     for (language, c) in &at_k.long_by_language {
@@ -519,7 +538,7 @@ fn targets(at_k: &Scores, k: u32) -> String {
         0.99,
     ));
     let mut out = format!(
-        "\nTargets at k = {k} (issue 13: documents of 50 words or more; at every length, \
+        "\nTargets at k = {k} (documents of 50 words or more; at every length, \
          precision on the hard negatives is {:.4}):\n\n",
         at_k.hard_negatives.precision()
     );

@@ -1,0 +1,179 @@
+//! The segment format pinned: a segment file written by this code is
+//! committed as `tests/golden/segment_v1.seg`, with what it holds in
+//! `tests/golden/segment_v1.jsonl` (each entry's name, fingerprint, and the
+//! answer to a query of it), and every build must open it and find exactly
+//! that, and write the same entries to the same bytes.
+//!
+//! The files are written once per format version: after a deliberate
+//! change of the format, bump [`neardup_index::SEGMENT_FORMAT`] and run
+//! `NEARDUP_BLESS=1 cargo test -p neardup-index --test tests golden`;
+//! it refuses to overwrite the files of a version that has them.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use neardup_core::Width;
+use neardup_index::{SEGMENT_FORMAT, Segment, TablePlan};
+use serde_json::{Value, json};
+
+/// The k of the golden segment's plan.
+const K: u32 = 3;
+
+/// One entry of the golden segment, as its `.jsonl` file records it.
+#[derive(Debug, PartialEq)]
+struct Entry {
+    name: String,
+    fingerprint: u64,
+    /// The names of the entries a query of its fingerprint finds, with
+    /// their distances, nearest first.
+    near: Vec<(String, u32)>,
+}
+
+fn golden_file(extension: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "tests/golden/segment_v{SEGMENT_FORMAT}.{extension}"
+    ))
+}
+
+fn plan() -> TablePlan {
+    TablePlan::new(Width::W64, K, 5).unwrap()
+}
+
+/// 32 fingerprints: 20 drawn at random (SplitMix64, seed 1), and 12 copies
+/// of some of them with one to four bits flipped, so that queries find
+/// neighbours within k and just past it.
+fn fingerprints() -> Vec<u64> {
+    let mut state = 1u64;
+    let mut next = || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let mut fps: Vec<u64> = (0..20).map(|_| next()).collect();
+    for i in 0..12u32 {
+        let flips = 1 + i % 4;
+        let mut copy = fps[i as usize];
+        for bit in 0..flips {
+            copy ^= 1 << ((i * 7 + bit * 13) % 64);
+        }
+        fps.push(copy);
+    }
+    fps
+}
+
+/// Names with non-ASCII text, as ids can have.
+fn names() -> Vec<String> {
+    (0..32).map(|i| format!("doc-{i:02}-é")).collect()
+}
+
+/// What `segment` holds, each entry with the answer to a query of it.
+fn read(segment: &Segment<u64>) -> Vec<Entry> {
+    let name = |id: u32| segment.name(id).unwrap().to_string();
+    segment
+        .fingerprints()
+        .iter()
+        .enumerate()
+        .map(|(i, &fingerprint)| {
+            let mut near: Vec<(String, u32)> = segment
+                .query(fingerprint)
+                .into_iter()
+                .map(|m| (name(m.id), m.distance))
+                .collect();
+            near.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+            Entry {
+                name: name(i as u32),
+                fingerprint,
+                near,
+            }
+        })
+        .collect()
+}
+
+fn to_line(entry: &Entry) -> String {
+    json!({
+        "name": entry.name,
+        "fingerprint": format!("{:016x}", entry.fingerprint),
+        "near": entry.near,
+    })
+    .to_string()
+}
+
+fn from_line(line: &str) -> Entry {
+    let value: Value = serde_json::from_str(line).unwrap();
+    Entry {
+        name: value["name"].as_str().unwrap().to_string(),
+        fingerprint: u64::from_str_radix(value["fingerprint"].as_str().unwrap(), 16).unwrap(),
+        near: serde_json::from_value(value["near"].clone()).unwrap(),
+    }
+}
+
+/// With `NEARDUP_BLESS=1`, writes the golden segment and its file
+/// for the current format version, once per run; refuses when they exist.
+fn write_golden_when_asked() {
+    static WRITTEN: OnceLock<()> = OnceLock::new();
+    if std::env::var_os("NEARDUP_BLESS").is_none() {
+        return;
+    }
+    WRITTEN.get_or_init(|| {
+        let (segment, file) = (golden_file("seg"), golden_file("jsonl"));
+        assert!(
+            !segment.exists() && !file.exists(),
+            "{} exists: the golden segment of a format version is written once; bump \
+             SEGMENT_FORMAT (crates/index/src/segment.rs) when the format changes",
+            segment.display()
+        );
+        std::fs::create_dir_all(segment.parent().unwrap()).unwrap();
+        Segment::write(&segment, plan(), &fingerprints(), &names()).unwrap();
+        let lines: Vec<String> = read(&Segment::open(&segment).unwrap())
+            .iter()
+            .map(to_line)
+            .collect();
+        std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    });
+}
+
+fn golden_segment() -> Segment<u64> {
+    let path = golden_file("seg");
+    assert!(
+        path.exists(),
+        "{} is missing: it is written once per format version, by \
+         NEARDUP_BLESS=1 cargo test -p neardup-index --test tests golden",
+        path.display()
+    );
+    Segment::open(&path).unwrap()
+}
+
+#[test]
+fn golden_segment_holds_what_its_file_says() {
+    write_golden_when_asked();
+    let segment = golden_segment();
+    assert_eq!(segment.plan(), &plan());
+    assert_eq!(segment.fingerprints(), &fingerprints()[..]);
+    let expected: Vec<Entry> = std::fs::read_to_string(golden_file("jsonl"))
+        .unwrap()
+        .lines()
+        .map(from_line)
+        .collect();
+    assert_eq!(read(&segment), expected);
+    // The copies find what they were copied from, and no more than k away.
+    let found: usize = expected.iter().map(|e| e.near.len() - 1).sum();
+    assert!(found >= 12, "{found} neighbours found");
+    assert!(expected.iter().flat_map(|e| &e.near).all(|(_, d)| *d <= K));
+}
+
+#[test]
+fn golden_segment_is_written_again_byte_for_byte() {
+    write_golden_when_asked();
+    let golden = std::fs::read(golden_segment().path()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("again.seg");
+    // A segment records no time, name or path: the same entries give the
+    // same bytes.
+    Segment::write(&path, plan(), &fingerprints(), &names()).unwrap();
+    assert!(
+        std::fs::read(&path).unwrap() == golden,
+        "the segment written again differs"
+    );
+}

@@ -16,7 +16,8 @@
 
 use std::sync::OnceLock;
 
-use neardup_core::{BitTally, FeatureHash, Fingerprinter, Profile, ShortBytes, Width, md5_each};
+use neardup_core::compat::{BitTally, ShortBytes, md5_each};
+use neardup_core::{FeatureHash, Fingerprinter, Profile, Width};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;

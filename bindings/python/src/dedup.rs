@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use neardup_core::{Profile, Width};
 use neardup_dedup::{
-    DEFAULT_K, DEFAULT_THRESHOLD, Dedup, Fate, Grouping, Keep, Memory, Outcome, Rule, Verification,
+    DEFAULT_K, DEFAULT_THRESHOLD, Dedup, DedupBuilder, Fate, Grouping, Keep, Memory, Outcome, Rule,
+    Verification,
 };
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -34,9 +35,10 @@ pub(crate) struct Settings<'a> {
 }
 
 impl Settings<'_> {
-    /// The job these settings describe, checked.
-    pub(crate) fn job(&self) -> PyResult<Dedup> {
-        let mut job = Dedup::with_rule(self.rule()?);
+    /// The job these settings describe, checked; its temporary files in
+    /// `spill` (the system's temporary directory if `None`).
+    pub(crate) fn job(&self, spill: Option<PathBuf>) -> PyResult<Dedup> {
+        let mut job = DedupBuilder::with_rule(self.rule()?);
         let (keep, _) = self.keep()?;
         let grouping = match self.cluster {
             "greedy" => Grouping::Greedy,
@@ -50,9 +52,9 @@ impl Settings<'_> {
         job.keep(keep)
             .grouping(grouping)
             .against(self.against.clone())
-            .memory(self.memory);
-        job.check().map_err(|e| settings("k", e))?;
-        Ok(job)
+            .memory(self.memory)
+            .spill_to(spill);
+        job.build().map_err(|e| settings("k", e))
     }
 
     /// The rule these settings describe, checked: the CLI's, with them.
@@ -179,7 +181,7 @@ pub(crate) fn dedup<'py>(
         memory: params::positive(memory, "memory")?,
         files: false,
     };
-    let job = settings.job()?;
+    let job = settings.job(None)?;
     let pool = params::pool(threads)?;
     let texts = Texts::from_py(texts, "texts")?;
     let ids = ids.map(|ids| ids_from_py(ids, "ids")).transpose()?;

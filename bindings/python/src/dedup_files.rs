@@ -29,11 +29,15 @@ fn format(name: &str) -> PyResult<Format> {
 /// file or folder that cannot be read or written is a `StorageError`, a
 /// bad record an `InputError`.
 fn failed(error: &(dyn std::error::Error + 'static)) -> PyErr {
-    let message = crate::error::message(error);
+    let message = neardup_output::with_causes(error);
     let mut cause = Some(error);
     while let Some(c) = cause {
-        if c.is::<std::io::Error>() {
+        let output = c.downcast_ref::<neardup_output::Error>();
+        if c.is::<std::io::Error>() || output.is_some_and(neardup_output::Error::is_io) {
             return StorageError::new_err(message);
+        }
+        if let Some(e) = output.and_then(neardup_output::Error::job_error) {
+            return crate::error::run_as(e, message);
         }
         if let Some(e) = c.downcast_ref::<neardup_dedup::Error>() {
             return crate::error::run_as(e, message);
@@ -88,9 +92,8 @@ pub(crate) fn dedup_files(
         memory: params::positive(memory, "memory")?,
         files: true,
     };
-    let mut job = settings.job()?;
     // Temporary files beside the outputs, as the CLI puts them.
-    job.spill_to(Some(out.clone()));
+    let job = settings.job(Some(out.clone()))?;
     let (_, keep_field) = settings.keep()?;
     let mut read = ReadOptions::default();
     read.format(self::format(format)?)
@@ -113,7 +116,7 @@ pub(crate) fn dedup_files(
     run.against = against;
     let pool = params::pool(threads)?;
     let finished = interruptible(py, |interrupt| pool.install(|| run.run(interrupt)))?
-        .map_err(|e| failed(e.as_ref()))?;
+        .map_err(|e| failed(&e))?;
     Ok((
         finished.summary.to_string(),
         finished.warnings,

@@ -56,7 +56,7 @@ impl Deduper {
             files: false,
         };
         let rule = settings.rule()?;
-        settings.job()?;
+        settings.job(None)?;
         let inner = py
             .detach(|| match &index {
                 Some(dir) => neardup_dedup::Deduper::open(dir, rule),

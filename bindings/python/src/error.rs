@@ -6,6 +6,7 @@
 
 use std::error::Error;
 
+use neardup_output::with_causes;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -41,25 +42,9 @@ create_exception!(
      for other settings; the message names the path."
 );
 
-/// `error` and its causes, joined as the CLI joins them (`a: b: c`).
-pub(crate) fn message(error: &dyn Error) -> String {
-    let mut message = error.to_string();
-    let mut cause = error.source();
-    while let Some(c) = cause {
-        let text = c.to_string();
-        // Some errors repeat their cause in their own message.
-        if !message.ends_with(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        cause = c.source();
-    }
-    message
-}
-
 /// `error` as a [`NeardupError`], for a failure of no one kind.
 pub(crate) fn to_py(error: impl Error) -> PyErr {
-    NeardupError::new_err(message(&error))
+    NeardupError::new_err(with_causes(&error))
 }
 
 /// `error` as a [`SettingsError`] about parameter `name`.
@@ -71,23 +56,25 @@ pub(crate) fn settings(name: &str, error: impl std::fmt::Display) -> PyErr {
 /// taken, a count that does not match) or a store that cannot be used.
 pub(crate) fn store(error: neardup_store::Error) -> PyErr {
     match error {
-        neardup_store::Error::Input(_) => InputError::new_err(message(&error)),
-        _ => StorageError::new_err(message(&error)),
+        e if e.is_input() => InputError::new_err(with_causes(&e)),
+        _ => StorageError::new_err(with_causes(&error)),
     }
 }
 
 /// An error of a dedup run as the exception of its kind.
 pub(crate) fn run(error: neardup_dedup::Error) -> PyErr {
-    run_as(&error, message(&error))
+    run_as(&error, with_causes(&error))
 }
 
 /// The exception of `error`'s kind, saying `message`.
 pub(crate) fn run_as(error: &neardup_dedup::Error, message: String) -> PyErr {
     use neardup_dedup::Error as E;
     match error {
-        E::Store(neardup_store::Error::Input(_)) => InputError::new_err(message),
+        E::Store(e) if e.is_input() => InputError::new_err(message),
         E::Store(_) | E::Io { .. } | E::Against { .. } => StorageError::new_err(message),
-        E::Fingerprint(_) | E::Index(_) => SettingsError::new_err(message),
+        E::Fingerprint(_) | E::Index(_) | E::KTooWideForGreedy { .. } => {
+            SettingsError::new_err(message)
+        }
         _ => InputError::new_err(message),
     }
 }

@@ -378,11 +378,7 @@ impl Index {
         let settings = settings.build();
         py.detach(|| {
             if AnyStore::exists(&path) {
-                return Err(neardup_store::Error::Input(format!(
-                    "{} already holds an index; open it with Index.open to add to it, or remove \
-                     it first",
-                    path.display()
-                )));
+                return Err(neardup_store::Error::AlreadyExists { dir: path.clone() });
             }
             AnyStore::open(&path, Some(&settings), StoreOptions::default())?
                 .insert_all(&fingerprints, &names)

@@ -4,7 +4,8 @@
 //! longs carry 64-bit fingerprints as their bits.
 
 use neardup_core::{Fingerprint, Fingerprinter, Profile, Width};
-use neardup_dedup::{Rule, ShortRule, Verification, is_near_short, is_short};
+use neardup_dedup::compat::{ShortRule, is_near_short, is_short};
+use neardup_dedup::{Rule, Verification};
 use neardup_index::{TablePlan, pairs_in_group, shuffle_plan};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;

@@ -6,7 +6,7 @@ use neardup_core::{
     FeatureHash, FeatureKind, Fingerprinter, IdfTable, Profile, StopWords, Weighting, Width,
 };
 use neardup_corpus::{Format, ReadOptions};
-use neardup_dedup::{Dedup, Grouping, Keep, Rule, Verification};
+use neardup_dedup::{Dedup, DedupBuilder, Grouping, Keep, Rule, Verification};
 
 use crate::args::{
     ClusterArg, DedupArgs, FingerprintSettings, FormatArg, InputArgs, KeepArg, NearnessArgs,
@@ -117,7 +117,7 @@ pub fn rule(fingerprinter: Fingerprinter, k: u32, nearness: &NearnessArgs) -> Re
 /// The dedup job the arguments describe (its fingerprinter reads the
 /// stop-word and IDF files they name).
 pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
-    let mut job = Dedup::with_rule(rule(
+    let mut job = DedupBuilder::with_rule(rule(
         fingerprinter(&args.settings)?,
         args.k,
         &args.nearness,
@@ -140,6 +140,5 @@ pub fn dedup_job(args: &DedupArgs) -> Result<Dedup> {
     .memory(args.memory)
     // Temporary files beside the outputs: where the user made room.
     .spill_to(Some(args.out.clone()));
-    job.check().with_context(|| format!("-k {}", args.k))?;
-    Ok(job)
+    job.build().with_context(|| format!("-k {}", args.k))
 }

@@ -55,9 +55,13 @@ fn main() -> ExitCode {
 /// say what to do ("name the field to read"), the command says with which flag.
 fn flag_hint(err: &anyhow::Error, command: &Command) -> &'static str {
     use neardup_corpus::Error as ReadError;
-    let read = err
-        .chain()
-        .find_map(|cause| cause.downcast_ref::<ReadError>());
+    let read = err.chain().find_map(|cause| {
+        cause.downcast_ref::<ReadError>().or_else(|| {
+            cause
+                .downcast_ref::<neardup_output::Error>()
+                .and_then(neardup_output::Error::read_error)
+        })
+    });
     // pairs and index read fingerprints, not texts.
     let of_fingerprints = matches!(command, Command::Pairs(_) | Command::Index(_));
     match read {

@@ -152,22 +152,10 @@ const FLUSH_AT: u32 = (1 << PLANES) - 2 * BATCH as u32;
 /// adders (as in Harley and Seal's population count), which costs about
 /// five word operations per hash; the carries out of the lowest four planes
 /// ripple into the others, and every few thousand additions the planes are
-/// flushed into 32-bit counters.
-///
-/// ```
-/// use neardup_core::{Accumulator, UnitCounter, Width};
-///
-/// let hashes = [0xdead_beef_u64, 0x1234_5678, 0xdead_beef];
-/// let mut counter = UnitCounter::new(Width::W64);
-/// let mut acc = Accumulator::with_width(Width::W64);
-/// for h in hashes {
-///     counter.add64(h);
-///     acc.add(h as u128, 1.0);
-/// }
-/// assert_eq!(counter.value(), acc.value());
-/// ```
+/// flushed into 32-bit counters. Its votes are [`Accumulator`]'s at
+/// weight 1 (tests::unit_counter_equals_accumulator_past_lane_flushes).
 #[derive(Clone, Debug)]
-pub struct UnitCounter {
+pub(crate) struct UnitCounter {
     /// Planes of the low and the high 64 bits.
     planes: [[u64; PLANES]; 2],
     /// Hashes not added yet, low and high halves.

@@ -11,7 +11,9 @@ use std::str::FromStr;
 
 use crate::error::{Error, Result};
 
-/// The number of bits of a fingerprint.
+/// The number of bits of a fingerprint, as a value chosen at run time.
+/// Code compiled for one width names it by its integer type instead
+/// (`neardup_index::Bits`, implemented by `u64` and `u128`).
 ///
 /// ```
 /// use neardup_core::Width;

@@ -12,7 +12,7 @@
 //! - [`Weighting`]: term frequency, binary, TF-IDF ([`IdfTable`],
 //!   [`DocumentFrequencies`]), TextRank, and top-K selection;
 //! - [`FeatureHash`]: XXH3, FNV-1a, MD5, SipHash, each byte-stable;
-//! - [`Accumulator`] and [`UnitCounter`]: the weighted vote per bit;
+//! - [`Accumulator`]: the weighted vote per bit;
 //! - [`Fingerprint`]: the result, its hex form and its distance.
 //!
 //! [`Fingerprinter`] wires them together from a [`Profile`];
@@ -58,7 +58,7 @@ mod stopwords;
 mod vector;
 mod weight;
 
-pub use accumulate::{Accumulator, UnitCounter};
+pub use accumulate::Accumulator;
 pub use error::{Error, Result};
 pub use features::FeatureKind;
 pub use fingerprint::{Fingerprint, Width, estimated_similarity};
@@ -66,9 +66,22 @@ pub use fingerprinter::{Explanation, Fingerprinter, FingerprinterBuilder, Weight
 pub use hash::FeatureHash;
 pub use normalize::normalize;
 pub use profile::Profile;
-pub use remembered_md5::{BitTally, ShortBytes, md5_each};
 pub use segment::for_each_word;
 pub use settings::{FINGERPRINT_FORMAT, FingerprintSettings};
 pub use stopwords::StopWords;
 pub use weight::Weighting;
 pub use weight::idf::{DocumentFrequencies, IdfTable};
+
+/// Parts public for compatibility layers only: what the Python package's
+/// `neardup.compat` (a drop-in for PyPI `simhash` 2.x) needs to reproduce
+/// that package's fingerprints at speed, outside this crate.
+///
+/// They are not needed to fingerprint with neardup's own profiles, and they
+/// follow what the compatibility layer needs, not this crate's semver
+/// habits: [`ShortBytes`](compat::ShortBytes) packs an input of up to 16
+/// bytes, [`md5_each`](compat::md5_each) hashes many of them with the
+/// remembered digests of recent inputs, and [`BitTally`](compat::BitTally)
+/// counts the votes of many 128-bit hashes per bit.
+pub mod compat {
+    pub use crate::remembered_md5::{BitTally, ShortBytes, md5_each};
+}

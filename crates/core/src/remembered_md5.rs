@@ -17,7 +17,7 @@ use crate::hash::FeatureHash;
 /// An input of at most 16 bytes, packed into one integer.
 ///
 /// ```
-/// use neardup_core::ShortBytes;
+/// use neardup_core::compat::ShortBytes;
 ///
 /// assert!(ShortBytes::new(b"abcd").is_some());
 /// assert!(ShortBytes::new(&[b'x'; 17]).is_none());
@@ -90,7 +90,8 @@ thread_local! {
 /// order.
 ///
 /// ```
-/// use neardup_core::{FeatureHash, ShortBytes, Width, md5_each};
+/// use neardup_core::compat::{ShortBytes, md5_each};
+/// use neardup_core::{FeatureHash, Width};
 ///
 /// let inputs: Vec<ShortBytes> = ["how ", "are ", "how "]
 ///     .iter()
@@ -152,7 +153,7 @@ const SPREAD: [u64; 256] = {
 /// emptied into the totals before they can overflow.
 ///
 /// ```
-/// use neardup_core::BitTally;
+/// use neardup_core::compat::BitTally;
 ///
 /// let mut tally = BitTally::new(64);
 /// for hash in [0b011u128, 0b110, 0b010] {

@@ -256,6 +256,7 @@ mod tests {
         let rule = Rule::new().unwrap();
         let pairs: Vec<(&str, &str)> = docs.iter().map(|(i, t)| (&**i, &**t)).collect();
         let outcome = Dedup::with_rule(rule.clone())
+            .unwrap()
             .run(&Memory::new(&pairs[..]), &Silent)
             .unwrap();
         let want: Vec<bool> = outcome

@@ -54,7 +54,7 @@ impl Earlier {
             if pairs.len() as u64 + found.len() as u64 > most {
                 too_many.store(true, Ordering::Relaxed);
                 // Stops the join.
-                return Err(neardup_index::Error::Input("too many pairs to list".into()));
+                return Err(neardup_index::Error::Stopped);
             }
             pairs.extend_from_slice(found);
             Ok(())

@@ -79,6 +79,18 @@ pub enum Error {
         /// What is wrong, and what to do.
         message: String,
     },
+    /// A k whose pairs no index of the kept documents can search within
+    /// greedy grouping's memory.
+    #[error(
+        "k = {k} is too wide for greedy grouping's index of kept documents ({cause}); give a \
+         smaller k"
+    )]
+    KTooWideForGreedy {
+        /// The k asked for.
+        k: u32,
+        /// Why no plan fits (in the message, not a source too).
+        cause: neardup_index::Error,
+    },
     /// The caller asked the run to stop ([`crate::Progress::cancelled`]).
     #[error("cancelled")]
     Cancelled,

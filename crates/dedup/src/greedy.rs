@@ -224,12 +224,8 @@ pub(crate) fn join_plan(width: Width, k: u32, n: usize) -> Result<TablePlan> {
 /// When no plan within `bytes` per fingerprint searches `k` bits
 /// (above 29 bits at 64, 27 at 128): the message gives the bytes needed.
 pub(crate) fn kept_plan(width: Width, k: u32, n: usize, bytes: f64) -> Result<TablePlan> {
-    let choice = TablePlan::choose(width, k, n.max(1) as f64, Some(bytes)).map_err(|e| {
-        Error::Index(neardup_index::Error::Plan(format!(
-            "k = {k} is too wide for greedy grouping's index of kept documents ({e}); \
-             give a smaller k"
-        )))
-    })?;
+    let choice = TablePlan::choose(width, k, n.max(1) as f64, Some(bytes))
+        .map_err(|cause| Error::KTooWideForGreedy { k, cause })?;
     let blocks = choice
         .options
         .iter()

@@ -16,7 +16,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use neardup_core::Fingerprint;
-use neardup_store::{AnyStore, Hit, Insert, StoreOptions, StoreSettings};
+use neardup_index::Neighbour;
+use neardup_store::{AnyStore, Insert, StoreOptions, StoreSettings};
 
 use crate::error::{Error, Result};
 use crate::grouping::Fate;
@@ -145,7 +146,7 @@ impl Index {
             hits.sort_by(|a, b| (a.distance, &a.id).cmp(&(b.distance, &b.id)));
             hits.dedup_by(|a, b| a.id == b.id);
         }
-        for Hit { id, distance } in hits {
+        for Neighbour { id, distance } in hits {
             let Some(stored) = self.stored(&id)? else {
                 continue;
             };
@@ -321,17 +322,16 @@ pub fn index_documents(
 /// them as a labelled batch, undone if its run does not finish.)
 ///
 /// ```
-/// use neardup_dedup::{Dedup, Memory, Rule, Silent, save_to_index};
+/// use neardup_dedup::{Dedup, DedupBuilder, Memory, Rule, Silent, save_to_index};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let day1 = ["the river rose in the night and the town woke to water in every street"];
 /// let day2 = ["the river rose in the night and the town woke to water in every lane",
 ///             "a recipe for bread: flour, water, salt and yeast, and a warm room"];
 /// let rule = Rule::new()?;
-/// let outcome = Dedup::with_rule(rule.clone()).run(&Memory::new(&day1[..]), &Silent)?;
+/// let outcome = Dedup::with_rule(rule.clone())?.run(&Memory::new(&day1[..]), &Silent)?;
 /// save_to_index(dir.path(), &rule, &Memory::new(&day1[..]), &outcome, &|d| format!("day1-{d}"), &Silent)?;
-/// let mut job = Dedup::with_rule(rule.clone());
-/// job.against(Some(dir.path().to_path_buf()));
+/// let job = DedupBuilder::with_rule(rule.clone()).against(Some(dir.path().to_path_buf())).build()?;
 /// let outcome = job.run(&Memory::new(&day2[..]), &Silent)?;
 /// assert_eq!(outcome.unique(), 1, "the first of day 2 is a near-duplicate of day 1's");
 /// # Ok::<(), Box<dyn std::error::Error>>(())

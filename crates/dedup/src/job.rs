@@ -19,32 +19,31 @@
 use std::path::{Path, PathBuf};
 
 use neardup_core::{Fingerprinter, Width};
-use neardup_corpus::FieldValue;
-use neardup_index::{Bits, TablePlan, with_neighbours};
-use rayon::prelude::*;
-use xxhash_rust::xxh3::xxh3_64;
+use neardup_index::{Bits, with_neighbours};
 
-use crate::column::{Array, Column};
+use crate::column::Array;
 use crate::copies::Copies;
 use crate::earlier::Earlier;
-use crate::error::{Error, Result};
-use crate::greedy::{
-    Grouped, KEPT_BYTES_LEAST, Search, Short, greedy, join_plan, kept_bytes, kept_plan,
-    unpack_similarity,
-};
+use crate::error::Result;
+use crate::greedy::{Grouped, Search, Short, greedy, join_plan, kept_bytes, unpack_similarity};
 use crate::grouping::{Fate, PackedFate};
-use crate::incremental::{Index, Indexed};
+use crate::incremental::Index;
 use crate::keep::Keep;
 use crate::linked::linked;
-use crate::outcome::{Outcome, Record, Stats, WHOLE};
-use crate::prefix_filter::{ElementCounts, PrefixFilter};
-use crate::progress::{Progress, Skipped, Stage};
+use crate::outcome::{Outcome, Record, Stats};
+use crate::prefix_filter::PrefixFilter;
+use crate::progress::Progress;
 use crate::rule::{FoundBy, Rule};
-use crate::sketches::{SketchFile, SketchPass, Sketches};
+use crate::sketches::{SketchPass, Sketches};
 use crate::source::Source;
 use crate::streamed::greedy_as_read;
-use crate::verify::Verification;
 use crate::why::Why;
+
+mod builder;
+mod scan;
+
+pub use builder::DedupBuilder;
+use scan::Scanned;
 
 /// Documents are numbered in 32 bits, and the largest number is kept free.
 const MAX_DOCUMENTS: usize = u32::MAX as usize - 1;
@@ -70,8 +69,9 @@ pub enum Grouping {
     Components,
 }
 
-/// A dedup job's settings: the fingerprinter, how near is near, which
-/// document of a group is kept, and what runs against.
+/// A dedup job, its settings checked: the fingerprinter, how near is
+/// near, which document of a group is kept, and what it runs against.
+/// [`Dedup::new`] has the defaults; a [`DedupBuilder`] gives others.
 ///
 /// ```
 /// use neardup_dedup::{Dedup, Memory, Silent};
@@ -88,29 +88,36 @@ pub enum Grouping {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Dedup {
-    rule: Rule,
-    keep: Keep,
-    grouping: Grouping,
-    against: Option<PathBuf>,
-    spill: Option<PathBuf>,
-    memory: Option<u64>,
+    pub(super) rule: Rule,
+    pub(super) keep: Keep,
+    pub(super) grouping: Grouping,
+    pub(super) against: Option<PathBuf>,
+    pub(super) spill: Option<PathBuf>,
+    pub(super) memory: Option<u64>,
 }
 
 impl Dedup {
-    /// The defaults: the `auto` profile, k = [`DEFAULT_K`],
-    /// [`DEFAULT_VERIFICATION`], the short-document rule, the first
-    /// document of each group kept, greedy grouping.
+    /// The defaults: the `auto` profile, k =
+    /// [`DEFAULT_K`](crate::DEFAULT_K),
+    /// [`DEFAULT_VERIFICATION`](crate::DEFAULT_VERIFICATION), the
+    /// short-document rule, the first document of each group kept, greedy
+    /// grouping. Other settings are
+    /// given to a [`DedupBuilder`] ([`Dedup::builder`]).
     ///
     /// # Errors
     ///
     /// As [`Fingerprinter::new`].
     pub fn new() -> Result<Dedup> {
-        Ok(Dedup::with_rule(Rule::new()?))
+        DedupBuilder::new()?.build()
     }
 
-    /// The defaults of [`Dedup::new`] with another fingerprinter.
-    pub fn with_fingerprinter(fingerprinter: Fingerprinter) -> Dedup {
-        Dedup::with_rule(Rule::with_fingerprinter(fingerprinter))
+    /// A builder of a job, from the defaults of [`Dedup::new`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Fingerprinter::new`].
+    pub fn builder() -> Result<DedupBuilder> {
+        DedupBuilder::new()
     }
 
     /// A job that decides by `rule`, keeping the first of each group, by
@@ -121,103 +128,15 @@ impl Dedup {
     ///
     /// let mut rule = Rule::new()?;
     /// rule.k(6);
-    /// assert_eq!(Dedup::with_rule(rule).rule().k_bits(), 6);
+    /// assert_eq!(Dedup::with_rule(rule)?.rule().k_bits(), 6);
     /// # Ok::<(), neardup_dedup::Error>(())
     /// ```
-    pub fn with_rule(rule: Rule) -> Dedup {
-        Dedup {
-            rule,
-            keep: Keep::First,
-            grouping: Grouping::Greedy,
-            against: None,
-            spill: None,
-            memory: None,
-        }
-    }
-
-    /// Near-duplicates are at most `k` bits apart.
     ///
-    /// ```
-    /// use neardup_dedup::{Dedup, Grouping, Keep, Verification};
+    /// # Errors
     ///
-    /// let mut job = Dedup::new()?;
-    /// job.k(8)
-    ///     .verification(Some(Verification::Jaccard(0.8)))
-    ///     .keep(Keep::Longest)
-    ///     .grouping(Grouping::Components);
-    /// assert!(job.short_rule_holds());
-    /// job.verification(None);
-    /// assert!(!job.short_rule_holds());
-    /// # Ok::<(), neardup_dedup::Error>(())
-    /// ```
-    pub fn k(&mut self, k: u32) -> &mut Dedup {
-        self.rule.k(k);
-        self
-    }
-
-    /// The short-document rule (on by default): two short documents
-    /// ([`is_short`]) are a candidate pair whatever their fingerprints'
-    /// distance when their verification sketches share enough to pass, and
-    /// verification judges them. It holds only with verification.
-    pub fn short_rule(&mut self, on: bool) -> &mut Dedup {
-        self.rule.short_rule(on);
-        self
-    }
-
-    /// How candidate pairs are checked; `None` trusts the fingerprints.
-    pub fn verification(&mut self, verification: Option<Verification>) -> &mut Dedup {
-        self.rule.verification(verification);
-        self
-    }
-
-    /// Which document of a group is kept.
-    pub fn keep(&mut self, keep: Keep) -> &mut Dedup {
-        self.keep = keep;
-        self
-    }
-
-    /// How documents are grouped.
-    pub fn grouping(&mut self, grouping: Grouping) -> &mut Dedup {
-        self.grouping = grouping;
-        self
-    }
-
-    /// Drops, too, documents that the rule calls near-duplicates of one in
-    /// the index directory `dir` (one that [`crate::save_to_index`] wrote),
-    /// as one run over the documents of both would: each is judged against
-    /// the stored texts found within k bits or by the short-document rule.
-    /// An index that keeps no texts (made before they were kept) is
-    /// searched by fingerprint alone.
-    pub fn against(&mut self, dir: Option<PathBuf>) -> &mut Dedup {
-        self.against = dir;
-        self
-    }
-
-    /// Where temporary files go (the verification sketches); the system's
-    /// temporary directory by default.
-    pub fn spill_to(&mut self, dir: Option<PathBuf>) -> &mut Dedup {
-        self.spill = dir;
-        self
-    }
-
-    /// How much memory the run may take, in bytes; `None`:
-    /// [`default_memory`](crate::default_memory). What the run holds of
-    /// each document (docs/DEDUP.md gives the bytes) stays in memory; the
-    /// verification sketches of kept documents go to a file in
-    /// [`Dedup::spill_to`] past half the budget.
-    ///
-    /// ```
-    /// use neardup_dedup::{Dedup, Memory, Silent};
-    ///
-    /// let texts = ["the river rose in the night and the town woke to water",
-    ///              "the river rose in the night and the town woke to water!"];
-    /// let outcome = Dedup::new()?.memory(Some(0)).run(&Memory::new(&texts[..]), &Silent)?;
-    /// assert_eq!(outcome.unique(), 1);
-    /// # Ok::<(), neardup_dedup::Error>(())
-    /// ```
-    pub fn memory(&mut self, bytes: Option<u64>) -> &mut Dedup {
-        self.memory = bytes;
-        self
+    /// As [`DedupBuilder::build`]: a k the rule's fingerprints cannot have.
+    pub fn with_rule(rule: Rule) -> Result<Dedup> {
+        DedupBuilder::with_rule(rule).build()
     }
 
     /// The fingerprinter.
@@ -236,24 +155,10 @@ impl Dedup {
         self.rule.short_rule_holds()
     }
 
-    /// Refuses a k the fingerprints cannot have (below the width); [`Dedup::run`] checks this before any work.
-    ///
-    /// ```
-    /// let mut job = neardup_dedup::Dedup::new()?;
-    /// assert!(job.check().is_ok());
-    /// assert!(job.k(64).check().is_err());
-    /// # Ok::<(), neardup_dedup::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Index`] naming the k that no table plan takes.
-    pub fn check(&self) -> Result<()> {
-        let width = self.rule.fingerprinter.width();
-        TablePlan::pigeonhole(width, self.rule.k)?;
-        // The index of kept documents must have a plan for k.
-        kept_plan(width, self.rule.k, 1, KEPT_BYTES_LEAST)?;
-        Ok(())
+    /// The index directory the job runs against, if any
+    /// ([`DedupBuilder::against`]).
+    pub fn against_dir(&self) -> Option<&Path> {
+        self.against.as_deref()
     }
 
     /// Runs the job over `source` on all cores of the current rayon pool,
@@ -264,10 +169,10 @@ impl Dedup {
     /// A document that cannot be read (skipped instead if the source skips
     /// invalid records), more than 2³² − 2 documents, a source that changed
     /// between passes, an index to run against that cannot be used, a
-    /// temporary file that cannot be written, or [`Error::Cancelled`].
+    /// temporary file that cannot be written, or
+    /// [`Error::Cancelled`](crate::Error::Cancelled).
     pub fn run(&self, source: &dyn Source, progress: &dyn Progress) -> Result<Outcome> {
         let width = self.rule.fingerprinter.width();
-        self.check()?;
         let spill = self.spill.clone().unwrap_or_else(std::env::temp_dir);
         let memory = self.memory.unwrap_or_else(crate::default_memory);
         // Documents near one kept by an earlier run are found as they are
@@ -458,102 +363,6 @@ impl Dedup {
         })
     }
 
-    /// The first pass: every document's record, text hash, key, and
-    /// whether it is short; with the short-document rule, how often each
-    /// element of the short documents' sketches occurs.
-    fn scan<'s>(
-        &self,
-        source: &dyn Source,
-        progress: &dyn Progress,
-        spill: &'s Path,
-        memory: u64,
-        index: Option<&Index>,
-    ) -> Result<Scanned<'s>> {
-        let mut found_in_index = Vec::new();
-        // Each column takes up to an eighth of the budget in memory.
-        let mut records = Column::<Record>::new(memory / 8, spill);
-        let mut text_hashes = Column::<u64>::new(memory / 8, spill);
-        let mut short_docs = Column::<u32>::new(memory / 8, spill);
-        let mut member_docs = Column::<[u32; 2]>::new(memory / 8, spill);
-        let mut keys = Vec::new();
-        let shorts = self.rule.verification.filter(|_| self.rule.short_rule);
-        let counts = shorts.map(|_| ElementCounts::new());
-        let mut sketches = match shorts {
-            Some(_) => Some(SketchFile::new(spill)?),
-            None => None,
-        };
-        progress.stage(Stage::Fingerprinting, source.total_bytes());
-        let skipped = source.scan(progress, &mut |batch| {
-            if progress.cancelled() {
-                return Err(Error::Cancelled);
-            }
-            if records.len() + batch.len() > MAX_DOCUMENTS {
-                return Err(Error::TooManyDocuments { max: MAX_DOCUMENTS });
-            }
-            let computed: Vec<(u128, u64, Option<Held>, IndexHit)> = batch
-                .par_iter()
-                .map(|doc| {
-                    let fingerprint = self.rule.fingerprinter.fingerprint(doc.text).bits();
-                    let in_index = match index {
-                        Some(index) => index.nearest(doc.text, fingerprint)?,
-                        None => None,
-                    };
-                    // Short and near-short documents, with their sketches
-                    // (kept for the prefix filter and verification) and
-                    // their elements counted for the filter's order.
-                    let reach = match (shorts, &counts) {
-                        (Some(verification), Some(counts)) => {
-                            let (short, near_short) = self.rule.length_class(doc.text);
-                            near_short.then(|| {
-                                let sketch = verification.sketch(doc.text);
-                                counts.add(&sketch);
-                                (short, sketch)
-                            })
-                        }
-                        _ => None,
-                    };
-                    Ok((fingerprint, xxh3_64(doc.text.as_bytes()), reach, in_index))
-                })
-                .collect::<Result<_>>()?;
-            for (doc, (fingerprint, text_hash, reach, in_index)) in batch.iter().zip(computed) {
-                if index.is_some() {
-                    found_in_index.push(in_index);
-                }
-                let d = records.len() as u32;
-                if let (Some((short, sketch)), Some(file)) = (reach, &mut sketches) {
-                    let (_, len) = file.append(&sketch)?;
-                    member_docs.push([d, len])?;
-                    if short {
-                        short_docs.push(d)?;
-                    }
-                }
-                records.push(Record {
-                    fingerprint,
-                    line: doc.origin.line.unwrap_or(WHOLE),
-                    bytes: u32::try_from(doc.text.len()).unwrap_or(u32::MAX),
-                    file: doc.origin.file,
-                })?;
-                text_hashes.push(text_hash)?;
-                if self.keep == Keep::Max || self.keep == Keep::Min {
-                    keys.push(doc.key.cloned());
-                }
-            }
-            Ok(())
-        })?;
-        progress.finish();
-        Ok(Scanned {
-            records: records.freeze()?,
-            text_hashes: text_hashes.freeze()?,
-            short_docs: short_docs.freeze()?,
-            member_docs: member_docs.freeze()?,
-            member_sketches: sketches,
-            element_counts: counts,
-            keys,
-            indexed: Indexed::number(found_in_index),
-            skipped,
-        })
-    }
-
     /// The units' fates, their fingerprints `bits` numbered in keep order.
     #[allow(clippy::too_many_arguments)]
     fn group<B: Bits>(
@@ -701,28 +510,3 @@ fn unit_bits<B: Bits>(
     }
     Ok(bits)
 }
-
-/// A document the prefix filter holds: whether it is short, and its
-/// sketch.
-type Held = (bool, Vec<u64>);
-
-/// What the first pass keeps.
-struct Scanned<'s> {
-    records: Array<Record>,
-    text_hashes: Array<u64>,
-    short_docs: Array<u32>,
-    /// Documents the prefix filter holds, short and near-short ones, with
-    /// the lengths of their sketches, written one after another in
-    /// `member_sketches`.
-    member_docs: Array<[u32; 2]>,
-    member_sketches: Option<SketchFile<'s>>,
-    element_counts: Option<ElementCounts>,
-    keys: Vec<Option<FieldValue>>,
-    /// Each document's nearest duplicate in the index run against.
-    indexed: Indexed,
-    skipped: Skipped,
-}
-
-/// A document's nearest duplicate in the index run against: its id and
-/// distance.
-type IndexHit = Option<crate::incremental::Found>;

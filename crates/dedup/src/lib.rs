@@ -13,7 +13,7 @@
 //!
 //! - [`Copies`]: exact copies (same fingerprint, same text) taken as one
 //!   unit, so that a text found a million times costs one fingerprint;
-//! - [`is_short`]: the documents whose pairs are found by their
+//! - [`compat::is_short`]: the documents whose pairs are found by their
 //!   verification sketches, not their fingerprints (the short-document
 //!   rule: a prefix filter that meets every pair verification can pass);
 //! - [`Verification`]: the exact measure that checks candidate pairs,
@@ -28,8 +28,9 @@
 //!   and dropped for the first that passes verification; or
 //!   [`Grouping::Components`]: every chain of near-duplicates one group;
 //! - [`keep_first`] and [`components`]: the same rules over a list of
-//!   pairs, for callers who have one; [`ShortRule`]: the short-document
-//!   rule's keys, for callers who join documents themselves (Spark).
+//!   pairs, for callers who have one; [`compat::ShortRule`]: the
+//!   short-document rule's keys, for callers who join documents themselves
+//!   (Spark).
 //!
 //! # Example
 //!
@@ -87,7 +88,7 @@ pub use error::{Error, Result};
 pub use files::Files;
 pub use grouping::{Fate, components, keep_first};
 pub use incremental::{index_documents, index_settings, keyed_for, save_to_index};
-pub use job::{Dedup, Grouping};
+pub use job::{Dedup, DedupBuilder, Grouping};
 pub use keep::Keep;
 pub use memory::default_memory;
 pub use outcome::{FateIter, Fates, Outcome, Record, Stats};
@@ -96,13 +97,25 @@ pub use rule::{
     DEFAULT_K, DEFAULT_THRESHOLD, DEFAULT_VERIFICATION, FoundBy, Prepared, Rule, Verdict,
 };
 pub use shingles::{CHAR_SHINGLE, Shingling, WORD_SHINGLE, char_shingles, shingles, word_shingles};
-pub use short::{
-    SHORT_WORDS, is_near_short, is_short, is_short_pair, is_within_reach, length_in_words,
-    length_under,
-};
-pub use short_rule::ShortRule;
+pub use short::SHORT_WORDS;
 pub use source::{DocumentsAt, Memory, Origin, Revisited, Source, SourceDoc};
 pub use threads::{THREADS_PER_CORE, checked_threads};
 pub use verified_texts::VerifiedTexts;
 pub use verify::{Verification, common, jaccard, word_bag, word_difference, word_hashes};
 pub use why::Why;
+
+/// The short-document rule's parts, public for compatibility layers: code
+/// outside this crate that runs part of the job itself and must decide as
+/// the job does. The Python package's Spark module joins documents in
+/// Spark and keys short ones with [`ShortRule`](compat::ShortRule); the
+/// evaluation and the command line report by [`length_in_words`](compat::length_in_words)
+/// and [`is_short`](compat::is_short).
+///
+/// [`Dedup`] and the [`Deduper`] apply the rule themselves: a caller that
+/// only runs jobs needs none of this.
+pub mod compat {
+    pub use crate::short::{
+        is_near_short, is_short, is_short_pair, is_within_reach, length_in_words, length_under,
+    };
+    pub use crate::short_rule::ShortRule;
+}

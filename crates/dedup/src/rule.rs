@@ -163,7 +163,7 @@ impl Prepared {
         self.sketch.as_deref()
     }
 
-    /// Whether it is short: fewer words ([`crate::length_in_words`]) than
+    /// Whether it is short: fewer words ([`crate::compat::length_in_words`]) than
     /// the rule's [`Rule::short_words`].
     pub fn is_short(&self) -> bool {
         self.short

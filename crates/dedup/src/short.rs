@@ -33,7 +33,7 @@ pub const SHORT_WORDS: usize = 50;
 /// whatever its distance; otherwise, within `k`.
 ///
 /// ```
-/// use neardup_dedup::is_within_reach;
+/// use neardup_dedup::compat::is_within_reach;
 ///
 /// assert!(is_within_reach(6, 6, true, false));
 /// assert!(is_within_reach(20, 6, true, true));
@@ -49,7 +49,7 @@ pub fn is_within_reach(distance: u32, k: u32, verified: bool, short_pair: bool) 
 /// ([`is_near_short`]).
 ///
 /// ```
-/// use neardup_dedup::is_short_pair;
+/// use neardup_dedup::compat::is_short_pair;
 ///
 /// let long = "word ".repeat(60);
 /// assert!(is_short_pair("a few words", &long));
@@ -71,7 +71,7 @@ pub fn is_short_pair(a: &str, b: &str) -> bool {
 /// bound is counted no longer than that bound, unless it repeats itself.
 ///
 /// ```
-/// use neardup_dedup::length_in_words;
+/// use neardup_dedup::compat::length_in_words;
 ///
 /// assert_eq!(length_in_words("the cat sat on the mat"), 6);
 /// assert_eq!(length_in_words("the cat—sat, on the mat!"), 6);
@@ -106,7 +106,7 @@ fn reading(letters: usize, unspaced: usize, runs: usize) -> usize {
 /// Whether `text` is short: under [`SHORT_WORDS`] words.
 ///
 /// ```
-/// use neardup_dedup::is_short;
+/// use neardup_dedup::compat::is_short;
 ///
 /// assert!(is_short("a tweet of a few words"));
 /// assert!(!is_short(&"word ".repeat(50)));
@@ -124,7 +124,7 @@ pub fn is_short(text: &str) -> bool {
 /// [`SHORT_WORDS`] words.
 ///
 /// ```
-/// use neardup_dedup::is_near_short;
+/// use neardup_dedup::compat::is_near_short;
 ///
 /// assert!(is_near_short(&"word ".repeat(99)));
 /// assert!(!is_near_short(&"word ".repeat(100)));
@@ -138,7 +138,8 @@ pub fn is_near_short(text: &str) -> bool {
 /// near short and whether it is short.
 ///
 /// ```
-/// use neardup_dedup::{SHORT_WORDS, length_under};
+/// use neardup_dedup::SHORT_WORDS;
+/// use neardup_dedup::compat::length_under;
 ///
 /// assert_eq!(length_under("a few words", 2 * SHORT_WORDS), Some(3));
 /// assert_eq!(length_under(&"word ".repeat(100), 2 * SHORT_WORDS), None);

@@ -13,7 +13,8 @@ use crate::verify::Verification;
 /// The prefix filter of the short-document rule, in a fixed order.
 ///
 /// ```
-/// use neardup_dedup::{ShortRule, Verification, is_near_short};
+/// use neardup_dedup::Verification;
+/// use neardup_dedup::compat::{ShortRule, is_near_short};
 ///
 /// let rule = ShortRule::new(Verification::Jaccard(0.8));
 /// let a = "the cat sat on the mat by the door of the old house today";
@@ -54,7 +55,8 @@ impl ShortRule {
     /// difference), as in a [`crate::Dedup`] run.
     ///
     /// ```
-    /// use neardup_dedup::{ShortRule, Verification};
+    /// use neardup_dedup::Verification;
+    /// use neardup_dedup::compat::ShortRule;
     ///
     /// assert!(ShortRule::new(Verification::Jaccard(0.8)).finds_short_alone());
     /// assert!(!ShortRule::new(Verification::Jaccard(0.3)).finds_short_alone());

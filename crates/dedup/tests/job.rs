@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use arrow_array::StringArray;
 use neardup_core::{Fingerprinter, Profile};
 use neardup_corpus::{Corpus, ReadOptions};
+use neardup_dedup::compat::{is_short_pair, is_within_reach};
 use neardup_dedup::{
     DEFAULT_K, DEFAULT_VERIFICATION, Dedup, Error, Fate, Files, Grouping, Keep, Memory, Progress,
-    Revisited, Silent, Skipped, Source, SourceDoc, Verification, is_short_pair, is_within_reach,
-    keep_first,
+    Revisited, Silent, Skipped, Source, SourceDoc, Verification, keep_first,
 };
 use neardup_index::{Pair, brute_force_pairs};
 
@@ -130,9 +130,9 @@ fn verification_reads_the_source_once_and_each_document_at_most_once() {
                 revisited: AtomicUsize::new(0),
                 lose_one: false,
             };
-            let mut job = Dedup::new().unwrap();
+            let mut job = Dedup::builder().unwrap();
             job.grouping(grouping).verification(verification);
-            let outcome = job.run(&counted, &Silent).unwrap();
+            let outcome = job.build().unwrap().run(&counted, &Silent).unwrap();
             let passes = counted.revisits.load(Ordering::Relaxed);
             assert_eq!(passes, usize::from(verification.is_some()));
             // Exact copies are sketched once, for their unit.
@@ -162,14 +162,21 @@ fn a_source_that_changes_between_passes_is_caught() {
 fn the_spill_directory_is_left_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     let texts = corpus();
-    let mut job = Dedup::new().unwrap();
+    let mut job = Dedup::builder().unwrap();
     job.spill_to(Some(dir.path().to_path_buf()));
-    job.run(&Memory::new(&texts[..]), &Silent).unwrap();
+    job.build()
+        .unwrap()
+        .run(&Memory::new(&texts[..]), &Silent)
+        .unwrap();
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     // Sketches go to a file when units are not decided in source order.
     job.keep(Keep::Longest)
         .spill_to(Some(dir.path().join("missing")));
-    let err = job.run(&Memory::new(&texts[..]), &Silent).unwrap_err();
+    let err = job
+        .build()
+        .unwrap()
+        .run(&Memory::new(&texts[..]), &Silent)
+        .unwrap_err();
     assert!(err.to_string().contains("missing"), "{err}");
 }
 
@@ -179,9 +186,13 @@ fn keep_rules_choose_the_kept_document() {
         "the river rose in the night and the town woke to water in every street and cellar",
         "the river rose in the night and the town woke to water in every street and cellar today",
     ];
-    let mut job = Dedup::new().unwrap();
+    let mut job = Dedup::builder().unwrap();
     job.keep(Keep::Longest);
-    let outcome = job.run(&Memory::new(&texts[..]), &Silent).unwrap();
+    let outcome = job
+        .build()
+        .unwrap()
+        .run(&Memory::new(&texts[..]), &Silent)
+        .unwrap();
     assert_eq!(outcome.fates().get(1), Some(Fate::Kept));
     assert_eq!(
         outcome.fates().get(0).and_then(|f| f.duplicate_of()),
@@ -204,7 +215,7 @@ fn runs_equal_keep_first_over_every_verified_pair_of_documents() {
     for verification in [DEFAULT_VERIFICATION, Verification::Words(0.1)] {
         let sketches: Vec<Vec<u64>> = texts.iter().map(|t| verification.sketch(t)).collect();
         for keep in [Keep::First, Keep::Longest] {
-            let mut job = Dedup::new().unwrap();
+            let mut job = Dedup::builder().unwrap();
             job.keep(keep).verification(Some(verification));
             let reach = |p: &Pair| {
                 let short = is_short_pair(&texts[p.a as usize], &texts[p.b as usize]);
@@ -220,7 +231,11 @@ fn runs_equal_keep_first_over_every_verified_pair_of_documents() {
                 order.sort_by_key(|&d| std::cmp::Reverse(texts[d as usize].len()));
             }
             let expected = keep_first(texts.len(), &order, &pairs);
-            let outcome = job.run(&Memory::new(&texts[..]), &Silent).unwrap();
+            let outcome = job
+                .build()
+                .unwrap()
+                .run(&Memory::new(&texts[..]), &Silent)
+                .unwrap();
             assert_eq!(outcome.fates().to_vec(), expected, "{keep} {verification}");
         }
     }
@@ -300,10 +315,10 @@ fn a_source_that_grows_or_turns_around_is_refused() {
 
 #[test]
 fn a_k_too_wide_for_the_index_of_kept_documents_is_refused_before_reading() {
-    let mut job = Dedup::new().unwrap();
+    let mut job = Dedup::builder().unwrap();
     job.verification(None).k(29);
-    assert!(job.check().is_ok());
-    let err = job.k(40).check().unwrap_err();
+    assert!(job.build().is_ok());
+    let err = job.k(40).build().unwrap_err();
     assert!(err.to_string().contains("give a smaller k"), "{err}");
 }
 
@@ -342,11 +357,17 @@ fn variants(originals: usize, per: usize) -> Vec<String> {
 fn a_memory_budget_of_nothing_spills_kept_sketches_and_changes_no_fate() {
     let texts = variants(300, 10);
     let dir = tempfile::tempdir().unwrap();
-    let mut job = Dedup::new().unwrap();
+    let mut job = Dedup::builder().unwrap();
     job.spill_to(Some(dir.path().to_path_buf()));
-    let held = job.run(&Memory::new(&texts[..]), &Silent).unwrap();
+    let held = job
+        .build()
+        .unwrap()
+        .run(&Memory::new(&texts[..]), &Silent)
+        .unwrap();
     let spilled = job
         .memory(Some(0))
+        .build()
+        .unwrap()
         .run(&Memory::new(&texts[..]), &Silent)
         .unwrap();
     assert_eq!(spilled.fates(), held.fates());
@@ -355,6 +376,10 @@ fn a_memory_budget_of_nothing_spills_kept_sketches_and_changes_no_fate() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     // With no budget, the kept documents' sketches go to a file.
     job.spill_to(Some(dir.path().join("missing")));
-    let err = job.run(&Memory::new(&texts[..]), &Silent).unwrap_err();
+    let err = job
+        .build()
+        .unwrap()
+        .run(&Memory::new(&texts[..]), &Silent)
+        .unwrap_err();
     assert!(err.to_string().contains("missing"), "{err}");
 }

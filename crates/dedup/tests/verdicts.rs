@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use neardup_dedup::{Dedup, Fate, Grouping, Memory, Rule, Silent, Verification};
+use neardup_dedup::{Dedup, DedupBuilder, Fate, Grouping, Memory, Rule, Silent, Verification};
 
 /// A small generator, so that the corpus is the same at every run.
 struct Draw(u64);
@@ -118,7 +118,7 @@ fn rules() -> Vec<Rule> {
 fn a_run_of_two_drops_the_second_exactly_when_the_rule_calls_them_near() {
     let texts = corpus();
     for rule in rules() {
-        let job = Dedup::with_rule(rule.clone());
+        let job = Dedup::with_rule(rule.clone()).unwrap();
         let (mut near, mut disagreements) = (0, Vec::new());
         // A run has a fixed cost: every fourth neighbouring pair (most are a
         // passage and its copy) keeps the test short.
@@ -147,6 +147,7 @@ fn greedy_keeps_no_two_near_documents_and_drops_each_for_a_near_one() {
     for rule in rules() {
         let prepared: Vec<_> = texts.iter().map(|t| rule.prepare(t)).collect();
         let outcome = Dedup::with_rule(rule.clone())
+            .unwrap()
             .run(&Memory::new(&texts[..]), &Silent)
             .unwrap();
         let fates: Vec<Fate> = outcome.fates().iter().collect();
@@ -184,8 +185,10 @@ fn components_join_every_near_pair() {
     let texts = corpus();
     let rule = Rule::new().unwrap();
     let prepared: Vec<_> = texts.iter().map(|t| rule.prepare(t)).collect();
-    let mut job = Dedup::with_rule(rule.clone());
-    job.grouping(Grouping::Components);
+    let job = DedupBuilder::with_rule(rule.clone())
+        .grouping(Grouping::Components)
+        .build()
+        .unwrap();
     let outcome = job.run(&Memory::new(&texts[..]), &Silent).unwrap();
     let group: Vec<u32> = outcome
         .fates()
@@ -217,6 +220,7 @@ fn whitespace_never_moves_a_chinese_passage_out_of_reach() {
         assert!(verdict.near, "{verdict:?}\n{passage}");
         let pair = [passage.clone(), spaced];
         let outcome = Dedup::with_rule(rule.clone())
+            .unwrap()
             .run(&Memory::new(&pair[..]), &Silent)
             .unwrap();
         assert_eq!(outcome.unique(), 1, "{passage}");

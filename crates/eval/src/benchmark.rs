@@ -9,7 +9,7 @@
 //! [`THRESHOLD`], whoever made the pair.
 //!
 //! A second view, the truth of an editor, is kept beside it
-//! ([`Pair::edited_duplicate`]): a document and an edited copy are
+//! ([`LabelledPair::edited_duplicate`]): a document and an edited copy are
 //! near-duplicates when the edit changed the content of at most
 //! [`MAX_CHANGE`] of its units (words; characters for Chinese): units
 //! substituted, inserted, deleted, cut off or added as boilerplate count;
@@ -21,7 +21,8 @@
 
 use std::collections::HashSet;
 
-use neardup_dedup::{length_in_words, word_hashes};
+use neardup_dedup::compat::length_in_words;
+use neardup_dedup::word_hashes;
 
 use crate::edit_rate::edit_rate;
 use crate::edits::{EditKind, content_change, edit, traditional};
@@ -39,7 +40,7 @@ pub const RATES: [f64; 7] = [0.005, 0.01, 0.03, 0.05, 0.08, 0.12, 0.2];
 
 /// A corpus the benchmark draws from.
 #[derive(Clone, Debug)]
-pub struct Source {
+pub struct BenchmarkSource {
     /// Its name in reports (`bbc`).
     pub name: String,
     /// Its language in reports (`en`, `zh`).
@@ -54,7 +55,7 @@ pub struct Source {
 
 /// A document of the benchmark.
 #[derive(Clone, Debug)]
-pub struct Document {
+pub struct BenchmarkDocument {
     /// The text.
     pub text: String,
     /// Index of its source.
@@ -65,7 +66,7 @@ pub struct Document {
 
 /// Where a pair comes from.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Origin {
+pub enum PairOrigin {
     /// A document and an edited copy of it.
     Edited {
         /// The edit.
@@ -83,13 +84,13 @@ pub enum Origin {
 
 /// A pair of documents with its truth.
 #[derive(Clone, Debug)]
-pub struct Pair {
+pub struct LabelledPair {
     /// The first document.
     pub a: usize,
     /// The second.
     pub b: usize,
     /// How it was made.
-    pub origin: Origin,
+    pub origin: PairOrigin,
     /// The exact Jaccard similarity of their shingles
     /// ([`crate::truth_shingles`]).
     pub jaccard: f64,
@@ -107,9 +108,9 @@ pub struct Benchmark {
     /// The sources, as given.
     pub sources: Vec<(String, String)>,
     /// Every document, originals and edited copies.
-    pub documents: Vec<Document>,
+    pub documents: Vec<BenchmarkDocument>,
     /// The labelled pairs.
-    pub pairs: Vec<Pair>,
+    pub pairs: Vec<LabelledPair>,
 }
 
 impl Benchmark {
@@ -152,10 +153,10 @@ pub struct Size {
 /// with documents of its topic.
 ///
 /// ```
-/// use neardup_eval::{Size, Source, build};
+/// use neardup_eval::{Size, BenchmarkSource, build};
 ///
 /// let text = |i: usize| format!("story {i} about the weather, the rain and the wind in the hills and the valleys of the north today");
-/// let source = Source {
+/// let source = BenchmarkSource {
 ///     name: "toy".into(),
 ///     language: "en".into(),
 ///     documents: (0..4).map(|i| ("news".to_string(), text(i))).collect(),
@@ -164,9 +165,9 @@ pub struct Size {
 /// let bench = build(&[source], Size { originals: 2, negatives: 1, seed: 1 });
 /// assert!(bench.pairs.iter().any(|p| p.duplicate));
 /// assert!(bench.pairs.iter().all(|p| p.a != p.b));
-/// assert!(bench.pairs.iter().any(|p| p.origin == neardup_eval::Origin::Natural));
+/// assert!(bench.pairs.iter().any(|p| p.origin == neardup_eval::PairOrigin::Natural));
 /// ```
-pub fn build(sources: &[Source], size: Size) -> Benchmark {
+pub fn build(sources: &[BenchmarkSource], size: Size) -> Benchmark {
     let mut bench = Benchmark {
         sources: sources
             .iter()
@@ -194,7 +195,7 @@ pub fn build(sources: &[Source], size: Size) -> Benchmark {
             if i < n && j < n && i != j {
                 let (a, b) = (add(&mut bench, i), add(&mut bench, j));
                 let sa = shingles_of(i);
-                labelled(&mut bench, (a, &sa), b, Origin::Natural, None);
+                labelled(&mut bench, (a, &sa), b, PairOrigin::Natural, None);
             }
         }
         let mut drawn: std::collections::HashSet<(usize, usize)> = source
@@ -221,7 +222,7 @@ pub fn build(sources: &[Source], size: Size) -> Benchmark {
                         &mut bench,
                         (a, &sa),
                         b,
-                        Origin::Edited { kind, rate },
+                        PairOrigin::Edited { kind, rate },
                         Some(change),
                     );
                 }
@@ -236,13 +237,13 @@ pub fn build(sources: &[Source], size: Size) -> Benchmark {
                     let j = same_topic[rng.below(same_topic.len())];
                     if drawn.insert((original.min(j), original.max(j))) {
                         let b = add(&mut bench, j);
-                        labelled(&mut bench, (a, &sa), b, Origin::HardNegative, None);
+                        labelled(&mut bench, (a, &sa), b, PairOrigin::HardNegative, None);
                     }
                 }
                 let j = rng.below(n);
                 if j != original && drawn.insert((original.min(j), original.max(j))) {
                     let b = add(&mut bench, j);
-                    labelled(&mut bench, (a, &sa), b, Origin::Negative, None);
+                    labelled(&mut bench, (a, &sa), b, PairOrigin::Negative, None);
                 }
             }
         }
@@ -252,7 +253,7 @@ pub fn build(sources: &[Source], size: Size) -> Benchmark {
 
 fn push(bench: &mut Benchmark, source: usize, text: String) -> usize {
     let words = length_in_words(&text);
-    bench.documents.push(Document {
+    bench.documents.push(BenchmarkDocument {
         text,
         source,
         words,
@@ -266,7 +267,7 @@ fn labelled(
     bench: &mut Benchmark,
     (a, sa): (usize, &HashSet<String>),
     b: usize,
-    origin: Origin,
+    origin: PairOrigin,
     change: Option<f64>,
 ) {
     let (da, db) = (&bench.documents[a], &bench.documents[b]);
@@ -280,7 +281,7 @@ fn labelled(
                 || edit_rate(&word_hashes(&da.text), &word_hashes(&db.text), MAX_CHANGE).is_some()
         }
     };
-    bench.pairs.push(Pair {
+    bench.pairs.push(LabelledPair {
         a,
         b,
         origin,

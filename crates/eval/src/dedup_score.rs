@@ -131,10 +131,10 @@ pub fn score_dedup(
 /// it checks the ruler.
 ///
 /// ```
-/// use neardup_eval::{Size, Source, build, perfect_dedup, score_dedup};
+/// use neardup_eval::{Size, BenchmarkSource, build, perfect_dedup, score_dedup};
 ///
 /// let text = |i: usize| format!("report {i} on the harvest: wheat, barley and oats were brought in early this year");
-/// let source = Source {
+/// let source = BenchmarkSource {
 ///     name: "toy".into(),
 ///     language: "en".into(),
 ///     documents: (0..5).map(|i| ("farm".to_string(), text(i))).collect(),

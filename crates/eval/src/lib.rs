@@ -3,7 +3,7 @@
 //! sources, an exact ground truth, and the scores of a detector on them.
 //!
 //! - [`edit`]: an [`EditKind`] applied to a text at a rate, from a seed;
-//! - [`build`]: a [`Benchmark`] of labelled pairs from [`Source`]s, with the
+//! - [`build`]: a [`Benchmark`] of labelled pairs from [`BenchmarkSource`]s, with the
 //!   truth computed exactly: the Jaccard similarity of their shingles
 //!   ([`truth_shingles`]: word 3-shingles, character 4-grams for Chinese) at
 //!   least [`THRESHOLD`]; and beside it the editor's view (at most
@@ -20,10 +20,10 @@
 //! # Example
 //!
 //! ```
-//! use neardup_eval::{Size, Source, build, score};
+//! use neardup_eval::{Size, BenchmarkSource, build, score};
 //!
 //! let text = |i: usize| format!("report {i} on the harvest: wheat, barley and oats were brought in early this year across the region");
-//! let source = Source {
+//! let source = BenchmarkSource {
 //!     name: "toy".into(),
 //!     language: "en".into(),
 //!     documents: (0..5).map(|i| ("farm".to_string(), text(i))).collect(),
@@ -48,7 +48,10 @@ mod rng;
 mod score;
 mod truth;
 
-pub use benchmark::{Benchmark, Document, MAX_CHANGE, Origin, Pair, RATES, Size, Source, build};
+pub use benchmark::{
+    Benchmark, BenchmarkDocument, BenchmarkSource, LabelledPair, MAX_CHANGE, PairOrigin, RATES,
+    Size, build,
+};
 pub use dedup_score::{DedupCounts, DedupScores, perfect_dedup, score_dedup};
 pub use edit_rate::edit_rate;
 pub use edits::{EditKind, content_change, edit, traditional};

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::benchmark::{Benchmark, MAX_CHANGE, Origin};
+use crate::benchmark::{Benchmark, MAX_CHANGE, PairOrigin};
 use crate::edits::EditKind;
 use neardup_dedup::SHORT_WORDS;
 
@@ -142,10 +142,10 @@ pub struct Scores {
 /// Which truth a score is under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
-    /// [`crate::Pair::duplicate`]: shingle Jaccard at least
+    /// [`crate::LabelledPair::duplicate`]: shingle Jaccard at least
     /// [`crate::THRESHOLD`].
     Jaccard,
-    /// [`crate::Pair::edited_duplicate`]: the editor's view.
+    /// [`crate::LabelledPair::edited_duplicate`]: the editor's view.
     Edits,
 }
 
@@ -209,7 +209,7 @@ pub fn score_under(view: View, bench: &Benchmark, reported: impl Fn(usize) -> bo
             .or_default()
             .add(truth, said);
         match pair.origin {
-            Origin::Edited { kind, rate } => {
+            PairOrigin::Edited { kind, rate } => {
                 scores
                     .by_edit
                     .entry((kind.name().to_string(), (rate * 1000.0).round() as u32))
@@ -233,14 +233,14 @@ pub fn score_under(view: View, bench: &Benchmark, reported: impl Fn(usize) -> bo
                         .add(truth, said);
                 }
             }
-            Origin::HardNegative => {
+            PairOrigin::HardNegative => {
                 scores.hard_negatives.add(truth, said);
                 if words >= SHORT_WORDS {
                     scores.hard_negatives_long.add(truth, said);
                 }
             }
-            Origin::Natural => scores.natural.add(truth, said),
-            Origin::Negative => {}
+            PairOrigin::Natural => scores.natural.add(truth, said),
+            PairOrigin::Negative => {}
         }
     }
     scores

@@ -8,7 +8,7 @@ use neardup_core::Width;
 use crate::error::Result;
 use crate::online::OnlineIndex;
 use crate::plan::TablePlan;
-use crate::query::Match;
+use crate::query::Neighbour;
 
 /// An [`OnlineIndex`] of 64- or 128-bit fingerprints, as its plan says;
 /// fingerprints go in and out as `u128`s.
@@ -74,9 +74,30 @@ impl AnyOnlineIndex {
         }
     }
 
+    /// The fingerprints within the plan's k of `query` (its low 64 bits at
+    /// width 64), nearest first, as [`OnlineIndex::query`].
+    ///
+    /// ```
+    /// use neardup_core::Width;
+    /// use neardup_index::{AnyOnlineIndex, TablePlan};
+    ///
+    /// let mut index = AnyOnlineIndex::new(TablePlan::pigeonhole(Width::W64, 3)?)?;
+    /// let near = index.insert(0b1011)?;
+    /// index.insert(u64::MAX as u128)?;
+    /// let found = index.query(0b1001);
+    /// assert_eq!((found.len(), found[0].id, found[0].distance), (1, near, 1));
+    /// # Ok::<(), neardup_index::Error>(())
+    /// ```
+    pub fn query(&self, query: u128) -> Vec<Neighbour> {
+        match self {
+            AnyOnlineIndex::W64(index) => index.query(query as u64),
+            AnyOnlineIndex::W128(index) => index.query(query),
+        }
+    }
+
     /// For each query, the fingerprints within the plan's k, on all cores,
     /// as [`OnlineIndex::query_batch`].
-    pub fn query_batch(&self, queries: &[u128]) -> Vec<Vec<Match>> {
+    pub fn query_batch(&self, queries: &[u128]) -> Vec<Vec<Neighbour>> {
         match self {
             AnyOnlineIndex::W64(index) => index.query_batch(&narrow(queries)),
             AnyOnlineIndex::W128(index) => index.query_batch(queries),

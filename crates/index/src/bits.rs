@@ -3,7 +3,12 @@
 
 use neardup_core::Width;
 
-/// The bits of a fingerprint, as the index stores them.
+/// The bits of a fingerprint, as the index stores them: the integer type
+/// (`u64` or `u128`) that code generic over the width is compiled for.
+/// [`Width`] is the same choice as a value, known at run time (from a
+/// flag, a file); each type's [`Bits::WIDTH`] links the two, and
+/// [`AnyOnlineIndex`](crate::AnyOnlineIndex) goes from the value to the
+/// type.
 ///
 /// ```
 /// use neardup_index::Bits;

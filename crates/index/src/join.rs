@@ -53,8 +53,8 @@ pub struct Pair {
 ///
 /// # Errors
 ///
-/// [`Error::Input`] when the plan's width is not `B`'s, or there are 2³²
-/// fingerprints or more.
+/// [`Error::WidthMismatch`] when the plan's width is not `B`'s,
+/// [`Error::TooManyFingerprints`] for 2³² fingerprints or more.
 pub fn self_join<B: Bits>(plan: &TablePlan, fingerprints: &[B]) -> Result<Vec<Pair>> {
     Join::new(plan, Sides::One(fingerprints))?.run(&|_: &Pair| true)
 }
@@ -233,17 +233,14 @@ struct Join<'a, B> {
 impl<'a, B: Bits> Join<'a, B> {
     fn new(plan: &'a TablePlan, sides: Sides<'a, B>) -> Result<Join<'a, B>> {
         if plan.width() != B::WIDTH {
-            return Err(Error::Input(format!(
-                "the plan is for {}-bit fingerprints, these have {} bits",
-                plan.width().bits(),
-                B::WIDTH.bits()
-            )));
+            return Err(Error::WidthMismatch {
+                plan_bits: plan.width().bits(),
+                bits: B::WIDTH.bits(),
+            });
         }
         let n = sides.len();
         if u32::try_from(n).is_err() {
-            return Err(Error::Input(format!(
-                "{n} fingerprints; a join takes fewer than 2^32"
-            )));
+            return Err(Error::TooManyFingerprints { count: n });
         }
         let masks = (0..plan.tables())
             .map(|t| B::from_u128(plan.mask(t)))

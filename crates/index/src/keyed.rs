@@ -36,7 +36,7 @@ const ROW_COST: f64 = 256.0;
 ///
 /// # Errors
 ///
-/// [`crate::Error::Plan`] when `k` is not below the width.
+/// [`crate::Error::KNotBelowWidth`] when `k` is not below the width.
 pub fn shuffle_plan(width: Width, k: u32, n: f64) -> Result<TablePlan> {
     let options = TablePlan::options(width, k, n)?;
     let work =

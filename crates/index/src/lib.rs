@@ -62,6 +62,6 @@ pub use keyed::{pairs_in_group, shuffle_plan};
 pub use lock::{LOCK_FILE, WriterLock};
 pub use online::OnlineIndex;
 pub use plan::{Block, MAX_TABLES, PlanChoice, PlanOption, TablePlan};
-pub use query::Match;
+pub use query::Neighbour;
 pub use segment::{SEGMENT_FORMAT, Segment};
 pub use spill_sort::{Sorted, SpillSort};

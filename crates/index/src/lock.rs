@@ -39,7 +39,7 @@ impl WriterLock {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] when another process (or another handle in this
+    /// [`Error::Locked`] when another process (or another handle in this
     /// one) holds the lock; [`Error::Io`] when the file cannot be opened.
     pub fn acquire(dir: &Path, name: &str, what: &str) -> Result<WriterLock> {
         let path: PathBuf = dir.join(name);
@@ -51,12 +51,11 @@ impl WriterLock {
             .map_err(|e| Error::Io(path.clone(), e))?;
         match file.try_lock() {
             Ok(()) => Ok(WriterLock { _file: file }),
-            Err(TryLockError::WouldBlock) => Err(Error::Input(format!(
-                "another neardup is writing {what} in {} (it holds {}); wait for it to \
-                 finish, or write elsewhere",
-                dir.display(),
-                path.display()
-            ))),
+            Err(TryLockError::WouldBlock) => Err(Error::Locked {
+                what: what.to_string(),
+                dir: dir.to_path_buf(),
+                lock: path,
+            }),
             Err(TryLockError::Error(e)) => Err(Error::Io(path, e)),
         }
     }

@@ -18,21 +18,21 @@ use crate::bits::Bits;
 use crate::error::{Error, Result};
 use crate::key_table::KeyTable;
 use crate::plan::TablePlan;
-use crate::query::{Match, Tables, key_hash};
+use crate::query::{Neighbour, Tables, key_hash};
 
 /// Exact search for fingerprints within `k` bits, with inserts and deletes.
 ///
 /// ```
 /// use neardup_core::Width;
-/// use neardup_index::{Match, OnlineIndex, TablePlan};
+/// use neardup_index::{Neighbour, OnlineIndex, TablePlan};
 ///
 /// let mut index = OnlineIndex::new(TablePlan::pigeonhole(Width::W64, 3)?)?;
 /// let a = index.insert(0xffff_0000_ffff_0000u64)?;
 /// let b = index.insert(0xffff_0000_ffff_0003)?;
 /// let near = index.query(0xffff_0000_ffff_0001);
-/// assert_eq!(near, [Match { distance: 1, id: a }, Match { distance: 1, id: b }]);
+/// assert_eq!(near, [Neighbour { distance: 1, id: a }, Neighbour { distance: 1, id: b }]);
 /// index.remove(a);
-/// assert_eq!(index.query(0xffff_0000_ffff_0001), [Match { distance: 1, id: b }]);
+/// assert_eq!(index.query(0xffff_0000_ffff_0001), [Neighbour { distance: 1, id: b }]);
 /// # Ok::<(), neardup_index::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -51,14 +51,13 @@ impl<B: Bits> OnlineIndex<B> {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] when the plan's width is not `B`'s.
+    /// [`Error::WidthMismatch`] when the plan's width is not `B`'s.
     pub fn new(plan: TablePlan) -> Result<OnlineIndex<B>> {
         if plan.width() != B::WIDTH {
-            return Err(Error::Input(format!(
-                "the plan is for {}-bit fingerprints, the index holds {}-bit ones",
-                plan.width().bits(),
-                B::WIDTH.bits()
-            )));
+            return Err(Error::WidthMismatch {
+                plan_bits: plan.width().bits(),
+                bits: B::WIDTH.bits(),
+            });
         }
         let masks = (0..plan.tables())
             .map(|t| B::from_u128(plan.mask(t)))
@@ -79,15 +78,15 @@ impl<B: Bits> OnlineIndex<B> {
     ///
     /// # Errors
     ///
-    /// As [`OnlineIndex::new`], and [`Error::Input`] for 2³² − 1
+    /// As [`OnlineIndex::new`], and [`Error::TooManyFingerprints`] for 2³² − 1
     /// fingerprints or more.
     pub fn build(plan: TablePlan, fingerprints: &[B]) -> Result<OnlineIndex<B>> {
         let mut index = OnlineIndex::new(plan)?;
         let n = u32::try_from(fingerprints.len())
             .ok()
             .filter(|&n| n < u32::MAX)
-            .ok_or_else(|| {
-                Error::Input("an index holds fewer than 2^32 - 1 fingerprints".into())
+            .ok_or(Error::TooManyFingerprints {
+                count: fingerprints.len(),
             })?;
         index.fingerprints = fingerprints.to_vec();
         index.live = vec![u64::MAX; fingerprints.len().div_ceil(64)];
@@ -106,13 +105,14 @@ impl<B: Bits> OnlineIndex<B> {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] once the index has given 2³² − 1 numbers.
+    /// [`Error::TooManyFingerprints`] once the index has given 2³² − 1
+    /// numbers.
     pub fn insert(&mut self, fingerprint: B) -> Result<u32> {
         let id = u32::try_from(self.fingerprints.len())
             .ok()
             .filter(|&id| id < u32::MAX)
-            .ok_or_else(|| {
-                Error::Input("an index holds fewer than 2^32 - 1 fingerprints".into())
+            .ok_or(Error::TooManyFingerprints {
+                count: self.fingerprints.len() + 1,
             })?;
         self.fingerprints.push(fingerprint);
         if id % 64 == 0 {
@@ -162,7 +162,7 @@ impl<B: Bits> OnlineIndex<B> {
 
     /// Every stored fingerprint within `k` bits of `query`, once each, by
     /// distance, then number.
-    pub fn query(&self, query: B) -> Vec<Match> {
+    pub fn query(&self, query: B) -> Vec<Neighbour> {
         let tables = Tables {
             plan: &self.plan,
             masks: &self.masks,
@@ -175,7 +175,7 @@ impl<B: Bits> OnlineIndex<B> {
 
     /// [`OnlineIndex::query`] of each of `queries`, on all cores of the
     /// current rayon pool.
-    pub fn query_batch(&self, queries: &[B]) -> Vec<Vec<Match>> {
+    pub fn query_batch(&self, queries: &[B]) -> Vec<Vec<Neighbour>> {
         queries.par_iter().map(|&q| self.query(q)).collect()
     }
 

@@ -72,26 +72,20 @@ impl TablePlan {
     ///
     /// # Errors
     ///
-    /// [`Error::Plan`] unless `k < r ≤ width` and the plan has at most
-    /// [`MAX_TABLES`] tables.
+    /// [`Error::KNotBelowWidth`], [`Error::Blocks`] or
+    /// [`Error::TooManyTables`] unless `k < r ≤ width` and the plan has at
+    /// most [`MAX_TABLES`] tables.
     pub fn new(width: Width, k: u32, blocks: u32) -> Result<TablePlan> {
         let f = width.bits();
         if k >= f {
-            return Err(Error::Plan(format!(
-                "k = {k} is not below the width of {f} bits"
-            )));
+            return Err(Error::KNotBelowWidth { k, bits: f });
         }
         if blocks <= k || blocks > f {
-            return Err(Error::Plan(format!(
-                "{blocks} blocks cannot find all pairs within k = {k} in {f} bits: \
-                 use more than {k} blocks and at most {f}"
-            )));
+            return Err(Error::Blocks { blocks, k, bits: f });
         }
         let tables = binomial(blocks, k);
         if tables > MAX_TABLES as u128 {
-            return Err(Error::Plan(format!(
-                "{blocks} blocks for k = {k} need {tables} tables, more than {MAX_TABLES}"
-            )));
+            return Err(Error::TooManyTables { blocks, k, tables });
         }
         // The first f % r blocks are one bit longer.
         let (base, extra) = (f / blocks, f % blocks);
@@ -120,7 +114,7 @@ impl TablePlan {
     ///
     /// # Errors
     ///
-    /// [`Error::Plan`] when `k` is not below the width.
+    /// [`Error::KNotBelowWidth`] when `k` is not below the width.
     pub fn pigeonhole(width: Width, k: u32) -> Result<TablePlan> {
         TablePlan::new(width, k, k + 1)
     }
@@ -223,7 +217,8 @@ impl TablePlan {
     ///
     /// # Errors
     ///
-    /// [`Error::Plan`] when `k` is not below the width, or no plan fits the
+    /// [`Error::KNotBelowWidth`] when `k` is not below the width,
+    /// [`Error::NoPlanFits`] when no plan fits the
     /// budget.
     pub fn choose(
         width: Width,
@@ -237,12 +232,10 @@ impl TablePlan {
         let chosen = (0..options.len())
             .filter(|&i| fits(&options[i]))
             .min_by(|&a, &b| options[a].work.total_cmp(&options[b].work))
-            .ok_or_else(|| {
-                Error::Plan(format!(
-                    "no plan for k = {k} fits in {} bytes per fingerprint; the smallest needs {:.1}",
-                    max_bytes_per_fingerprint.unwrap_or(0.0),
-                    options[0].bytes_per_fingerprint
-                ))
+            .ok_or_else(|| Error::NoPlanFits {
+                k,
+                max_bytes: max_bytes_per_fingerprint.unwrap_or(0.0),
+                smallest: options[0].bytes_per_fingerprint,
             })?;
         Ok(PlanChoice { options, chosen })
     }
@@ -263,7 +256,7 @@ impl TablePlan {
     ///
     /// # Errors
     ///
-    /// [`Error::Plan`] when `k` is not below the width.
+    /// [`Error::KNotBelowWidth`] when `k` is not below the width.
     pub fn choose_for_join(width: Width, k: u32, n: f64) -> Result<PlanChoice> {
         let options = TablePlan::options(width, k, n)?;
         let chosen = (0..options.len())
@@ -278,7 +271,7 @@ impl TablePlan {
     pub(crate) fn options(width: Width, k: u32, n: f64) -> Result<Vec<PlanOption>> {
         let f = width.bits();
         if k >= f {
-            return Err(Error::Plan(format!("no plan for k = {k} in {f} bits")));
+            return Err(Error::KNotBelowWidth { k, bits: f });
         }
         let mut options = Vec::new();
         for r in k + 1..=f {
@@ -292,7 +285,12 @@ impl TablePlan {
             }
         }
         if options.is_empty() {
-            return Err(Error::Plan(format!("no plan for k = {k} in {f} bits")));
+            // More than MAX_TABLES tables at k + 1 blocks already.
+            return Err(Error::TooManyTables {
+                blocks: k + 1,
+                k,
+                tables: binomial(k + 1, k),
+            });
         }
         Ok(options)
     }

@@ -5,13 +5,25 @@ use crate::bits::Bits;
 use crate::key_table::{KeyTable, prefetch};
 use crate::plan::TablePlan;
 
-/// A stored fingerprint near a query: its number and its distance.
+/// A stored fingerprint near a query: its distance and its id. An index
+/// names its fingerprints by number (`Neighbour<u32>`, the default); a
+/// store names its documents by their ids (`Neighbour<String>`). A
+/// neighbour is found by distance alone; one that the rule's verification
+/// passed as well is a `neardup_store::Duplicate`.
+///
+/// ```
+/// use neardup_index::Neighbour;
+///
+/// let mut found = vec![Neighbour { distance: 2, id: 7 }, Neighbour { distance: 1, id: 9 }];
+/// found.sort();
+/// assert_eq!(found[0].id, 9, "nearest first");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Match {
-    /// Its distance from the query (first, so that matches sort by it).
+pub struct Neighbour<I = u32> {
+    /// Its distance from the query (first, so that neighbours sort by it).
     pub distance: u32,
-    /// Its number in the index.
-    pub id: u32,
+    /// Its number in the index, or its document's id in a store.
+    pub id: I,
 }
 
 /// Tables whose first slot a query prefetches (plans with more tables look
@@ -44,7 +56,7 @@ impl<'a, B: Bits, F: Fn(usize) -> &'a [u32]> Tables<'a, B, F> {
     /// A fingerprint near the query may share keys with it in several
     /// tables; it is reported by the first of them only (the others test
     /// the earlier tables' masks), so no set of what was found is kept.
-    pub(crate) fn search(&self, query: B, stored: impl Fn(u32) -> bool) -> Vec<Match> {
+    pub(crate) fn search(&self, query: B, stored: impl Fn(u32) -> bool) -> Vec<Neighbour> {
         let mut out = Vec::new();
         let table = |t: usize| KeyTable::view((self.slots)(t), self.id_bits);
         // The tables' lookups are independent: fetch all their first cache
@@ -90,7 +102,7 @@ impl<'a, B: Bits, F: Fn(usize) -> &'a [u32]> Tables<'a, B, F> {
         t: usize,
         id: u32,
         stored: impl Fn(u32) -> bool,
-        out: &mut Vec<Match>,
+        out: &mut Vec<Neighbour>,
     ) {
         let Some(&fp) = self.fingerprints.get(id as usize) else {
             return;
@@ -105,7 +117,7 @@ impl<'a, B: Bits, F: Fn(usize) -> &'a [u32]> Tables<'a, B, F> {
             && fp.and(mask) == query.and(mask)
             && self.masks[..t].iter().all(|&m| fp.and(m) != query.and(m))
         {
-            out.push(Match { distance, id });
+            out.push(Neighbour { distance, id });
         }
     }
 }

@@ -37,7 +37,7 @@ use crate::error::{Error, Result};
 use crate::key_table::KeyTable;
 use crate::online::OnlineIndex;
 use crate::plan::TablePlan;
-use crate::query::{Match, Tables};
+use crate::query::{Neighbour, Tables};
 
 /// The version of the segment format this build writes and reads.
 pub const SEGMENT_FORMAT: u32 = 1;
@@ -54,7 +54,7 @@ const NO_SLOTS: [u32; 1] = [u32::MAX];
 ///
 /// ```
 /// use neardup_core::Width;
-/// use neardup_index::{Match, Segment, TablePlan};
+/// use neardup_index::{Neighbour, Segment, TablePlan};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("prints.ndx");
@@ -63,7 +63,7 @@ const NO_SLOTS: [u32; 1] = [u32::MAX];
 /// let segment = Segment::<u64>::open(&path)?;
 /// assert_eq!(segment.len(), 3);
 /// let near = segment.query(0xff00);
-/// assert_eq!(near, [Match { distance: 0, id: 0 }, Match { distance: 1, id: 1 }]);
+/// assert_eq!(near, [Neighbour { distance: 0, id: 0 }, Neighbour { distance: 1, id: 1 }]);
 /// assert_eq!(segment.name(1), Some("b"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -85,8 +85,9 @@ impl<B: Bits> Segment<B> {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] when the names do not match the fingerprints or the
-    /// plan is for another width, [`Error::Io`] when the file cannot be
+    /// [`Error::NamesMismatch`] when the names do not match the
+    /// fingerprints, [`Error::WidthMismatch`] when the plan is for another
+    /// width, [`Error::Io`] when the file cannot be
     /// written.
     pub fn write(
         path: &Path,
@@ -95,11 +96,10 @@ impl<B: Bits> Segment<B> {
         names: &[impl AsRef<str>],
     ) -> Result<()> {
         if names.len() != fingerprints.len() {
-            return Err(Error::Input(format!(
-                "{} names for {} fingerprints",
-                names.len(),
-                fingerprints.len()
-            )));
+            return Err(Error::NamesMismatch {
+                names: names.len(),
+                fingerprints: fingerprints.len(),
+            });
         }
         let index = OnlineIndex::build(plan, fingerprints)?;
         let mut offsets = Vec::with_capacity(names.len() + 1);
@@ -340,7 +340,7 @@ impl<B: Bits> Segment<B> {
 
     /// Every fingerprint within `k` bits of `query`, by distance, then
     /// number.
-    pub fn query(&self, query: B) -> Vec<Match> {
+    pub fn query(&self, query: B) -> Vec<Neighbour> {
         self.tables().search(query, |_| true)
     }
 

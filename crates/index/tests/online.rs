@@ -2,15 +2,15 @@
 //! inserts, bulk builds, removals and batches.
 
 use neardup_core::Width;
-use neardup_index::{Bits, Match, OnlineIndex, TablePlan};
+use neardup_index::{Bits, Neighbour, OnlineIndex, TablePlan};
 use proptest::prelude::*;
 
 use crate::join::{Rng, planted};
 
-fn brute<B: Bits>(k: u32, stored: &[(u32, B)], query: B) -> Vec<Match> {
-    let mut out: Vec<Match> = stored
+fn brute<B: Bits>(k: u32, stored: &[(u32, B)], query: B) -> Vec<Neighbour> {
+    let mut out: Vec<Neighbour> = stored
         .iter()
-        .map(|&(id, fp)| Match {
+        .map(|&(id, fp)| Neighbour {
             distance: fp.distance(query),
             id,
         })
@@ -84,7 +84,7 @@ fn grows_and_reports_memory() {
     }
     assert_eq!(index.len(), 70_000);
     for (id, &fp) in fps.iter().enumerate().step_by(97) {
-        assert!(index.query(fp).contains(&Match {
+        assert!(index.query(fp).contains(&Neighbour {
             distance: 0,
             id: id as u32
         }));

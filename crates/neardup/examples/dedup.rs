@@ -12,7 +12,7 @@
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
-use neardup::dedup::{Dedup, Fate, Memory, Silent};
+use neardup::{Dedup, Fate, Memory, Silent};
 
 fn main() -> ExitCode {
     match run() {

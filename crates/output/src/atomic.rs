@@ -4,13 +4,25 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
-
+use crate::error::{Error, Result};
 use crate::faults::{Faults, Step};
 
 /// Writes `path` through a temporary file in the same directory, renamed
 /// over `path` only once `write` succeeded and the data is on disk, so that
 /// an interrupted run never leaves a file that looks complete.
+///
+/// ```
+/// use std::io::Write;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("out.txt");
+/// neardup_output::write_atomically(&path, |out| Ok(out.write_all(b"whole\n")?))?;
+/// assert_eq!(std::fs::read_to_string(&path)?, "whole\n");
+/// let failed = neardup_output::write_atomically(&path, |_| Err(std::io::Error::other("no").into()));
+/// assert!(failed.is_err());
+/// assert_eq!(std::fs::read_to_string(&path)?, "whole\n", "the old file stays");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
@@ -35,8 +47,7 @@ pub(crate) fn write_atomically_with(
         .unwrap_or_default();
     let temp = dir.join(temporary_name(&name, std::process::id()));
     let result = (|| {
-        let file =
-            File::create(&temp).with_context(|| format!("cannot create {}", temp.display()))?;
+        let file = File::create(&temp).map_err(|e| Error::at("cannot create", &temp, e))?;
         let mut out = BufWriter::new(file);
         write(&mut out)?;
         let file = out.into_inner().map_err(|e| e.into_error())?;
@@ -85,10 +96,10 @@ pub fn refuse_input_as_output<'a>(
     };
     for input in inputs {
         if input.canonicalize().is_ok_and(|i| i == output) {
-            bail!(
-                "{} is an input; write the output to another file",
-                output.display()
-            );
+            return Err(Error::InputAsOutput {
+                path: output,
+                directory: false,
+            });
         }
     }
     Ok(())

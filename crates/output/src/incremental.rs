@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use crate::error::{Error, Result};
 use neardup_core::FingerprintSettings;
 
 /// Refuses a store whose recorded fingerprint settings are not `ours`. A
@@ -13,10 +13,10 @@ use neardup_core::FingerprintSettings;
 pub(crate) fn check_settings(
     dir: &Path,
     ours: &FingerprintSettings,
-    option: &str,
+    option: &'static str,
 ) -> Result<Option<String>> {
-    let Some(stored) = neardup_store::StoreSettings::of(dir)
-        .with_context(|| format!("{option} {}", dir.display()))?
+    let Some(stored) =
+        neardup_store::StoreSettings::of(dir).map_err(|e| Error::index(option, dir, e))?
     else {
         return Ok(None);
     };
@@ -27,13 +27,12 @@ pub(crate) fn check_settings(
             dir.display()
         )));
     };
-    if let Some(differ) = theirs.difference(ours) {
-        bail!(
-            "{option} {}: its fingerprints were made with other settings ({differ}); \
-             fingerprints of different settings cannot be compared: use the index's \
-             settings, or another index",
-            dir.display()
-        );
+    if let Some(differences) = theirs.difference(ours) {
+        return Err(Error::OtherSettings {
+            option,
+            dir: dir.to_path_buf(),
+            differences,
+        });
     }
     Ok(None)
 }

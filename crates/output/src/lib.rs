@@ -17,8 +17,9 @@
 //! and, with `save_index`, adds the kept documents to an index directory
 //! for later runs against it: locked from the run's start, and changed in
 //! one batch that a later run undoes if the run's `summary.json` never came
-//! (`saving`), so that outputs and index change together. Errors carry their context as messages for
-//! people (`anyhow`): every front shows them as they are.
+//! (`saving`), so that outputs and index change together. Errors are one
+//! [`Error`]: each case names the file, directory or option at fault, and
+//! every front shows its message and causes as they are.
 //!
 //! The parts: [`atomic`] (files written whole or not at all), `records`,
 //! `reread` (the last pass, for the ids the outputs name), `report`,
@@ -29,6 +30,7 @@
 //! [`markup`].
 
 pub mod atomic;
+mod error;
 mod faults;
 mod incremental;
 pub mod markup;
@@ -41,6 +43,7 @@ mod run;
 mod saving;
 
 pub use atomic::{is_temporary_of, refuse_input_as_output, write_atomically};
+pub use error::{Error, Result, with_causes};
 pub use faults::{Faults, Step};
 pub use memory_floor::below_memory_floor;
 pub use run::{DedupRun, Finished, against_index};

@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use crate::error::{Error, Result};
 use neardup_index::WriterLock;
 
 use crate::atomic::is_temporary_of;
@@ -53,9 +53,11 @@ impl Drop for OutLock {
 /// (only a holder removes it).
 pub(crate) fn lock_out(out: &Path) -> Result<OutLock> {
     if out.exists() && !out.is_dir() {
-        bail!("--out {}: not a directory", out.display());
+        return Err(Error::OutNotDirectory {
+            out: out.to_path_buf(),
+        });
     }
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    std::fs::create_dir_all(out).map_err(|e| Error::at("cannot create", out, e))?;
     let path = out.join(OUT_LOCK);
     // The first try makes the file when there is none.
     for _ in 0..8 {
@@ -65,11 +67,10 @@ pub(crate) fn lock_out(out: &Path) -> Result<OutLock> {
             return Ok(OutLock { path, _lock: lock });
         }
     }
-    bail!(
-        "cannot lock {}: other runs keep replacing it; run one dedup into {} at a time",
-        path.display(),
-        out.display()
-    )
+    Err(Error::LockReplaced {
+        lock: path,
+        out: out.to_path_buf(),
+    })
 }
 
 /// What tells the file at `path` from another that replaced it there.
@@ -91,20 +92,20 @@ fn file_id(path: &Path) -> Option<()> {
 /// interrupted run left are removed in any case.
 pub(crate) fn earlier_outputs(out: &Path, force: bool) -> Result<Earlier> {
     let mut others: Vec<OsString> = Vec::new();
-    for entry in std::fs::read_dir(out).with_context(|| format!("cannot read {}", out.display()))? {
-        let name = entry
-            .with_context(|| format!("cannot read {}", out.display()))?
-            .file_name();
+    let cannot_read = |e| Error::at("cannot read", out, e);
+    for entry in std::fs::read_dir(out).map_err(cannot_read)? {
+        let name = entry.map_err(cannot_read)?.file_name();
         if name != OUT_LOCK {
             others.push(name);
         }
     }
     let temporary = |name: &OsString| name.to_str().is_some_and(|n| is_temporary_of(n, &OUTPUTS));
     for name in others.iter().filter(|n| temporary(n)) {
-        std::fs::remove_file(out.join(name)).with_context(|| {
-            format!(
-                "cannot remove {}, left by an interrupted run",
-                out.join(name).display()
+        std::fs::remove_file(out.join(name)).map_err(|e| {
+            Error::at(
+                "cannot remove what an interrupted run left:",
+                &out.join(name),
+                e,
             )
         })?;
     }
@@ -120,10 +121,9 @@ pub(crate) fn earlier_outputs(out: &Path, force: bool) -> Result<Earlier> {
         false => Earlier::Finished,
     };
     if earlier == Earlier::Finished && !force {
-        bail!(
-            "--out {}: the directory is not empty; give an empty or new one, or --force",
-            out.display()
-        );
+        return Err(Error::OutNotEmpty {
+            out: out.to_path_buf(),
+        });
     }
     Ok(earlier)
 }
@@ -135,9 +135,7 @@ pub(crate) fn clear_out(out: &Path) -> Result<()> {
     for name in OUTPUTS.iter().rev() {
         match std::fs::remove_file(out.join(name)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(e).with_context(|| {
-                    format!("cannot remove the earlier {}", out.join(name).display())
-                });
+                return Err(Error::at("cannot remove the earlier", &out.join(name), e));
             }
             _ => {}
         }
@@ -159,10 +157,10 @@ pub(crate) fn refuse_inputs_as_outputs(out: &Path, files: &[PathBuf]) -> Result<
             continue;
         };
         if out.join(name).canonicalize().is_ok_and(|o| o == input) {
-            bail!(
-                "{} is an input; write the outputs to another directory",
-                input.display()
-            );
+            return Err(Error::InputAsOutput {
+                path: input,
+                directory: true,
+            });
         }
     }
     Ok(())

@@ -6,8 +6,8 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::atomic::write_atomically_with;
+use crate::error::{Error, Result};
 use crate::faults::Faults;
-use anyhow::{Context, Result};
 use neardup_corpus::{CopyError, Format, ParquetRowWriter, copy_lines};
 use neardup_dedup::{Fate, Fates, Outcome, Record, Why};
 
@@ -55,7 +55,7 @@ pub(crate) fn write_unique(
         let file = origin.file as usize;
         let Some(span) = spans.get_mut(file) else {
             // Never so for documents of these files; said, not skipped.
-            anyhow::bail!("a document names no input file (file {file}); this is a bug");
+            return Err(Error::NoSuchFile { file });
         };
         *span = Some(span.map_or((d, d), |(first, _)| (first, d)));
         if fate == Fate::Kept && origin.line.is_none() {
@@ -89,10 +89,8 @@ pub(crate) fn write_unique(
         // Lines come in order, and so do the kept ones.
         match copy_lines(&files[f], kept_in_order(kept_lines(f)), out) {
             Ok(_) => Ok(()),
-            Err(CopyError::Read(path, e)) => {
-                Err(e).with_context(|| format!("reading {} again", path.display()))
-            }
-            Err(CopyError::Write(e)) => Err(e).context("writing the kept records"),
+            Err(CopyError::Read(path, e)) => Err(Error::at("reading again", &path, e)),
+            Err(CopyError::Write(e)) => Err(e.into()),
         }
     };
     if !json.is_empty() {
@@ -103,7 +101,7 @@ pub(crate) fn write_unique(
             }
             Ok(())
         })
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        .map_err(|e| Error::at("cannot write", &path, e))?;
     }
     if !parquet.is_empty() {
         let path = out.join("unique.parquet");
@@ -111,10 +109,9 @@ pub(crate) fn write_unique(
             let mut rows = ParquetRowWriter::new(w);
             for &f in &parquet {
                 rows.copy(&files[f], kept_in_order(kept_lines(f)))
-                    .with_context(|| format!("writing {}", path.display()))?;
+                    .map_err(|e| Error::at("writing", &path, e))?;
             }
-            rows.finish()
-                .with_context(|| format!("writing {}", path.display()))?;
+            rows.finish().map_err(|e| Error::at("writing", &path, e))?;
             Ok(())
         })?;
     }
@@ -131,7 +128,7 @@ pub(crate) fn write_unique(
             }
             Ok(())
         })
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        .map_err(|e| Error::at("cannot write", &path, e))?;
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use crate::error::Result;
 use neardup_dedup::Fate;
 use similar::{Algorithm, DiffTag, capture_diff_slices_deadline};
 

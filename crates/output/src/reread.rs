@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use anyhow::Result;
+use crate::error::Result;
 use neardup_dedup::{Files, Progress, Source, Stage};
 
 /// The ids of the documents of a run that outputs name, in one string:

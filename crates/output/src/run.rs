@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
 use neardup_corpus::{Corpus, Format, ReadOptions};
 use neardup_dedup::{Dedup, Fate, Files, Outcome, Progress, Skipped, index_settings};
 use neardup_store::{AnyStore, StoreSettings};
 use serde_json::Value;
 
 use crate::atomic::write_atomically_with;
+use crate::error::{Error, Result};
 use crate::faults::{Faults, sync_dir};
 use crate::incremental;
 use crate::out_dir::{Earlier, clear_out, earlier_outputs, lock_out, refuse_inputs_as_outputs};
@@ -161,9 +161,7 @@ impl DedupRun {
         let started = Instant::now();
         let (mut warnings, mut notes) = (Vec::new(), Vec::new());
         if self.paths.iter().any(|p| p.as_os_str() == "-") {
-            bail!(
-                "dedup reads its inputs twice (once to fingerprint, once to copy what is kept): give files, not -"
-            );
+            return Err(Error::Stdin);
         }
         let faults: &Faults = self.faults.as_deref().unwrap_or(&crate::faults::none);
         // The index saved to is locked first, and held to the end: a second
@@ -198,11 +196,7 @@ impl DedupRun {
             .iter()
             .find(|f| f.as_os_str().as_encoded_bytes().contains(&b'\n'))
         {
-            bail!(
-                "{:?}: a file name with a line break cannot be listed in unique.txt (one path a \
-                 line); rename it",
-                file
-            );
+            return Err(Error::LineBreakInName { path: file.clone() });
         }
         // Before `clear_out`, which removes an earlier run's outputs.
         refuse_inputs_as_outputs(&self.out, files.paths())?;
@@ -235,9 +229,9 @@ impl DedupRun {
         let outcome = self
             .job
             .run(&files, progress)
-            .with_context(|| match &self.against {
-                Some(dir) => format!("dedup (--against {})", dir.display()),
-                None => "dedup".to_string(),
+            .map_err(|source| Error::Job {
+                against: self.against.clone(),
+                source: Box::new(source),
             })?;
         let stats = outcome.stats();
         let (n, k) = (stats.documents, stats.k);
@@ -285,9 +279,7 @@ impl DedupRun {
                 write_unique(&self.out, format, paths, outcome.records(), fates, faults)
             });
             let looked_up = look_up(&files, progress, n, |d| named[d as usize], &shown);
-            let written = copying
-                .join()
-                .unwrap_or_else(|_| Err(anyhow::anyhow!("writing the unique records failed")));
+            let written = copying.join().unwrap_or(Err(Error::Writer));
             (written, looked_up)
         });
         let (ids, mut texts) = looked_up?;
@@ -390,8 +382,7 @@ impl DedupRun {
             },
             faults,
         )?;
-        sync_dir(&self.out, faults)
-            .with_context(|| format!("cannot sync {}", self.out.display()))?;
+        sync_dir(&self.out, faults).map_err(|e| Error::at("cannot sync", &self.out, e))?;
         let summary_path = self.out.join("summary.json");
         let write_summary = || -> Result<()> {
             write_atomically_with(&summary_path, faults, |out| {
@@ -399,8 +390,7 @@ impl DedupRun {
                 out.write_all(b"\n")?;
                 Ok(())
             })?;
-            sync_dir(&self.out, faults)
-                .with_context(|| format!("cannot sync {}", self.out.display()))
+            sync_dir(&self.out, faults).map_err(|e| Error::at("cannot sync", &self.out, e))
         };
         match &index {
             None => write_summary()?,
@@ -426,8 +416,9 @@ impl DedupRun {
                 }
                 if let Err(e) = index.finish(run, faults) {
                     warnings.push(format!(
-                        "{e:#}: the run is finished, and the next run that saves to the \
-                         index records so"
+                        "{}: the run is finished, and the next run that saves to the \
+                         index records so",
+                        crate::with_causes(&e)
                     ));
                 }
             }

@@ -26,11 +26,11 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
 use neardup_dedup::{Outcome, Progress, Rule, Source, index_documents};
 use neardup_store::{AnyStore, StoreOptions, StoreSettings};
 use serde_json::{Value, json};
 
+use crate::error::{Error, Result};
 use crate::faults::{Faults, Step};
 
 /// The key of `summary.json` that names the index batch of its run.
@@ -103,7 +103,7 @@ impl SavedIndex {
     pub(crate) fn open(dir: &Path, settings: &StoreSettings) -> Result<SavedIndex> {
         let given = (!AnyStore::exists(dir)).then_some(settings);
         let store = AnyStore::open(dir, given, StoreOptions::default())
-            .with_context(|| format!("--save-index {}", dir.display()))?;
+            .map_err(|e| Error::index("--save-index", dir, e))?;
         Ok(SavedIndex {
             dir: dir.to_path_buf(),
             store,
@@ -111,16 +111,17 @@ impl SavedIndex {
     }
 
     fn commit<T>(&self, faults: &Faults, change: impl FnOnce() -> Result<T>) -> Result<T> {
-        faults(Step::CommitIndex(&self.dir))
-            .with_context(|| format!("--save-index {}", self.dir.display()))?;
-        change().with_context(|| format!("--save-index {}", self.dir.display()))
+        faults(Step::CommitIndex(&self.dir)).map_err(|e| self.error(e))?;
+        change().map_err(|e| self.error(e))
+    }
+
+    /// `source`, about this index.
+    fn error(&self, source: impl Into<Error>) -> Error {
+        Error::index("--save-index", &self.dir, source)
     }
 
     fn last(&self) -> Result<Option<Label>> {
-        let batch = self
-            .store
-            .last_batch()
-            .with_context(|| format!("--save-index {}", self.dir.display()))?;
+        let batch = self.store.last_batch().map_err(|e| self.error(e))?;
         Ok(batch.and_then(|b| Label::parse(&b.label)))
     }
 
@@ -193,7 +194,7 @@ impl SavedIndex {
         let inserts = index_documents(rule, self.store.settings(), source, outcome, &|d| {
             id(d).to_string()
         })
-        .with_context(|| format!("--save-index {}", self.dir.display()))?;
+        .map_err(|e| self.error(e))?;
         let label = Label {
             out: label_path(out),
             run: run.to_string(),

@@ -51,11 +51,14 @@ fn run_into(input: &Path, out: &Path, index: &Path, force: bool) -> DedupRun {
     let mut run = DedupRun::new(
         vec![input.to_path_buf()],
         out.to_path_buf(),
-        Dedup::new().unwrap(),
+        Dedup::builder()
+            .unwrap()
+            .against(Some(index.to_path_buf()))
+            .build()
+            .unwrap(),
     );
     run.force = force;
     run.against = Some(index.to_path_buf());
-    run.job.against(Some(index.to_path_buf()));
     run.save_index = Some(index.to_path_buf());
     run
 }
@@ -244,7 +247,11 @@ fn a_run_failed_at_any_step_loses_nothing() {
                     }));
                     let first = run.run(&Silent);
                     if let Err(e) = &first {
-                        assert!(format!("{e:#}").contains("injected"), "{why}: {e:#}");
+                        assert!(
+                            neardup_output::with_causes(e).contains("injected"),
+                            "{why}: {}",
+                            neardup_output::with_causes(e)
+                        );
                     }
                     check_left(&out, &index, &before, &why);
                     let undo = unfinished_batch(&index) && !out.join("summary.json").exists();
@@ -258,8 +265,9 @@ fn a_run_failed_at_any_step_loses_nothing() {
                         ),
                         // A finished run is not replaced without --force.
                         Err(e) => assert!(
-                            !force && format!("{e:#}").contains("not empty"),
-                            "{why}: {e:#}"
+                            !force && neardup_output::with_causes(&e).contains("not empty"),
+                            "{why}: {}",
+                            neardup_output::with_causes(&e)
                         ),
                     }
                     check_final(&day2, &out, &index, &before, &want, &why);

@@ -35,7 +35,7 @@ impl ApiError {
     /// A failure of the store (500): nothing was acknowledged.
     pub fn store(e: &neardup_store::Error) -> ApiError {
         match e {
-            neardup_store::Error::Input(m) => ApiError::bad_request(m.clone()),
+            e if e.is_input() => ApiError::bad_request(e.to_string()),
             _ => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "store_failed",

@@ -202,52 +202,107 @@ impl ServeOptions {
     /// given, or the limits cannot work together.
     pub fn check(&self) -> Result<(), StartError> {
         if !self.listen.ip().is_loopback() && self.token.is_none() {
-            return Err(StartError(format!(
-                "--listen {}: anyone who can reach that address could write to the store; \
-                 give --token-file with a secret token, or listen on 127.0.0.1",
-                self.listen
-            )));
+            return Err(StartError::OpenWithoutToken {
+                listen: self.listen,
+            });
         }
         let limits = &self.limits;
         if limits.max_connections <= limits.max_concurrent {
-            return Err(StartError(format!(
-                "--max-connections {} must be more than --max-concurrent {}: \
-                 connections must be left for probes and for requests being read",
-                limits.max_connections, limits.max_concurrent
-            )));
+            return Err(StartError::TooFewConnections {
+                max_connections: limits.max_connections,
+                max_concurrent: limits.max_concurrent,
+            });
         }
         let zero = [
             ("--header-timeout", limits.header_timeout),
             ("--body-timeout", limits.body_timeout),
             ("--idle-timeout", limits.idle_timeout),
         ];
-        if let Some((flag, _)) = zero.iter().find(|(_, d)| d.is_zero()) {
-            return Err(StartError(format!(
-                "{flag} 0 would close every connection at once: give seconds"
-            )));
+        if let Some(&(flag, _)) = zero.iter().find(|(_, d)| d.is_zero()) {
+            return Err(StartError::ZeroTimeout { flag });
         }
         Ok(())
     }
 }
 
-/// What stops the service from starting, said for people.
+/// What stops the service from starting: each case names the option or
+/// the part at fault, and its message says what to do. The OS's error, when
+/// there is one, is in the message (not a source too: a chain of causes
+/// would print it twice).
 ///
 /// ```
 /// use neardup_server::StartError;
 ///
-/// let err = StartError("cannot listen on 0.0.0.0:80".into());
-/// assert_eq!(err.to_string(), "cannot listen on 0.0.0.0:80");
+/// let err = StartError::ZeroTimeout { flag: "--idle-timeout" };
+/// assert_eq!(err.to_string(), "--idle-timeout 0 would close every connection at once: give seconds");
 /// ```
-#[derive(Debug)]
-pub struct StartError(pub String);
-
-impl std::fmt::Display for StartError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    /// A listening address other than loopback without a token.
+    #[error(
+        "--listen {listen}: anyone who can reach that address could write to the store; \
+         give --token-file with a secret token, or listen on 127.0.0.1"
+    )]
+    OpenWithoutToken {
+        /// The address.
+        listen: SocketAddr,
+    },
+    /// No connections left over the concurrent requests.
+    #[error(
+        "--max-connections {max_connections} must be more than --max-concurrent \
+         {max_concurrent}: connections must be left for probes and for requests being read"
+    )]
+    TooFewConnections {
+        /// [`Limits::max_connections`].
+        max_connections: usize,
+        /// [`Limits::max_concurrent`].
+        max_concurrent: usize,
+    },
+    /// A timeout of zero.
+    #[error("{flag} 0 would close every connection at once: give seconds")]
+    ZeroTimeout {
+        /// The timeout's flag (`--header-timeout`, …).
+        flag: &'static str,
+    },
+    /// A rule that finds pairs further apart than the store's tables do.
+    #[error("-k {k}: the store finds fingerprints at most {store_k} bits apart")]
+    KBeyondStore {
+        /// The rule's k.
+        k: u32,
+        /// The store's.
+        store_k: u32,
+    },
+    /// Fingerprint settings of another width than the store's.
+    #[error(
+        "the store holds {store_bits}-bit fingerprints and the fingerprint settings make \
+         {settings_bits}-bit ones"
+    )]
+    WidthMismatch {
+        /// The store's width, in bits.
+        store_bits: u32,
+        /// The fingerprint settings'.
+        settings_bits: u32,
+    },
+    /// A thread or the runtime that could not be started.
+    #[error("cannot start the {what}: {error}")]
+    Thread {
+        /// Which (`runtime`, `writer`).
+        what: &'static str,
+        /// The OS's error.
+        error: std::io::Error,
+    },
+    /// An address that cannot be listened on.
+    #[error(
+        "cannot listen on {listen}: {error} (another process on that port? give another --listen)"
+    )]
+    Listen {
+        /// The address.
+        listen: SocketAddr,
+        /// The OS's error.
+        error: std::io::Error,
+    },
 }
-
-impl std::error::Error for StartError {}
 
 /// The service without a listener: the store, the thread that
 /// group-commits its writes, and the routes. [`serve`] puts it behind a
@@ -318,22 +373,20 @@ impl<B: Bits> Service<B> {
     ) -> Result<Service<B>, StartError> {
         let fingerprinter = rule.fingerprinter().clone();
         if rule.k_bits() > store.settings().k {
-            return Err(StartError(format!(
-                "-k {}: the store finds fingerprints at most {} bits apart",
-                rule.k_bits(),
-                store.settings().k
-            )));
+            return Err(StartError::KBeyondStore {
+                k: rule.k_bits(),
+                store_k: store.settings().k,
+            });
         }
         // Texts are judged only where both are kept.
         let verification = rule.verifier().filter(|_| store.settings().texts);
         let keyed = neardup_dedup::keyed_for(store.settings(), &rule);
         options.check()?;
         if fingerprinter.width() != B::WIDTH {
-            return Err(StartError(format!(
-                "the store holds {}-bit fingerprints and the fingerprint settings make {}-bit ones",
-                B::WIDTH.bits(),
-                fingerprinter.width().bits()
-            )));
+            return Err(StartError::WidthMismatch {
+                store_bits: B::WIDTH.bits(),
+                settings_bits: fingerprinter.width().bits(),
+            });
         }
         let metrics = Arc::new(Metrics::default());
         let judge: Option<SharedJudge> = verification
@@ -344,7 +397,10 @@ impl<B: Bits> Service<B> {
             options.limits.max_commit,
             metrics.clone(),
         )
-        .map_err(|e| StartError(format!("cannot start the writer: {e}")))?;
+        .map_err(|error| StartError::Thread {
+            what: "writer",
+            error,
+        })?;
         let app = Arc::new(App {
             store,
             committer,

@@ -94,12 +94,13 @@ impl Bound {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
-            .map_err(|e| StartError(format!("cannot start the runtime: {e}")))?;
-        let cannot = |e: std::io::Error| {
-            StartError(format!(
-                "cannot listen on {}: {e} (another process on that port? give another --listen)",
-                options.listen
-            ))
+            .map_err(|error| StartError::Thread {
+                what: "runtime",
+                error,
+            })?;
+        let cannot = |error: std::io::Error| StartError::Listen {
+            listen: options.listen,
+            error,
         };
         let listener = {
             let _entered = runtime.enter();

@@ -12,7 +12,8 @@ use axum::response::{IntoResponse, Response};
 use neardup_core::{Fingerprint, Fingerprinter};
 use neardup_dedup::{Rule, Verification};
 use neardup_index::Bits;
-use neardup_store::{Duplicate, Hit, Insert, Store, Write, Written};
+use neardup_index::Neighbour;
+use neardup_store::{Duplicate, Insert, Store, Write, Written};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -162,7 +163,7 @@ impl<B: Bits> App<B> {
     /// The answer to a query: the stored documents within `k` bits,
     /// checked by their texts when both are there.
     fn query(&self, doc: &Ready<B>) -> Result<DocumentOut, ApiError> {
-        let mut hits: Vec<Hit> = self
+        let mut hits: Vec<Neighbour<String>> = self
             .store
             .query(doc.fingerprint, doc.k)
             .map_err(|e| ApiError::store(&e))?;

@@ -8,11 +8,11 @@ use neardup_core::Width;
 
 use crate::error::{Error, Result};
 use crate::judge::Judge;
-use crate::record::Document;
+use crate::record::StoredDocument;
 use crate::settings::StoreSettings;
 use crate::store::{Store, StoreOptions, StoreStats};
-use crate::view::Hit;
 use crate::write::{Insert, Write, Written};
+use neardup_index::Neighbour;
 
 /// A [`Store`] of 64- or 128-bit fingerprints, as its settings say.
 ///
@@ -99,11 +99,9 @@ impl AnyStore {
                  neardup index build (or dedup --save-index)"
                     .into(),
             )),
-            None => Err(Error::Input(format!(
-                "{} holds no index: make one with neardup index build (or dedup \
-                 --save-index)",
-                dir.display()
-            ))),
+            None => Err(Error::NoIndex {
+                dir: dir.to_path_buf(),
+            }),
         }
     }
 
@@ -126,7 +124,7 @@ impl AnyStore {
     /// # Errors
     ///
     /// As [`Store::query`].
-    pub fn query(&self, query: u128, k: u32) -> Result<Vec<Hit>> {
+    pub fn query(&self, query: u128, k: u32) -> Result<Vec<Neighbour<String>>> {
         match self {
             AnyStore::W64(s) => s.query(query as u64, k),
             AnyStore::W128(s) => s.query(query, k),
@@ -138,7 +136,7 @@ impl AnyStore {
     /// # Errors
     ///
     /// As [`Store::query_keys`].
-    pub fn query_keys(&self, query: u128, keys: &[u64]) -> Result<Vec<Hit>> {
+    pub fn query_keys(&self, query: u128, keys: &[u64]) -> Result<Vec<Neighbour<String>>> {
         match self {
             AnyStore::W64(s) => s.query_keys(query as u64, keys),
             AnyStore::W128(s) => s.query_keys(query, keys),
@@ -150,7 +148,7 @@ impl AnyStore {
     /// # Errors
     ///
     /// As [`Store::get`].
-    pub fn get(&self, id: &str) -> Result<Option<Document>> {
+    pub fn get(&self, id: &str) -> Result<Option<StoredDocument>> {
         match self {
             AnyStore::W64(s) => s.get(id),
             AnyStore::W128(s) => s.get(id),
@@ -215,14 +213,10 @@ impl AnyStore {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] naming a repeated id or one without an id, and as
-    /// [`Store::write`].
+    /// [`Error::IdTaken`] naming a repeated id, [`Error::MissingId`], and
+    /// as [`Store::write`].
     pub fn insert_documents(&self, inserts: Vec<Insert<u128>>) -> Result<()> {
-        let taken = |id: &str| {
-            Error::Input(format!(
-                "the name {id:?} is already in the index; names are unique"
-            ))
-        };
+        let taken = |id: &str| Error::IdTaken { id: id.to_string() };
         self.checked_ids(&inserts)?;
         let mut inserts = inserts.into_iter().peekable();
         while inserts.peek().is_some() {
@@ -251,7 +245,7 @@ impl AnyStore {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] naming a repeated id, and as [`Store::write`].
+    /// [`Error::IdTaken`] naming a repeated id, and as [`Store::write`].
     pub fn insert_all(&self, fingerprints: &[u128], ids: &[impl AsRef<str>]) -> Result<()> {
         self.insert_documents(self.inserts_of(fingerprints, ids)?)
     }
@@ -263,11 +257,10 @@ impl AnyStore {
         ids: &[impl AsRef<str>],
     ) -> Result<Vec<Insert<u128>>> {
         if fingerprints.len() != ids.len() {
-            return Err(Error::Input(format!(
-                "{} ids for {} fingerprints",
-                ids.len(),
-                fingerprints.len()
-            )));
+            return Err(Error::IdsMismatch {
+                ids: ids.len(),
+                fingerprints: fingerprints.len(),
+            });
         }
         let k = self.settings().k;
         Ok(fingerprints
@@ -282,10 +275,7 @@ impl AnyStore {
     pub(crate) fn checked_ids(&self, inserts: &[Insert<u128>]) -> Result<Vec<String>> {
         let ids = inserts
             .iter()
-            .map(|i| {
-                i.id.clone()
-                    .ok_or_else(|| Error::Input("a document without an id".to_string()))
-            })
+            .map(|i| i.id.clone().ok_or(Error::MissingId))
             .collect::<Result<Vec<String>>>()?;
         self.check_new_ids(&ids)?;
         Ok(ids)
@@ -308,14 +298,10 @@ impl AnyStore {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] naming the first such id; [`Error::Log`] when the
+    /// [`Error::IdTaken`] naming the first such id; [`Error::Log`] when the
     /// log cannot be read.
     pub fn check_new_ids(&self, ids: &[impl AsRef<str>]) -> Result<()> {
-        let taken = |id: &str| {
-            Error::Input(format!(
-                "the name {id:?} is already in the index; names are unique"
-            ))
-        };
+        let taken = |id: &str| Error::IdTaken { id: id.to_string() };
         let mut seen = std::collections::HashSet::with_capacity(ids.len());
         if let Some(id) = ids.iter().map(AsRef::as_ref).find(|&id| !seen.insert(id)) {
             return Err(taken(id));

@@ -58,9 +58,10 @@ impl<B: Bits> Store<B> {
             .iter()
             .find(|w| !matches!(w, Written::Inserted { .. }))
         {
-            Some(w) => Err(Error::Input(format!(
-                "the batch {label:?} was stored in part: {w:?}; undo it"
-            ))),
+            Some(w) => Err(Error::PartialBatch {
+                label: label.to_string(),
+                written: Box::new(w.clone()),
+            }),
             None => Ok(()),
         }
     }
@@ -139,7 +140,7 @@ impl AnyStore {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] naming a repeated id, and as [`Store::write`].
+    /// [`Error::IdTaken`] naming a repeated id, and as [`Store::write`].
     pub fn insert_batch(&self, fingerprints: &[u128], ids: &[&str], label: &str) -> Result<()> {
         self.insert_labelled(self.inserts_of(fingerprints, ids)?, label)
     }
@@ -161,7 +162,7 @@ impl AnyStore {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] naming a repeated id or a document without one, and
+    /// [`Error::IdTaken`] naming a repeated id, [`Error::MissingId`], and
     /// as [`Store::write`].
     pub fn insert_labelled(&self, inserts: Vec<Insert<u128>>, label: &str) -> Result<()> {
         let ids = self.checked_ids(&inserts)?;

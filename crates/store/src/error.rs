@@ -2,21 +2,111 @@
 
 use std::path::PathBuf;
 
-/// An error of the store.
+use crate::write::Written;
+
+/// An error of the store. The cases up to [`Error::PartialBatch`] are
+/// requests the store cannot take ([`Error::is_input`]); the others, a
+/// store that cannot be used.
 ///
 /// ```
 /// use neardup_store::Error;
 ///
-/// let err = Error::Input("the id \"a\" is taken".into());
-/// assert_eq!(err.to_string(), "the id \"a\" is taken");
+/// let err = Error::IdTaken { id: "a".into() };
+/// assert_eq!(err.to_string(), "the name \"a\" is already in the index; names are unique");
+/// assert!(err.is_input());
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A request the store cannot take (a taken id, a distance past the
-    /// store's, settings that differ from the store's).
-    #[error("{0}")]
-    Input(String),
+    /// A directory with no store in it, opened without the settings to
+    /// create one, or to read.
+    #[error("{} holds no store; create one by giving its settings", dir.display())]
+    NoStore {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// A directory with no index in it, to search or add to.
+    #[error(
+        "{} holds no index: make one with neardup index build (or dedup --save-index)",
+        dir.display()
+    )]
+    NoIndex {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// A directory that holds an index already, where a new one was to be
+    /// made.
+    #[error(
+        "{} already holds an index; open it to add to it, or remove it first",
+        dir.display()
+    )]
+    AlreadyExists {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// An id that a stored document has.
+    #[error("the name {id:?} is already in the index; names are unique")]
+    IdTaken {
+        /// The id.
+        id: String,
+    },
+    /// A document to insert without an id, where ids are needed.
+    #[error("a document without an id")]
+    MissingId,
+    /// Ids and fingerprints that do not pair up.
+    #[error("{ids} ids for {fingerprints} fingerprints")]
+    IdsMismatch {
+        /// The ids given.
+        ids: usize,
+        /// The fingerprints given.
+        fingerprints: usize,
+    },
+    /// A search further than the store's tables reach.
+    #[error("a distance of {k} bits: this store finds documents at most {most} bits apart")]
+    KBeyondStore {
+        /// The distance asked for.
+        k: u32,
+        /// The store's k.
+        most: u32,
+    },
+    /// Settings that differ from those the store was made with.
+    #[error(
+        "the store in {} has other settings: {differences}; open it with its own, or make a \
+         new store",
+        dir.display()
+    )]
+    OtherSettings {
+        /// The store's directory.
+        dir: PathBuf,
+        /// The settings that differ, theirs and ours.
+        differences: String,
+    },
+    /// A store opened at another fingerprint width than its own.
+    #[error("the store in {} holds {bits}-bit fingerprints", dir.display())]
+    WidthMismatch {
+        /// The store's directory.
+        dir: PathBuf,
+        /// The store's width, in bits.
+        bits: u32,
+    },
+    /// A write through a store opened to read only.
+    #[error(
+        "the store in {} is open for reading only (another neardup writes it): write \
+         through that one",
+        dir.display()
+    )]
+    ReadOnly {
+        /// The store's directory.
+        dir: PathBuf,
+    },
+    /// A batch of which some writes were refused.
+    #[error("the batch {label:?} was stored in part: {written:?}; undo it")]
+    PartialBatch {
+        /// The batch's label.
+        label: String,
+        /// The first write that was not an insert.
+        written: Box<Written>,
+    },
     /// A file of the store that cannot be read or written.
     #[error("{}: {}", .0.display(), .1)]
     Io(PathBuf, std::io::Error),
@@ -29,6 +119,17 @@ pub enum Error {
     /// The index of fingerprints failed.
     #[error(transparent)]
     Index(#[from] neardup_index::Error),
+}
+
+impl Error {
+    /// Whether the request was refused (an id, a count, a distance, the
+    /// settings, a directory without a store), not the store unusable.
+    pub fn is_input(&self) -> bool {
+        !matches!(
+            self,
+            Error::Io(..) | Error::Format(..) | Error::Log(..) | Error::Index(_)
+        )
+    }
 }
 
 /// The result of store operations.

@@ -2,9 +2,9 @@
 //! and the check of one insert's candidates, their texts judged on all
 //! cores when there are many.
 
+use neardup_index::Neighbour;
 use rayon::prelude::*;
 
-use crate::view::Hit;
 use crate::write::Duplicate;
 
 /// Decides which stored texts duplicate a new one; the store asks it about
@@ -98,7 +98,7 @@ impl<'a> TextCheck<'a> {
     /// the writer would otherwise judge them alone while every write waits.
     pub(crate) fn stored_duplicates(
         &mut self,
-        candidates: Vec<(Hit, Option<String>)>,
+        candidates: Vec<(Neighbour<String>, Option<String>)>,
     ) -> Vec<Duplicate> {
         let texts = candidates.iter().filter(|(_, text)| text.is_some()).count();
         match texts >= PARALLEL_JUDGING {

@@ -8,7 +8,7 @@
 //! - [`StoreSettings`]: what the fingerprints were made with, recorded when
 //!   the store is made and checked on every open;
 //! - the log (`store.redb`, a redb database): every acknowledged document
-//!   ([`Document`]), the manifest, the recent documents and the deleted
+//!   ([`StoredDocument`]), the manifest, the recent documents and the deleted
 //!   segment entries, changed in one checksummed transaction per batch;
 //! - the view: immutable index segments on disk ([`neardup_index::Segment`])
 //!   and the recent documents in memory, which queries read;
@@ -58,8 +58,7 @@ pub use batch::LastBatch;
 pub use error::{Error, Result};
 pub use judge::{Against, Judge};
 pub use log::STORE_LAYOUT;
-pub use record::Document;
+pub use record::StoredDocument;
 pub use settings::{StoreSettings, StoreSettingsBuilder};
 pub use store::{Store, StoreOptions, StoreStats};
-pub use view::Hit;
 pub use write::{Duplicate, Insert, Write, Written};

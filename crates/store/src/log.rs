@@ -3,7 +3,7 @@
 //! | table | key → value | holds |
 //! |---|---|---|
 //! | `manifest` | name → text | layout version, settings, segment numbers, counters |
-//! | `documents` | id → [`Document`](crate::Document) bytes | every stored document |
+//! | `documents` | id → [`StoredDocument`](crate::StoredDocument) bytes | every stored document |
 //! | `recent` | sequence number → id | documents in no segment yet |
 //! | `deleted` | (segment, entry) → () | segment entries whose document is deleted |
 //! | `keyed` | (short-document key, id) → () | documents by their short-document keys |
@@ -102,7 +102,9 @@ impl Log {
     /// next writer would, under the store's lock.
     pub(crate) fn for_reading(dir: &Path) -> Result<Log> {
         if !dir.join(LOG_FILE).exists() {
-            return Err(Error::Input(format!("{} holds no store", dir.display())));
+            return Err(Error::NoStore {
+                dir: dir.to_path_buf(),
+            });
         }
         match Log::open_reader(dir) {
             Ok(log) => Ok(log),
@@ -132,11 +134,9 @@ impl Log {
     /// reader.
     pub(crate) fn begin(&self, dir: &Path) -> Result<WriteTransaction> {
         let Log::Writer(db) = self else {
-            return Err(Error::Input(format!(
-                "the store in {} is open for reading only (another neardup writes it): \
-                 write through that one",
-                dir.display()
-            )));
+            return Err(Error::ReadOnly {
+                dir: dir.to_path_buf(),
+            });
         };
         let mut txn = db.begin_write().logged(dir)?;
         txn.set_quick_repair(true);

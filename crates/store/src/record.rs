@@ -8,17 +8,19 @@
 //! All numbers little-endian. The fingerprint takes 16 bytes at any width
 //! (the low 64 bits for 64-bit fingerprints).
 
-/// A document in the store.
+/// A document in the store: what the store keeps of a document written to
+/// it (its fingerprint, and its text and metadata when kept), not a
+/// document as read from a file (`neardup_corpus::Document`).
 ///
 /// ```
-/// use neardup_store::Document;
+/// use neardup_store::StoredDocument;
 ///
-/// let doc = Document { seq: 7, fingerprint: 0xabc, text: Some("a text".into()), metadata: None };
-/// assert_eq!(Document::decode(&doc.encode()), Some(doc));
-/// assert_eq!(Document::decode(b"short"), None);
+/// let doc = StoredDocument { seq: 7, fingerprint: 0xabc, text: Some("a text".into()), metadata: None };
+/// assert_eq!(StoredDocument::decode(&doc.encode()), Some(doc));
+/// assert_eq!(StoredDocument::decode(b"short"), None);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Document {
+pub struct StoredDocument {
     /// Its place in the order of writes: later documents have larger ones.
     pub seq: u64,
     /// Its fingerprint (the low bits at width 64).
@@ -32,7 +34,7 @@ pub struct Document {
 const TEXT: u8 = 1;
 const METADATA: u8 = 2;
 
-impl Document {
+impl StoredDocument {
     /// The bytes the log stores.
     pub fn encode(&self) -> Vec<u8> {
         let extra = self.text.as_ref().map_or(0, |t| t.len() + 4)
@@ -51,7 +53,7 @@ impl Document {
     }
 
     /// The document `bytes` encode, or `None` when they are damaged.
-    pub fn decode(bytes: &[u8]) -> Option<Document> {
+    pub fn decode(bytes: &[u8]) -> Option<StoredDocument> {
         let seq = u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?);
         let fingerprint = u128::from_le_bytes(bytes.get(8..24)?.try_into().ok()?);
         let flags = *bytes.get(24)?;
@@ -67,7 +69,7 @@ impl Document {
         };
         let text = part(flags & TEXT != 0)?;
         let metadata = part(flags & METADATA != 0)?;
-        (rest.is_empty() && flags & !(TEXT | METADATA) == 0).then_some(Document {
+        (rest.is_empty() && flags & !(TEXT | METADATA) == 0).then_some(StoredDocument {
             seq,
             fingerprint,
             text,

@@ -10,9 +10,10 @@ use redb::{ReadTransaction, ReadableTable};
 
 use crate::error::{Error, Result};
 use crate::log::{self, DOCUMENTS, KEYED, LOG_FILE, Log, Logged, Manifest, RECENT, STORE_LAYOUT};
-use crate::record::Document;
+use crate::record::StoredDocument;
 use crate::settings::StoreSettings;
-use crate::view::{Hit, LiveSegment, View};
+use crate::view::{LiveSegment, View};
+use neardup_index::Neighbour;
 
 /// How a store flushes and merges.
 ///
@@ -123,8 +124,10 @@ impl<B: Bits> Store<B> {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] when another process has the store open, the
-    /// settings differ, or `dir` holds no store and no settings are given;
+    /// [`Error::Index`] when another process has the store open
+    /// ([`neardup_index::Error::Locked`]), [`Error::OtherSettings`] when the
+    /// settings differ, [`Error::NoStore`] when `dir` holds no store and no
+    /// settings are given;
     /// [`Error::Format`] when a file of the store is damaged; [`Error::Io`]
     /// and [`Error::Log`] when the files cannot be read.
     pub fn open(
@@ -134,10 +137,9 @@ impl<B: Bits> Store<B> {
     ) -> Result<Store<B>> {
         let log_path = dir.join(LOG_FILE);
         if !log_path.exists() && settings.is_none() {
-            return Err(Error::Input(format!(
-                "{} holds no store; create one by giving its settings",
-                dir.display()
-            )));
+            return Err(Error::NoStore {
+                dir: dir.to_path_buf(),
+            });
         }
         // Other settings are refused before anything is made or locked: a
         // refused open leaves the directory as it was.
@@ -197,7 +199,7 @@ impl<B: Bits> Store<B> {
     ///
     /// # Errors
     ///
-    /// As [`Store::open`], and [`Error::Input`] when `dir` holds no store.
+    /// As [`Store::open`], and [`Error::NoStore`] when `dir` holds no store.
     pub fn open_read_only(dir: &Path) -> Result<Store<B>> {
         let log = Log::for_reading(dir)?;
         let options = StoreOptions::default();
@@ -266,8 +268,8 @@ impl<B: Bits> Store<B> {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] when `k` is past the store's.
-    pub fn query(&self, query: B, k: u32) -> Result<Vec<Hit>> {
+    /// [`Error::KBeyondStore`] when `k` is past the store's.
+    pub fn query(&self, query: B, k: u32) -> Result<Vec<Neighbour<String>>> {
         self.check_k(k)?;
         Ok(self
             .inner
@@ -299,7 +301,7 @@ impl<B: Bits> Store<B> {
     ///
     /// [`Error::Log`] when the log cannot be read, [`Error::Format`] when
     /// a record is damaged.
-    pub fn query_keys(&self, query: B, keys: &[u64]) -> Result<Vec<Hit>> {
+    pub fn query_keys(&self, query: B, keys: &[u64]) -> Result<Vec<Neighbour<String>>> {
         if keys.is_empty() || self.inner.settings.short_keys.is_none() {
             return Ok(Vec::new());
         }
@@ -316,7 +318,7 @@ impl<B: Bits> Store<B> {
             if let Some(bytes) = documents.get(id.as_str()).logged(dir)? {
                 let doc = decode(dir, &id, bytes.value())?;
                 let distance = B::from_u128(doc.fingerprint).distance(query);
-                hits.push(Hit { distance, id });
+                hits.push(Neighbour { distance, id });
             }
         }
         hits.sort_by(|a, b| (a.distance, &a.id).cmp(&(b.distance, &b.id)));
@@ -326,9 +328,7 @@ impl<B: Bits> Store<B> {
     pub(crate) fn check_k(&self, k: u32) -> Result<()> {
         let most = self.inner.settings.k;
         if k > most {
-            return Err(Error::Input(format!(
-                "a distance of {k} bits: this store finds documents at most {most} bits apart"
-            )));
+            return Err(Error::KBeyondStore { k, most });
         }
         Ok(())
     }
@@ -339,7 +339,7 @@ impl<B: Bits> Store<B> {
     ///
     /// [`Error::Log`] when the log cannot be read, [`Error::Format`] when
     /// the record is damaged.
-    pub fn get(&self, id: &str) -> Result<Option<Document>> {
+    pub fn get(&self, id: &str) -> Result<Option<StoredDocument>> {
         let dir = &self.inner.dir;
         let txn = self.inner.db.begin_read(dir)?;
         let table = match txn.open_table(DOCUMENTS) {
@@ -441,8 +441,8 @@ impl<B> Inner<B> {
 }
 
 /// The document record `bytes` of `id`, decoded.
-pub(crate) fn decode(dir: &Path, id: &str, bytes: &[u8]) -> Result<Document> {
-    Document::decode(bytes).ok_or_else(|| {
+pub(crate) fn decode(dir: &Path, id: &str, bytes: &[u8]) -> Result<StoredDocument> {
+    StoredDocument::decode(bytes).ok_or_else(|| {
         Error::Format(
             dir.join(LOG_FILE),
             format!("the record of document {id:?} is damaged"),
@@ -525,11 +525,10 @@ fn settings_of(
 }
 
 fn other_settings(dir: &Path, diff: &str) -> Error {
-    Error::Input(format!(
-        "the store in {} has other settings: {diff}; open it with its own, \
-         or make a new store",
-        dir.display()
-    ))
+    Error::OtherSettings {
+        dir: dir.to_path_buf(),
+        differences: diff.to_string(),
+    }
 }
 
 /// The view of the store `manifest` describes: its segments opened, their
@@ -543,11 +542,10 @@ fn load_view<B: Bits>(
     options: &StoreOptions,
 ) -> Result<(View<B>, u64)> {
     if settings.width != B::WIDTH {
-        return Err(Error::Input(format!(
-            "the store in {} holds {}-bit fingerprints",
-            dir.display(),
-            settings.width.bits()
-        )));
+        return Err(Error::WidthMismatch {
+            dir: dir.to_path_buf(),
+            bits: settings.width.bits(),
+        });
     }
     let mut view = View::new(recent_plan(settings, options)?)?;
     for &number in &manifest.segments {

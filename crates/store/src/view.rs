@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use neardup_index::{Bits, OnlineIndex, Segment, TablePlan};
+use neardup_index::{Bits, Neighbour, OnlineIndex, Segment, TablePlan};
 
 use crate::error::Result;
 
@@ -21,23 +21,6 @@ pub(crate) enum Place {
     Segment { segment: u64, pos: u32 },
     /// Entry `pos` of the recent documents.
     Recent { pos: u32 },
-}
-
-/// A fingerprint found near a query.
-///
-/// ```
-/// use neardup_store::Hit;
-///
-/// let mut hits = vec![Hit { distance: 2, id: "a".into() }, Hit { distance: 1, id: "b".into() }];
-/// hits.sort();
-/// assert_eq!(hits[0].id, "b", "nearest first");
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Hit {
-    /// How many bits it differs by.
-    pub distance: u32,
-    /// The id of its document.
-    pub id: String,
 }
 
 /// A segment file in use; its file goes when the last holder lets go of a
@@ -100,7 +83,7 @@ impl<B: Bits> View<B> {
     }
 
     /// Every stored fingerprint within `k` bits of `query`, with its place.
-    pub(crate) fn search(&self, query: B, k: u32) -> Vec<(Hit, Place)> {
+    pub(crate) fn search(&self, query: B, k: u32) -> Vec<(Neighbour<String>, Place)> {
         let mut found = Vec::new();
         for live in &self.segments {
             let deleted = self.deleted.get(&live.number);
@@ -109,7 +92,7 @@ impl<B: Bits> View<B> {
                     continue;
                 }
                 if let Some(id) = live.segment.name(m.id) {
-                    let hit = Hit {
+                    let hit = Neighbour {
                         distance: m.distance,
                         id: id.to_string(),
                     };
@@ -126,7 +109,7 @@ impl<B: Bits> View<B> {
                 continue;
             }
             if let Some(Some((id, _))) = self.recent_docs.get(m.id as usize) {
-                let hit = Hit {
+                let hit = Neighbour {
                     distance: m.distance,
                     id: id.clone(),
                 };

@@ -12,9 +12,10 @@ use redb::ReadableTable;
 use crate::error::{Error, Result};
 use crate::judge::{Judge, TextCheck};
 use crate::log::{self, DELETED, DOCUMENTS, KEYED, KEYS_OF, Logged, RECENT};
-use crate::record::Document;
+use crate::record::StoredDocument;
 use crate::store::{Counters, Store, decode, plan_for, recent_plan, segment_name};
-use crate::view::{Hit, LiveSegment, Place};
+use crate::view::{LiveSegment, Place};
+use neardup_index::Neighbour;
 
 /// A document to insert.
 ///
@@ -112,7 +113,9 @@ pub enum Write<B> {
     Delete(String),
 }
 
-/// A stored document found to duplicate an inserted one.
+/// A stored document found to duplicate an inserted one: a
+/// [`Neighbour`] of it (within k bits) that the store's [`Judge`] passed
+/// too, with the texts' similarity when both texts were there.
 ///
 /// ```
 /// use neardup_store::Duplicate;
@@ -192,7 +195,7 @@ impl<B: Bits> Store<B> {
     ///
     /// # Errors
     ///
-    /// [`Error::Input`] when an insert's `k` is past the store's (nothing
+    /// [`Error::KBeyondStore`] when an insert's `k` is past the store's (nothing
     /// is written); [`Error::Log`] when the transaction cannot be
     /// committed (nothing is written, nothing acknowledged).
     ///
@@ -297,7 +300,7 @@ impl<B: Bits> Store<B> {
                                 let distance =
                                     B::from_u128(doc.fingerprint).distance(insert.fingerprint);
                                 held += doc.text.as_ref().map_or(0, String::len);
-                                let hit = Hit {
+                                let hit = Neighbour {
                                     id: other,
                                     distance,
                                 };
@@ -361,7 +364,7 @@ impl<B: Bits> Store<B> {
                         } else {
                             None
                         };
-                        let doc = Document {
+                        let doc = StoredDocument {
                             seq,
                             fingerprint: insert.fingerprint.to_u128(),
                             text,

@@ -6,9 +6,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use neardup_store::{
-    Against, Hit, Insert, Judge, Store, StoreOptions, StoreSettings, Write, Written,
-};
+use neardup_index::Neighbour;
+use neardup_store::{Against, Insert, Judge, Store, StoreOptions, StoreSettings, Write, Written};
 use proptest::prelude::*;
 
 const K: u32 = 4;
@@ -55,10 +54,10 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn brute(model: &BTreeMap<String, u64>, query: u64, k: u32) -> Vec<Hit> {
-    let mut hits: Vec<Hit> = model
+fn brute(model: &BTreeMap<String, u64>, query: u64, k: u32) -> Vec<Neighbour<String>> {
+    let mut hits: Vec<Neighbour<String>> = model
         .iter()
-        .map(|(id, fp)| Hit {
+        .map(|(id, fp)| Neighbour {
             distance: (fp ^ query).count_ones(),
             id: id.clone(),
         })
@@ -378,7 +377,8 @@ fn compaction_leaves_one_segment_and_the_same_answers() {
             None,
         )
         .unwrap();
-    let before: Vec<Vec<Hit>> = fps.iter().map(|&fp| store.query(fp, K).unwrap()).collect();
+    let before: Vec<Vec<Neighbour<String>>> =
+        fps.iter().map(|&fp| store.query(fp, K).unwrap()).collect();
     store.compact().unwrap();
     let stats = store.stats();
     assert_eq!(
@@ -386,7 +386,8 @@ fn compaction_leaves_one_segment_and_the_same_answers() {
         (1, 48, 0),
         "{stats:?}"
     );
-    let after: Vec<Vec<Hit>> = fps.iter().map(|&fp| store.query(fp, K).unwrap()).collect();
+    let after: Vec<Vec<Neighbour<String>>> =
+        fps.iter().map(|&fp| store.query(fp, K).unwrap()).collect();
     assert_eq!(before, after);
     drop(store);
     let store = reopen(dir.path());
@@ -447,7 +448,7 @@ fn readers_open_beside_the_writer_and_search_a_snapshot() {
     // One at a time: flushes every 6, merges two by two.
     (0..20).for_each(insert);
     let reader = Store::<u64>::open_read_only(dir.path()).unwrap();
-    let answers = |store: &Store<u64>| -> Vec<Vec<Hit>> {
+    let answers = |store: &Store<u64>| -> Vec<Vec<Neighbour<String>>> {
         fps.iter().map(|&fp| store.query(fp, K).unwrap()).collect()
     };
     let seen = answers(&reader);

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result, bail};
-use neardup_dedup::{Dedup, Fate, Memory, Rule, Silent, save_to_index};
+use neardup_dedup::{Dedup, DedupBuilder, Fate, Memory, Rule, Silent, save_to_index};
 use neardup_eval::{Benchmark, DedupCounts, DedupScores, THRESHOLD, perfect_dedup, score_dedup};
 use rayon::prelude::*;
 use serde_json::{Map, Value, json};
@@ -40,11 +40,11 @@ pub fn run_in_days(bench: &Benchmark, rule: &Rule, days: usize) -> Result<Vec<Op
             .map(|(i, d)| ((start + i).to_string(), d.text.as_str()))
             .collect();
         let source = Memory::new(&day[..]);
-        let mut job = Dedup::with_rule(rule.clone());
+        let mut job = DedupBuilder::with_rule(rule.clone());
         if start > 0 {
             job.against(Some(index.path().to_path_buf()));
         }
-        let outcome = job.run(&source, &Silent)?;
+        let outcome = job.build()?.run(&source, &Silent)?;
         for fate in outcome.fates().iter() {
             fates.push(match fate {
                 Fate::Kept => None,

@@ -18,8 +18,8 @@ use neardup_dedup::{Dedup, Prepared, Rule};
 /// The daily runs the benchmark's incremental dedup is split into.
 const DAYS: usize = 3;
 use neardup_eval::{
-    BBC_JUDGED, Benchmark, Counts, EditKind, Origin, RATES, Scores, Size, Source, View, build,
-    judged_pairs, score, score_under,
+    BBC_JUDGED, Benchmark, BenchmarkSource, Counts, EditKind, PairOrigin, RATES, Scores, Size,
+    View, build, judged_pairs, score, score_under,
 };
 use rayon::prelude::*;
 use serde_json::{Value, json};
@@ -145,7 +145,7 @@ pub fn run(args: &EvalArgs) -> Result<ExitCode> {
     print!("{}", report(&bench, &curve, &at_k, args.k));
     let edits_view = score_under(View::Edits, &bench, |i| reported(i, args.k));
     print!("{}", editor_view(&bench, &edits_view, args.k));
-    let job = Dedup::with_rule(rule.clone());
+    let job = Dedup::with_rule(rule.clone())?;
     let described = verify.map_or_else(|| "--verify none".to_string(), |v| v.to_string());
     steps.next("deduplicating the benchmark in one run");
     let joint = as_dedup::run_job(&bench, &job)?;
@@ -257,10 +257,10 @@ fn export(bench: &Benchmark, dir: &Path) -> Result<()> {
     write_atomically(&dir.join("pairs.jsonl"), |out| {
         for p in &bench.pairs {
             let origin = match p.origin {
-                Origin::Edited { kind, rate } => format!("{} {rate}", kind.name()),
-                Origin::HardNegative => "hard negative".to_string(),
-                Origin::Negative => "negative".to_string(),
-                Origin::Natural => "natural".to_string(),
+                PairOrigin::Edited { kind, rate } => format!("{} {rate}", kind.name()),
+                PairOrigin::HardNegative => "hard negative".to_string(),
+                PairOrigin::Negative => "negative".to_string(),
+                PairOrigin::Natural => "natural".to_string(),
             };
             serde_json::to_writer(
                 &mut *out,
@@ -270,7 +270,8 @@ fn export(bench: &Benchmark, dir: &Path) -> Result<()> {
             out.write_all(b"\n")?;
         }
         Ok(())
-    })
+    })?;
+    Ok(())
 }
 
 /// Another tool's answers, scored: by k for distances, once for verdicts.
@@ -402,7 +403,7 @@ enum Pairing {
 
 /// A corpus as a source: its topic is the part of an id before a `/`, and
 /// its natural pairs those of `pairing`.
-fn read_source(language: &str, path: &Path, pairing: Pairing) -> Result<Source> {
+fn read_source(language: &str, path: &Path, pairing: Pairing) -> Result<BenchmarkSource> {
     let corpus = Corpus::open(&[path], &ReadOptions::default()).with_context(|| {
         format!(
             "{} (scripts/fetch-corpora.sh fetches the default corpora)",
@@ -455,7 +456,7 @@ fn read_source(language: &str, path: &Path, pairing: Pairing) -> Result<Source> 
             .collect(),
         Pairing::Drawn => Vec::new(),
     };
-    Ok(Source {
+    Ok(BenchmarkSource {
         name,
         language: language.to_string(),
         documents,

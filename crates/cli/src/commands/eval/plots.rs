@@ -123,7 +123,8 @@ fn save(dir: &Path, name: &str, svg: &str) -> Result<()> {
     write_atomically(&dir.join(name), |out| {
         out.write_all(svg.as_bytes())?;
         Ok(())
-    })
+    })?;
+    Ok(())
 }
 
 /// A line chart of `series` over `xs`, values from 0 to 1, with a legend.

@@ -50,11 +50,20 @@ const MAX_DOCUMENTS: usize = u32::MAX as usize - 1;
 
 /// What a run holds in memory per document whatever the budget (its
 /// record, unit, fate, and where its sketch is: docs/DEDUP.md), with a
-/// margin: the sorts and the sketches held in memory share the rest.
-const HELD_PER_DOCUMENT: u64 = 96;
+/// margin: the sorts and the sketches held in memory share the rest. Part
+/// of the floor below which `--memory` cannot hold.
+///
+/// ```
+/// assert_eq!(neardup_dedup::HELD_PER_DOCUMENT, 96);
+/// ```
+pub const HELD_PER_DOCUMENT: u64 = 96;
 
 /// The least a sort or store takes of the budget, however little is left.
-const LEAST_BUDGET: u64 = 16 << 20;
+///
+/// ```
+/// assert_eq!(neardup_dedup::LEAST_BUDGET, 16 << 20);
+/// ```
+pub const LEAST_BUDGET: u64 = 16 << 20;
 
 /// How documents are grouped.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

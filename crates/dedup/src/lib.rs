@@ -88,7 +88,7 @@ pub use error::{Error, Result};
 pub use files::Files;
 pub use grouping::{Fate, components, keep_first};
 pub use incremental::{index_documents, index_settings, keyed_for, save_to_index};
-pub use job::{Dedup, DedupBuilder, Grouping};
+pub use job::{Dedup, DedupBuilder, Grouping, HELD_PER_DOCUMENT, LEAST_BUDGET};
 pub use keep::Keep;
 pub use memory::default_memory;
 pub use outcome::{FateIter, Fates, Outcome, Record, Stats};

@@ -16,11 +16,10 @@ const PROGRAM: u64 = 35 << 20;
 const CHINESE: u64 = 50 << 20;
 /// Documents being read while the cores work: up to three batches of 8 MB.
 const READING: u64 = 24 << 20;
-/// The least a sort or store takes of the budget (`LEAST_BUDGET` in
-/// neardup-dedup's `job.rs`).
-const LEAST_WORKING: u64 = 16 << 20;
-/// Held per document whatever the budget (`HELD_PER_DOCUMENT` there).
-const PER_DOCUMENT: u64 = 96;
+/// The least a sort or store takes of the budget.
+const LEAST_WORKING: u64 = neardup_dedup::LEAST_BUDGET;
+/// Held per document whatever the budget.
+const PER_DOCUMENT: u64 = neardup_dedup::HELD_PER_DOCUMENT;
 
 fn megabytes(bytes: u64) -> String {
     format!("{:.0} MB", bytes as f64 / f64::from(1 << 20))

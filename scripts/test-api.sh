@@ -17,10 +17,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 venv=$root/target/api-venv
-neardup=${CARGO_TARGET_DIR:-$root/target}/release/neardup
+neardup=${CARGO_TARGET_DIR:-$root/target}/debug/neardup
 
-echo "== the neardup command (release, as scripts/test.sh builds it)"
-cargo build --release -q -p neardup-cli
+echo "== the neardup command (debug, as cargo test builds it)"
+cargo build -q -p neardup-cli
 
 echo "== schemathesis ($venv)"
 if [ ! -x "$venv/bin/python" ]; then

@@ -11,7 +11,7 @@ root=$PWD
 venv=bindings/python/.venv
 wheels=target/wheels
 
-echo "== the neardup command (release: already built by scripts/test.sh)"
+echo "== the neardup command (release)"
 cargo build --release -q -p neardup-cli
 
 echo "== the test venv ($venv)"

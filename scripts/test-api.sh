@@ -23,10 +23,7 @@ echo "== the neardup command (debug, as cargo test builds it)"
 cargo build -q -p neardup-cli
 
 echo "== schemathesis ($venv)"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install -q --disable-pip-version-check -r tests/api/requirements.txt
+scripts/venv.sh "$venv" tests/api/requirements.txt
 
 work=$(mktemp -d)
 server=""

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Python package's tests: builds the neardup command (the tests compare
-# with it) and the wheel (manylinux2014, checked with auditwheel), installs
+# with it; the dev profile's build, which `cargo test` has made already) and
+# the wheel (manylinux2014, checked with auditwheel), installs
 # the wheel into a venv with the pinned test requirements, runs pytest
 # (Spark tests included: they need Java 17),
 # then installs the wheel into a second, bare venv and imports it with no
@@ -11,16 +12,16 @@ root=$PWD
 venv=bindings/python/.venv
 wheels=target/wheels
 
-echo "== the neardup command (release)"
-cargo build --release -q -p neardup-cli
+# Each step says when it starts, counted from the script's start.
+step() { echo "== $* ($SECONDS s in)"; }
 
-echo "== the test venv ($venv)"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-"$venv/bin/pip" install -q --disable-pip-version-check -r bindings/python/requirements-test.txt
+step "the neardup command (dev profile, as cargo test builds it)"
+cargo build -q -p neardup-cli
 
-echo "== the wheel (maturin build --release --zig --compatibility manylinux2014)"
+step "the test venv ($venv)"
+scripts/venv.sh "$venv" bindings/python/requirements-test.txt
+
+step "the wheel (maturin build --release --zig --compatibility manylinux2014)"
 # Linked by zig against glibc 2.17's symbols, so that the one wheel installs
 # wherever Spark's executors run (RHEL 8, Ubuntu 20.04: older than the glibc
 # 2.34 a wheel linked on this machine asks for). maturin finds zig through the
@@ -32,7 +33,7 @@ rm -f "$wheels"/neardup-*.whl
 wheel=$(ls "$wheels"/neardup-*.whl)
 "$venv/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
 
-echo "== auditwheel show: manylinux2014, no symbol version above GLIBC_2.17"
+step "auditwheel show: manylinux2014, no symbol version above GLIBC_2.17"
 "$venv/bin/auditwheel" show "$wheel" | tee "$wheels/auditwheel.txt"
 "$venv/bin/python" - "$wheel" "$wheels/auditwheel.txt" <<'PY'
 import re, sys
@@ -44,12 +45,15 @@ assert versions and max(versions) <= (2, 17), sorted(versions)
 print("auditwheel: manylinux_2_17_x86_64; newest symbol version GLIBC_%d.%d" % max(versions))
 PY
 
-echo "== pytest"
+step "pytest"
 # From the tests' folder, so that `import neardup` is the installed wheel.
-(cd bindings/python/tests && NEARDUP_BIN="$root/target/release/neardup" \
-    "$root/$venv/bin/python" -m pytest -q -p no:cacheprovider --durations=10 "$@" . --doctest-modules --pyargs neardup)
+# Two workers (pytest-xdist), each taking a whole test file at a time: one
+# Spark session per file, as each file's fixtures make it.
+(cd bindings/python/tests && NEARDUP_BIN="$root/target/debug/neardup" \
+    "$root/$venv/bin/python" -m pytest -q -p no:cacheprovider --durations=10 \
+    -n 2 --dist loadfile "$@" . --doctest-modules --pyargs neardup)
 
-echo "== the wheel in a bare venv, no Rust toolchain on PATH"
+step "the wheel in a bare venv, no Rust toolchain on PATH"
 bare=$(mktemp -d)
 trap 'rm -rf "$bare"' EXIT
 python3 -m venv "$bare/venv"
@@ -63,3 +67,4 @@ r = neardup.dedup(["the river rose in the night and the town woke to water",
 assert r.kept.tolist() == [True, False, True], r
 print("bare venv: neardup", neardup.__version__, "imports and runs:", r.summary["unique"], "unique of 3")
 '
+step "done"

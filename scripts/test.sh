@@ -15,7 +15,36 @@ timed() {
     "$@"
     took+=("$(printf '%5d s  %s' $((SECONDS - start)) "$*")")
 }
-timed scripts/fetch-corpora.sh
+
+# What waits on the network (the corpora, the two venvs' packages) is
+# fetched while the workspace compiles, which waits on the CPU; each says
+# what it did in its log under target/, shown if it fails.
+mkdir -p target
+background=()
+fetch() {
+    local log=target/$1.log
+    shift
+    "$@" >"$log" 2>&1 &
+    background+=("$!:$log")
+}
+fetch corpora scripts/fetch-corpora.sh
+fetch api-venv scripts/venv.sh target/api-venv tests/api/requirements.txt
+fetch python-venv scripts/venv.sh bindings/python/.venv bindings/python/requirements-test.txt
+timed cargo test --workspace --no-run "$@"
+wait_for_downloads() {
+    local job pid log failed=0
+    for job in "${background[@]}"; do
+        pid=${job%%:*} log=${job#*:}
+        if ! wait "$pid"; then
+            echo "failed: $log" >&2
+            cat "$log" >&2
+            failed=1
+        fi
+    done
+    return "$failed"
+}
+timed wait_for_downloads
+cat target/corpora.log
 NEARDUP_REQUIRE_CORPORA=1 timed cargo test --workspace "$@"
 timed scripts/test-api.sh
 timed scripts/test-python.sh

@@ -101,19 +101,18 @@ pub(crate) fn dedup_files(
         .id_field(id_field)
         .lines(lines)
         .max_bytes(params::positive(Some(max_bytes), "max_bytes")?.unwrap_or(1));
-    let mut run = DedupRun::new(paths, out, job);
-    run.read = read;
-    run.skip_invalid = skip_invalid;
-    run.force = force;
-    run.memory = settings.memory;
-    run.keep_field = keep_field.map(str::to_string);
-    run.save_index = save_index.clone();
-    let mut described = settings.describe_json(&run.job);
+    let mut described = settings.describe_json(&job);
     described["against"] = serde_json::json!(against.as_ref().map(|p| p.display().to_string()));
     described["save_index"] =
         serde_json::json!(save_index.as_ref().map(|p| p.display().to_string()));
-    run.settings = described;
-    run.against = against;
+    let run = DedupRun::builder(paths, out, job)
+        .read(read)
+        .skip_invalid(skip_invalid)
+        .force(force)
+        .keep_field(keep_field.map(str::to_string))
+        .save_index(save_index)
+        .settings(described)
+        .build();
     let pool = params::pool(threads)?;
     let finished = interruptible(py, |interrupt| pool.install(|| run.run(interrupt)))?
         .map_err(|e| failed(&e))?;

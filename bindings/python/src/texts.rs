@@ -34,7 +34,7 @@ impl DocumentsAt for Strs {
         self.0
             .get(i)
             .map(|s| &**s)
-            .ok_or_else(|| neardup_dedup::Error::Source(format!("no document {i}")))
+            .ok_or_else(|| neardup_dedup::Error::NoDocument { position: i })
     }
 }
 
@@ -179,7 +179,7 @@ impl DocumentsAt for Chunked {
     fn text(&self, i: usize) -> neardup_dedup::Result<&str> {
         let chunk = self.starts.partition_point(|&s| s <= i).saturating_sub(1);
         let (Some(array), Some(start)) = (self.chunks.get(chunk), self.starts.get(chunk)) else {
-            return Err(neardup_dedup::Error::Source(format!("no document {i}")));
+            return Err(neardup_dedup::Error::NoDocument { position: i });
         };
         documents(array.as_ref())?.text(i - start)
     }
@@ -199,10 +199,9 @@ pub(crate) fn documents(array: &dyn Array) -> neardup_dedup::Result<&dyn Documen
     } else if let Some(a) = any.downcast_ref::<StringViewArray>() {
         Ok(a)
     } else {
-        Err(neardup_dedup::Error::Source(format!(
-            "an Arrow array of {}; give strings",
-            array.data_type()
-        )))
+        Err(neardup_dedup::Error::NotText {
+            data_type: array.data_type().to_string(),
+        })
     }
 }
 

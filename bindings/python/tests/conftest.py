@@ -13,7 +13,7 @@ SAMPLES = ROOT / "samples"
 
 
 def cli_path() -> Path:
-    path = Path(os.environ.get("NEARDUP_BIN", ROOT / "target" / "release" / "neardup"))
+    path = Path(os.environ.get("NEARDUP_BIN", ROOT / "target" / "debug" / "neardup"))
     if not path.exists():
         pytest.fail(f"{path}: the neardup command is missing; run scripts/test-python.sh, which builds it")
     return path

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -104,7 +104,7 @@ fn a_second_writer_of_an_index_is_refused_at_start() {
         d.run(&dedup_args("small.jsonl", "o0", false), b"").code(),
         0
     );
-    let mut first = Command::new(env!("CARGO_BIN_EXE_neardup"))
+    let mut first = crate::util::neardup()
         .args(dedup_args("big.jsonl", "o1", false))
         .current_dir(d.dir.path())
         .stderr(Stdio::piped())
@@ -228,7 +228,7 @@ fn days(d: &Dir) -> Expected {
 /// Runs day 2 into `t/out2` against `t/seen`, killed (SIGKILL) after
 /// `delay` unless it ended before; `true` when it was killed.
 fn run_killed(d: &Dir, t: &str, force: bool, delay: Duration) -> bool {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+    let mut child = crate::util::neardup()
         .args(dedup_args("../day2.jsonl", "out2", force))
         .current_dir(d.path(t))
         .stderr(Stdio::null())
@@ -255,7 +255,7 @@ fn killed_at_any_time(from: usize, to: usize) {
     let mut want = days(&d);
     copy_dir(&d.path("seen"), &d.path("clean/seen"));
     let run = |t: &str, force: bool| {
-        Command::new(env!("CARGO_BIN_EXE_neardup"))
+        crate::util::neardup()
             .args(dedup_args("../day2.jsonl", "out2", force))
             .current_dir(d.path(t))
             .output()

@@ -27,7 +27,7 @@ impl Server {
     /// Starts a server on a free loopback port; waits for its line saying
     /// where it listens.
     pub(crate) fn start(store: &Path, extra: &[&str]) -> Server {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_neardup"));
+        let mut command = crate::util::neardup();
         command.arg("serve");
         Server::spawn(command, store, extra)
     }
@@ -131,6 +131,16 @@ impl Server {
         let status = self.child.wait().expect("exits");
         let rest: Vec<String> = self.lines.iter().collect();
         (status.code(), rest.join("\n"))
+    }
+}
+
+/// A test that fails while its server runs leaves no server behind.
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 

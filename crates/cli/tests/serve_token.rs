@@ -4,7 +4,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -29,7 +29,7 @@ fn chmod(path: &Path, mode: u32) {
 /// `neardup serve` with the token file `token`, which must refuse to
 /// start (within 60 s): its exit code and stderr.
 fn start_refused(store: &Path, token: &Path) -> (Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+    let mut child = crate::util::neardup()
         .args(["serve", "--index"])
         .arg(store)
         .args(["--listen", "127.0.0.1:0", "--token-file"])

@@ -185,7 +185,7 @@ fn p14_leftovers_of_a_killed_run_are_removed() {
 /// Point 15: A closed pipe is a normal end: exit 0, nothing on stderr.
 #[test]
 fn p15_a_closed_pipe_ends_quietly() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+    let mut child = crate::util::neardup()
         .args(["fingerprint", "samples/zh", "samples/bible"])
         .current_dir(root())
         .stdout(Stdio::piped())

@@ -4,6 +4,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// The `neardup` command cargo built for this test run.
+pub fn neardup() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_neardup"))
+}
+
 pub struct Dir {
     pub dir: tempfile::TempDir,
 }
@@ -28,7 +33,7 @@ impl Dir {
 
     /// Runs `neardup ARGS` in this directory, with `stdin` as input.
     pub fn run(&self, args: &[&str], stdin: &[u8]) -> Run {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        let mut child = neardup()
             .args(args)
             .current_dir(self.dir.path())
             .stdin(Stdio::piped())

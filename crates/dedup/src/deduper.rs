@@ -21,7 +21,7 @@ use neardup_store::{
 };
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Mismatch, Result};
 use crate::incremental::{index_settings, keyed_for, searched_by};
 use crate::rule::Rule;
 use crate::verified_texts::VerifiedTexts;
@@ -75,9 +75,9 @@ impl Deduper {
         let wanted = index_settings(&rule);
         let store = match StoreSettings::of(dir)? {
             Some(stored) => {
-                fits(&stored, &wanted, &rule).map_err(|message| Error::Against {
+                fits(&stored, &wanted, &rule).map_err(|mismatch| Error::Against {
                     path: dir.to_path_buf(),
-                    message,
+                    mismatch,
                 })?;
                 AnyStore::open(dir, None, StoreOptions::default())?
             }
@@ -96,7 +96,7 @@ impl Deduper {
         let scratch = tempfile::Builder::new()
             .prefix("neardup-deduper-")
             .tempdir()
-            .map_err(|e| Error::Source(format!("cannot make a temporary folder: {e}")))?;
+            .map_err(|e| Error::io("make a temporary folder in", std::env::temp_dir(), e))?;
         let settings = index_settings(&rule);
         let store = AnyStore::open(scratch.path(), Some(&settings), StoreOptions::default())?;
         let mut deduper = Deduper::over(store, rule);
@@ -196,29 +196,20 @@ fn fits(
     stored: &StoreSettings,
     wanted: &StoreSettings,
     rule: &Rule,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), Mismatch> {
     searched_by(stored, rule)?;
     if rule.verifier().is_some() && !stored.texts {
-        return Err(
-            "it keeps no texts (made by neardup index build or Index.save), and these \
-                    settings verify by the texts: start a new index, or verify nothing \
-                    (verify=\"none\")"
-                .to_string(),
-        );
+        return Err(Mismatch::NoTexts);
     }
     if stored.short_keys != wanted.short_keys && rule.verifier().is_some() {
-        return Err(format!(
-            "its short-document keys were made for {}, these settings make them for {}: use \
-             the settings it was made with",
-            stored.short_keys.as_deref().unwrap_or("no rule"),
-            wanted.short_keys.as_deref().unwrap_or("no rule")
-        ));
+        let rule_of = |keys: &Option<String>| keys.clone().unwrap_or_else(|| "no rule".into());
+        return Err(Mismatch::ShortKeys {
+            stored: rule_of(&stored.short_keys),
+            wanted: rule_of(&wanted.short_keys),
+        });
     }
-    if let Some(differ) = stored.fingerprint_difference(wanted) {
-        return Err(format!(
-            "its fingerprints are made with other settings ({differ}): use the settings it was \
-             made with"
-        ));
+    if let Some(difference) = stored.fingerprint_difference(wanted) {
+        return Err(Mismatch::Fingerprints { difference });
     }
     Ok(())
 }

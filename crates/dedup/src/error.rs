@@ -17,9 +17,47 @@ pub enum Error {
     /// A document could not be read: the message names the file and line.
     #[error(transparent)]
     Read(#[from] neardup_corpus::Error),
-    /// A source other than files failed.
-    #[error("{0}")]
-    Source(String),
+    /// A source of the caller's own ([`crate::Source`]) failed.
+    #[error(transparent)]
+    Source(Box<dyn std::error::Error + Send + Sync>),
+    /// A document asked for by a position its source does not have.
+    #[error("no document {position}: the source holds fewer")]
+    NoDocument {
+        /// The position asked for.
+        position: usize,
+    },
+    /// A document with no text (a null in an Arrow array).
+    #[error("row {row}: the text is null; drop or fill the rows without text first")]
+    NullText {
+        /// Its row.
+        row: usize,
+    },
+    /// An Arrow array of something other than strings.
+    #[error("an Arrow array of {data_type}; give strings")]
+    NotText {
+        /// The array's data type, as Arrow names it.
+        data_type: String,
+    },
+    /// A document handed over again after later ones, on a later pass.
+    #[error(
+        "document {document} came again after later ones; a source hands its documents over \
+         in the order of its first pass"
+    )]
+    OutOfOrder {
+        /// The document's position.
+        document: usize,
+    },
+    /// An input that is not a regular file (a pipe, a device), which
+    /// cannot be read twice.
+    #[error(
+        "{} is not a regular file (a pipe or a device?): a run reads its inputs more than \
+         once; save it to a file first",
+        path.display()
+    )]
+    NotRegularFile {
+        /// The input.
+        path: PathBuf,
+    },
     /// The settings or an index were refused by the index crate.
     #[error(transparent)]
     Index(#[from] neardup_index::Error),
@@ -72,12 +110,12 @@ pub enum Error {
         path: PathBuf,
     },
     /// An index to dedup against that cannot be used as asked.
-    #[error("the index at {}: {message}", path.display())]
+    #[error("the index at {}: {mismatch}", path.display())]
     Against {
         /// The index directory.
         path: PathBuf,
-        /// What is wrong, and what to do.
-        message: String,
+        /// What differs, and what to do.
+        mismatch: Mismatch,
     },
     /// A k whose pairs no index of the kept documents can search within
     /// greedy grouping's memory.
@@ -104,6 +142,67 @@ impl Error {
             cause,
         }
     }
+}
+
+/// What differs between an index directory and the settings of a run
+/// against it or a [`crate::Deduper`] over it ([`Error::Against`]); each
+/// message says what to do.
+///
+/// ```
+/// use neardup_dedup::Mismatch;
+///
+/// let mismatch = Mismatch::K { store_k: 6, k: 8 };
+/// assert!(mismatch.to_string().starts_with("it finds fingerprints at most 6 bits apart"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Mismatch {
+    /// Fingerprints of another width.
+    #[error(
+        "it holds {store_bits}-bit fingerprints, these are {bits}-bit; fingerprint at its width"
+    )]
+    Width {
+        /// The index's width, in bits.
+        store_bits: u32,
+        /// The settings'.
+        bits: u32,
+    },
+    /// A k past the index's tables.
+    #[error(
+        "it finds fingerprints at most {store_k} bits apart, and {k} were asked for; ask for \
+         {store_k} or less, or build a new index"
+    )]
+    K {
+        /// The index's k.
+        store_k: u32,
+        /// The k asked for.
+        k: u32,
+    },
+    /// No texts kept, where the settings verify by them.
+    #[error(
+        "it keeps no texts (made by neardup index build or Index.save), and these settings \
+         verify by the texts: start a new index, or verify nothing (verify=\"none\")"
+    )]
+    NoTexts,
+    /// Short-document keys made for another rule.
+    #[error(
+        "its short-document keys were made for {stored}, these settings make them for \
+         {wanted}: use the settings it was made with"
+    )]
+    ShortKeys {
+        /// The rule the index's keys were made for (`no rule`: none).
+        stored: String,
+        /// The rule these settings make them for.
+        wanted: String,
+    },
+    /// Fingerprints made with other settings.
+    #[error(
+        "its fingerprints are made with other settings ({difference}): use the settings it was made with"
+    )]
+    Fingerprints {
+        /// The first setting that differs, both ways.
+        difference: String,
+    },
 }
 
 /// The result type of this crate.

@@ -127,11 +127,7 @@ impl Source for Files {
             .iter()
             .find(|f| std::fs::metadata(f).is_ok_and(|m| !m.is_file()))
         {
-            return Err(Error::Source(format!(
-                "{} is not a regular file (a pipe or a device?): a run reads its inputs \
-                 more than once; save it to a file first",
-                file.display()
-            )));
+            return Err(Error::NotRegularFile { path: file.clone() });
         }
         let mut skipped = Skipped::default();
         self.corpus.in_batches(|batch| {

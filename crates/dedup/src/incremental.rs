@@ -19,7 +19,7 @@ use neardup_core::Fingerprint;
 use neardup_index::Neighbour;
 use neardup_store::{AnyStore, Insert, StoreOptions, StoreSettings};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Mismatch, Result};
 use crate::grouping::Fate;
 use crate::outcome::Outcome;
 use crate::progress::{Progress, Stage};
@@ -102,9 +102,9 @@ impl Index {
     /// A store of another width, one that searches within fewer bits than
     /// the rule's k, or one that cannot be opened.
     pub(crate) fn open(dir: &Path, rule: &Rule) -> Result<Index> {
-        let refuse = |message: String| Error::Against {
+        let refuse = |mismatch| Error::Against {
             path: dir.to_path_buf(),
-            message,
+            mismatch,
         };
         let store = AnyStore::open_read_only(dir)?;
         let settings = store.settings();
@@ -204,21 +204,19 @@ impl Index {
 pub(crate) fn searched_by(
     settings: &StoreSettings,
     rule: &Rule,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), Mismatch> {
     let (width, k) = (rule.fingerprinter().width(), rule.k_bits());
     if settings.width != width {
-        return Err(format!(
-            "it holds {}-bit fingerprints, these are {}-bit; fingerprint at its width",
-            settings.width.bits(),
-            width.bits()
-        ));
+        return Err(Mismatch::Width {
+            store_bits: settings.width.bits(),
+            bits: width.bits(),
+        });
     }
     if k > settings.k {
-        return Err(format!(
-            "it finds fingerprints at most {} bits apart, and {k} were asked for; \
-             ask for {} or less, or build a new index",
-            settings.k, settings.k
-        ));
+        return Err(Mismatch::K {
+            store_k: settings.k,
+            k,
+        });
     }
     Ok(())
 }
@@ -306,10 +304,10 @@ pub fn index_documents(
     )?;
     progress.finish();
     if now != records.len() {
-        return Err(Error::Source(format!(
-            "the input changed while it was read: {} documents, then {now}",
-            records.len()
-        )));
+        return Err(Error::Changed {
+            first: records.len(),
+            now,
+        });
     }
     Ok(inserts)
 }

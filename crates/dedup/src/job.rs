@@ -170,6 +170,18 @@ impl Dedup {
         self.against.as_deref()
     }
 
+    /// The memory budget the job was given, in bytes, if any
+    /// ([`DedupBuilder::memory`]).
+    ///
+    /// ```
+    /// let mut builder = neardup_dedup::Dedup::builder()?;
+    /// assert_eq!(builder.memory(Some(256 << 20)).build()?.memory(), Some(256 << 20));
+    /// # Ok::<(), neardup_dedup::Error>(())
+    /// ```
+    pub fn memory(&self) -> Option<u64> {
+        self.memory
+    }
+
     /// Runs the job over `source` on all cores of the current rayon pool,
     /// telling `progress` how it goes.
     ///

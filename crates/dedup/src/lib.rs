@@ -84,7 +84,7 @@ mod why;
 
 pub use copies::Copies;
 pub use deduper::Deduper;
-pub use error::{Error, Result};
+pub use error::{Error, Mismatch, Result};
 pub use files::Files;
 pub use grouping::{Fate, components, keep_first};
 pub use incremental::{index_documents, index_settings, keyed_for, save_to_index};

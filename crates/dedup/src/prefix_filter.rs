@@ -65,7 +65,8 @@ impl ElementCounts {
     pub(crate) fn add(&self, sketch: &[u64]) {
         let rows = self
             .rows
-            .get_or_init(|| (0..2 * ROW).map(|_| AtomicU32::new(0)).collect());
+            // Zeroed pages from the allocator: the rows cost nothing until counted in.
+            .get_or_init(|| bytemuck::zeroed_slice_box(2 * ROW));
         for key in keys(sketch) {
             for slot in slots(key) {
                 // Saturating: a counter at the top stays there.

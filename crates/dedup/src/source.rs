@@ -98,7 +98,7 @@ pub trait DocumentsAt: Sync {
     ///
     /// # Errors
     ///
-    /// [`Error::Source`] for a document that has no text (a null).
+    /// [`Error::NullText`] for a document that has no text (a null).
     fn text(&self, i: usize) -> Result<&str>;
     /// The id of document `i`: its position, unless the documents have ids.
     fn id(&self, i: usize) -> Cow<'_, str> {
@@ -135,9 +135,7 @@ impl<I: AsRef<str> + Sync, S: AsRef<str> + Sync> DocumentsAt for [(I, S)] {
 
 /// A null in an Arrow array: an error, not a silent empty document.
 fn null(i: usize) -> Error {
-    Error::Source(format!(
-        "row {i}: the text is null; drop or fill the rows without text first"
-    ))
+    Error::NullText { row: i }
 }
 
 macro_rules! arrow_documents {

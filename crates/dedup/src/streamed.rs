@@ -54,10 +54,9 @@ pub(crate) fn greedy_as_read<B: Bits>(
         for (d, sketch) in sketched {
             let u = (pass.unit_of)(d);
             if (u as usize) < state.greedy.next() {
-                return Err(Error::Source(format!(
-                    "document {d} came again after later ones; a source hands its documents \
-                     over in the order of its first pass"
-                )));
+                return Err(Error::OutOfOrder {
+                    document: d as usize,
+                });
             }
             // Units come in order: the blocks before this one are ready.
             while u as usize >= state.greedy.next_block().end {

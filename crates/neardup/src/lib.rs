@@ -10,14 +10,14 @@
 //! | fingerprint a text                                | [`Fingerprinter`] (from a [`Profile`], or its [`FingerprinterBuilder`]) → [`Fingerprint`] of a [`Width`] |
 //! | dedup texts in memory                             | [`Dedup`] run over [`Memory`] → [`Outcome`], a [`Fate`] per text |
 //! | set a job's k, verification, keep order, grouping, memory | [`DedupBuilder`] ([`Dedup::builder`]), checked by its `build()` |
-//! | dedup files (what `neardup dedup` runs)           | [`DedupRun`] → [`Finished`]: the outputs in a directory; [`Dedup`] over [`Files`] for the fates alone |
+//! | dedup files (what `neardup dedup` runs)           | [`DedupRun`] (set up by [`DedupRunBuilder`]) → [`Finished`]: the outputs in a directory; [`Dedup`] over [`Files`] for the fates alone |
 //! | say how files are read                            | [`ReadOptions`]                                       |
 //! | say what a duplicate is                           | [`Rule`] (k and [`Verification`]), [`Keep`], [`Grouping`] |
 //! | hear how a run goes, or cancel it                 | [`Progress`] ([`Silent`] hears nothing)              |
 //! | dedup batch by batch against what came before     | [`Deduper`]                                           |
 //! | find all pairs within k bits                      | [`TablePlan`] and [`self_join`]                       |
 //! | search fingerprints as they come                  | [`OnlineIndex`] ([`AnyOnlineIndex`]: width at run time) |
-//! | keep fingerprinted documents on disk, searchable  | [`Store`] ([`AnyStore`]: width at run time), [`StoreOptions`], [`StoreSettings`] |
+//! | keep fingerprinted documents on disk, searchable  | [`Store`] ([`AnyStore`]: width at run time), [`StoreOptions`] ([`StoreOptionsBuilder`]), [`StoreSettings`] |
 //! | handle errors                                     | [`Error`] and [`Result`]: every job's error, the lower crates' included |
 //! | anything else                                     | [`advanced`]: [`core`](advanced::core), [`corpus`](advanced::corpus), [`index`](advanced::index), [`dedup`](advanced::dedup), [`store`](advanced::store), [`output`](advanced::output) |
 //!
@@ -62,7 +62,7 @@
 //!     "{\"id\": \"a\", \"text\": \"the river rose in the night and the town woke to water\"}\n",
 //!     "{\"id\": \"b\", \"text\": \"the river rose in the night and the town woke to water!\"}\n",
 //! ))?;
-//! let finished = DedupRun::new(vec![input], dir.path().join("out"), Dedup::new()?).run(&Silent)?;
+//! let finished = DedupRun::builder(vec![input], dir.path().join("out"), Dedup::new()?).build().run(&Silent)?;
 //! assert_eq!(finished.outcome.unique(), 1);
 //! assert!(dir.path().join("out/duplicates.jsonl").exists());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -79,8 +79,8 @@ pub use neardup_dedup::{
     Result, Rule, Silent, Verification,
 };
 pub use neardup_index::{AnyOnlineIndex, OnlineIndex, TablePlan, self_join};
-pub use neardup_output::{DedupRun, Finished};
-pub use neardup_store::{AnyStore, Store, StoreOptions, StoreSettings};
+pub use neardup_output::{DedupRun, DedupRunBuilder, Finished};
+pub use neardup_store::{AnyStore, Store, StoreOptions, StoreOptionsBuilder, StoreSettings};
 
 /// The whole library family, one module per crate, for what the top level
 /// leaves out: the parts of each stage, their settings and errors.

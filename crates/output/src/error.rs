@@ -215,7 +215,7 @@ impl Error {
 /// use neardup_output::{DedupRun, with_causes};
 ///
 /// let dir = tempfile::tempdir()?;
-/// let run = DedupRun::new(vec![dir.path().join("missing")], dir.path().join("out"), Dedup::new()?);
+/// let run = DedupRun::builder(vec![dir.path().join("missing")], dir.path().join("out"), Dedup::new()?).build();
 /// let err = run.run(&Silent).unwrap_err();
 /// assert!(with_causes(&err).contains("missing"), "{}", with_causes(&err));
 /// # Ok::<(), Box<dyn std::error::Error>>(())

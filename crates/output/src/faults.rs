@@ -1,7 +1,7 @@
 //! The steps at which a run makes its work durable or visible (a file
 //! synced, renamed, a directory synced, a transaction of the index
 //! committed), named so that tests can fail a run at each in turn and
-//! check that nothing is lost: [`DedupRun::inject_faults`](crate::DedupRun::inject_faults).
+//! check that nothing is lost: [`DedupRunBuilder::inject_faults`](crate::DedupRunBuilder::inject_faults).
 
 use std::path::Path;
 

@@ -46,4 +46,4 @@ pub use atomic::{is_temporary_of, refuse_input_as_output, write_atomically};
 pub use error::{Error, Result, with_causes};
 pub use faults::{Faults, Step};
 pub use memory_floor::below_memory_floor;
-pub use run::{DedupRun, Finished, against_index};
+pub use run::{DedupRun, DedupRunBuilder, Finished, against_index};

@@ -20,10 +20,14 @@ use crate::report::{Report, Sample, choose_samples, write_report};
 use crate::reread::look_up;
 use crate::saving::{SUMMARY_KEY, SavedIndex, run_token};
 
-/// A dedup run over files, written to a directory: `neardup dedup`.
+mod builder;
+
+pub use builder::DedupRunBuilder;
+
+/// A dedup run over files, written to a directory: `neardup dedup`. Set
+/// up by [`DedupRun::builder`].
 ///
 /// ```
-/// use neardup_corpus::{Format, ReadOptions};
 /// use neardup_dedup::{Dedup, Silent};
 /// use neardup_output::DedupRun;
 ///
@@ -33,41 +37,25 @@ use crate::saving::{SUMMARY_KEY, SavedIndex, run_token};
 ///     "{\"id\": \"a\", \"text\": \"the river rose in the night and the town woke to water\"}\n",
 ///     "{\"id\": \"b\", \"text\": \"the river rose in the night and the town woke to water!\"}\n",
 /// ))?;
-/// let run = DedupRun::new(vec![input], dir.path().join("out"), Dedup::new()?);
+/// let run = DedupRun::builder(vec![input], dir.path().join("out"), Dedup::new()?).build();
 /// let finished = run.run(&Silent)?;
 /// assert_eq!(finished.summary["unique"], 1);
 /// let duplicates = std::fs::read_to_string(dir.path().join("out/duplicates.jsonl"))?;
 /// assert!(duplicates.starts_with("{\"id\":\"b\",\"duplicate_of\":\"a\""));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[derive(Clone)]
 pub struct DedupRun {
-    /// Files and directories to read.
-    pub paths: Vec<PathBuf>,
-    /// How to read them.
-    pub read: ReadOptions,
-    /// Skip bad records (counted) instead of stopping at the first.
-    pub skip_invalid: bool,
-    /// The job. Its `against` should be [`against_index`]'s answer.
-    pub job: Dedup,
-    /// Where the outputs go.
-    pub out: PathBuf,
-    /// Replace an earlier run's outputs in `out`.
-    pub force: bool,
-    /// The index directory the job runs against, as given.
-    pub against: Option<PathBuf>,
-    /// The index directory the kept documents are added to.
-    pub save_index: Option<PathBuf>,
-    /// `summary.json`'s `settings`: how the run was asked for.
-    pub settings: Value,
-    /// The field (or column) that `Keep::Max`/`Keep::Min` rank by.
-    pub keep_field: Option<String>,
-    /// Also write `annotated.jsonl`: every document's fate.
-    pub annotate: bool,
-    /// The memory budget asked for (the job's [`Dedup::memory`]), to say in
-    /// the notes when it is below what the run takes whatever the budget
-    /// ([`below_memory_floor`](crate::below_memory_floor)).
-    pub memory: Option<u64>,
-    /// Asked before each step that makes the run's work durable or visible.
+    paths: Vec<PathBuf>,
+    read: ReadOptions,
+    skip_invalid: bool,
+    job: Dedup,
+    out: PathBuf,
+    force: bool,
+    save_index: Option<PathBuf>,
+    settings: Value,
+    keep_field: Option<String>,
+    annotate: bool,
     faults: Option<Arc<Faults>>,
 }
 
@@ -94,51 +82,19 @@ pub fn against_index(against: Option<&Path>, save_index: Option<&Path>) -> Optio
 }
 
 impl DedupRun {
-    /// A run of `job` over `paths` into `out`, reading as
-    /// [`ReadOptions::default`] does; the other fields may be set after.
-    pub fn new(paths: Vec<PathBuf>, out: PathBuf, job: Dedup) -> DedupRun {
-        DedupRun {
-            paths,
-            read: ReadOptions::default(),
-            skip_invalid: false,
-            job,
-            out,
-            force: false,
-            against: None,
-            save_index: None,
-            settings: Value::Null,
-            keep_field: None,
-            annotate: false,
-            memory: None,
-            faults: None,
-        }
+    /// The settings of a run of `job` over `paths` (files and directories)
+    /// into `out`, to set the rest of before [`DedupRunBuilder::build`].
+    pub fn builder(paths: Vec<PathBuf>, out: PathBuf, job: Dedup) -> DedupRunBuilder {
+        DedupRunBuilder::new(paths, out, job)
     }
 
-    /// Asks `faults` before each step at which the run makes its work
-    /// durable or visible ([`Step`](crate::Step)), and fails the step with
-    /// its error: for tests that fail a run at each step in turn. None by
-    /// default.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use neardup_dedup::{Dedup, Silent};
-    /// use neardup_output::{DedupRun, Step};
-    ///
-    /// let dir = tempfile::tempdir()?;
-    /// let input = dir.path().join("docs.jsonl");
-    /// std::fs::write(&input, "{\"id\": \"a\", \"text\": \"a river in the night\"}\n")?;
-    /// let mut run = DedupRun::new(vec![input], dir.path().join("out"), Dedup::new()?);
-    /// run.inject_faults(Arc::new(|step: Step| match step {
-    ///     Step::Rename(path) if path.ends_with("summary.json") => Err(std::io::Error::other("disk full")),
-    ///     _ => Ok(()),
-    /// }));
-    /// assert!(run.run(&Silent).is_err());
-    /// assert!(!dir.path().join("out/summary.json").exists());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn inject_faults(&mut self, faults: Arc<Faults>) -> &mut DedupRun {
-        self.faults = Some(faults);
-        self
+    /// The passes over the documents the run makes at most: fingerprinting,
+    /// verifying (when the job verifies), reading the kept documents again
+    /// for the index saved to, and reading the ids and samples the outputs
+    /// name. What a progress display counts to.
+    pub fn passes(&self) -> usize {
+        2 + usize::from(self.job.rule().verifier().is_some())
+            + usize::from(self.save_index.is_some())
     }
 
     /// The settings an index made by this run has: what the job's rule
@@ -164,6 +120,8 @@ impl DedupRun {
             return Err(Error::Stdin);
         }
         let faults: &Faults = self.faults.as_deref().unwrap_or(&crate::faults::none);
+        // None on a first run saving to the index it names: nothing to run against yet.
+        let against = self.job.against_dir().map(Path::to_path_buf);
         // The index saved to is locked first, and held to the end: a second
         // writer is refused before it reads anything.
         let mut index = match &self.save_index {
@@ -173,10 +131,7 @@ impl DedupRun {
         // Fingerprints of other settings than an index's cannot be compared
         // with its own: refuse before any work.
         let fingerprints = self.job.rule().fingerprinter().settings();
-        for (dir, option) in [
-            (&self.against, "--against"),
-            (&self.save_index, "--save-index"),
-        ] {
+        for (dir, option) in [(&against, "--against"), (&self.save_index, "--save-index")] {
             if let Some(dir) = dir {
                 warnings.extend(incremental::check_settings(dir, &fingerprints, option)?);
             }
@@ -230,12 +185,12 @@ impl DedupRun {
             .job
             .run(&files, progress)
             .map_err(|source| Error::Job {
-                against: self.against.clone(),
+                against: against.clone(),
                 source: Box::new(source),
             })?;
         let stats = outcome.stats();
         let (n, k) = (stats.documents, stats.k);
-        if let (Some(dir), true) = (&self.against, stats.index_by_fingerprint_alone) {
+        if let (Some(dir), true) = (&against, stats.index_by_fingerprint_alone) {
             warnings.push(format!(
                 "--against {}: the index keeps no texts (it was made before indexes kept them, \
                  or by neardup index build), so documents were dropped for its documents by \
@@ -300,7 +255,7 @@ impl DedupRun {
             })
             .count();
         if own > 0
-            && let Some(dir) = &self.against
+            && let Some(dir) = &against
         {
             notes.push(format!(
                 "{own} of the documents are in {} under their own ids (this batch, or part of it, \
@@ -321,7 +276,8 @@ impl DedupRun {
             ));
         }
         if let Some(note) = self
-            .memory
+            .job
+            .memory()
             .and_then(|budget| crate::below_memory_floor(budget, Some(n as u64)))
         {
             notes.push(note);

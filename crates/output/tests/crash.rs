@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use neardup_dedup::{Dedup, Silent};
-use neardup_output::{DedupRun, Step};
+use neardup_output::{DedupRun, DedupRunBuilder, Step, against_index};
 use neardup_store::AnyStore;
 use serde_json::{Value, json};
 
@@ -47,19 +47,14 @@ fn corpus() -> (String, String) {
     (one, two)
 }
 
-fn run_into(input: &Path, out: &Path, index: &Path, force: bool) -> DedupRun {
-    let mut run = DedupRun::new(
-        vec![input.to_path_buf()],
-        out.to_path_buf(),
-        Dedup::builder()
-            .unwrap()
-            .against(Some(index.to_path_buf()))
-            .build()
-            .unwrap(),
-    );
-    run.force = force;
-    run.against = Some(index.to_path_buf());
-    run.save_index = Some(index.to_path_buf());
+fn run_into(input: &Path, out: &Path, index: &Path, force: bool) -> DedupRunBuilder {
+    let job = Dedup::builder()
+        .unwrap()
+        .against(against_index(Some(index), Some(index)))
+        .build()
+        .unwrap();
+    let mut run = DedupRun::builder(vec![input.to_path_buf()], out.to_path_buf(), job);
+    run.force(force).save_index(Some(index.to_path_buf()));
     run
 }
 
@@ -182,6 +177,7 @@ fn a_run_failed_at_any_step_loses_nothing() {
     // The index after day 1, and after day 2 run cleanly.
     let seen = tmp.path().join("seen");
     run_into(&day1, &tmp.path().join("out1"), &seen, false)
+        .build()
         .run(&Silent)
         .unwrap();
     let before = index_ids(&seen);
@@ -195,7 +191,7 @@ fn a_run_failed_at_any_step_loses_nothing() {
         Ok(())
     }));
     let timed = Instant::now();
-    counted.run(&Silent).unwrap();
+    counted.build().run(&Silent).unwrap();
     eprintln!("a clean run: {:.2} s", timed.elapsed().as_secs_f64());
     let want: BTreeSet<String> = ids_of(&clean.join("out2/unique.jsonl"))
         .into_iter()
@@ -245,7 +241,7 @@ fn a_run_failed_at_any_step_loses_nothing() {
                             false => Ok(()),
                         }
                     }));
-                    let first = run.run(&Silent);
+                    let first = run.build().run(&Silent);
                     if let Err(e) = &first {
                         assert!(
                             neardup_output::with_causes(e).contains("injected"),
@@ -255,7 +251,7 @@ fn a_run_failed_at_any_step_loses_nothing() {
                     }
                     check_left(&out, &index, &before, &why);
                     let undo = unfinished_batch(&index) && !out.join("summary.json").exists();
-                    let again = run_into(&day2, &out, &index, force).run(&Silent);
+                    let again = run_into(&day2, &out, &index, force).build().run(&Silent);
                     match again {
                         // The batch of the killed run is undone, and said so.
                         Ok(finished) => assert!(

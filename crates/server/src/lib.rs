@@ -40,7 +40,7 @@
 //! let rule = Rule::new()?;
 //! let settings = index_settings(&rule);
 //! let store = Store::<u64>::open("store".as_ref(), Some(&settings), StoreOptions::default())?;
-//! let options = ServeOptions::new("127.0.0.1:8077".parse()?);
+//! let options = ServeOptions::builder("127.0.0.1:8077".parse()?).build()?;
 //! // Until SIGTERM or Ctrl-C.
 //! serve(store, rule, options, |at| eprintln!("on {at}"))?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -55,6 +55,7 @@ mod error;
 mod guard;
 mod listen;
 mod metrics;
+mod options;
 mod routes;
 mod token;
 mod uri;
@@ -62,7 +63,6 @@ mod uri;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -76,6 +76,7 @@ use crate::metrics::Metrics;
 use crate::routes::App;
 
 pub use crate::listen::Bound;
+pub use crate::options::{Limits, ServeOptions, ServeOptionsBuilder};
 pub use crate::token::{MAX_TOKEN_LEN, MIN_TOKEN_LEN, Token, TokenError};
 pub use neardup_dedup::VerifiedTexts;
 
@@ -87,143 +88,6 @@ pub const OPENAPI: &str = include_str!("openapi.json");
 /// comparisons ([`VerifiedTexts`]): those of about 13,000 pages of 600
 /// words (a word 3-shingle sketch is 8 bytes a shingle).
 const SKETCH_CACHE_BYTES: usize = 64 << 20;
-
-/// Limits on connections and on what one request may ask; past them, a
-/// JSON error, or the connection closed (docs/API.md, "Limits").
-///
-/// ```
-/// use neardup_server::Limits;
-///
-/// let limits = Limits { max_batch: 100, ..Limits::default() };
-/// assert_eq!((limits.max_batch, limits.max_body_bytes), (100, 32 << 20));
-/// ```
-#[derive(Clone, Debug)]
-pub struct Limits {
-    /// Bytes of a request body (413 past it).
-    pub max_body_bytes: usize,
-    /// Documents of a batch (413 past it).
-    pub max_batch: usize,
-    /// Bytes of one text (413 past it).
-    pub max_text_bytes: usize,
-    /// Requests worked on at once, their bodies in hand (503 past it).
-    /// `/healthz`, `/readyz` and `/metrics` are never counted.
-    pub max_concurrent: usize,
-    /// Writes gathered into one commit, at most.
-    pub max_commit: usize,
-    /// Connections open at once. At the cap a new one closes the one that
-    /// has made no progress for longest (waiting, or sending a head or a
-    /// body); only when every open one is worked on is it refused.
-    pub max_connections: usize,
-    /// A request's head must arrive within this long of its first byte.
-    pub header_timeout: Duration,
-    /// A request's body must arrive within this long of its head (408).
-    pub body_timeout: Duration,
-    /// A connection with no request and no byte moving is closed after
-    /// this long.
-    pub idle_timeout: Duration,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            max_body_bytes: 32 << 20,
-            max_batch: 1000,
-            max_text_bytes: 4 << 20,
-            max_concurrent: 256,
-            max_commit: 4096,
-            max_connections: 4096,
-            header_timeout: Duration::from_secs(10),
-            body_timeout: Duration::from_secs(30),
-            idle_timeout: Duration::from_secs(60),
-        }
-    }
-}
-
-/// How the service runs.
-///
-/// ```
-/// use std::time::Duration;
-/// use neardup_server::{ServeOptions, Token};
-///
-/// let options = ServeOptions {
-///     token: Some(Token::new("Zm9vYmFyYmF6cXV4cXV1eA==")?),
-///     shutdown_timeout: Duration::from_secs(5),
-///     ..ServeOptions::new("127.0.0.1:8077".parse()?)
-/// };
-/// assert!(options.listen.ip().is_loopback());
-/// assert_eq!(options.compact_after, Some(Duration::from_secs(30)));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Clone, Debug)]
-pub struct ServeOptions {
-    /// Where it listens.
-    pub listen: SocketAddr,
-    /// The bearer token every request but `/healthz` and `/readyz` must
-    /// carry, if any. Required unless `listen` is a loopback address. One
-    /// read from a file ([`Token::from_file`]) is read again on SIGHUP,
-    /// what came of it said on stderr.
-    pub token: Option<Token>,
-    /// The limits on connections and requests.
-    pub limits: Limits,
-    /// Once no write has come for this long, every segment is merged into
-    /// one, so that a query reads one segment's tables; `None`: never.
-    pub compact_after: Option<Duration>,
-    /// From SIGTERM, how long requests already in flight may take to
-    /// finish before their connections are cut.
-    pub shutdown_timeout: Duration,
-}
-
-impl ServeOptions {
-    /// The defaults, listening on `listen`: no token, [`Limits::default`],
-    /// compaction after 30 s without writes, 10 s to shut down.
-    pub fn new(listen: SocketAddr) -> ServeOptions {
-        ServeOptions {
-            listen,
-            token: None,
-            limits: Limits::default(),
-            compact_after: Some(Duration::from_secs(30)),
-            shutdown_timeout: Duration::from_secs(10),
-        }
-    }
-
-    /// Refuses what would make an unsafe or unusable service.
-    ///
-    /// ```
-    /// use neardup_server::ServeOptions;
-    ///
-    /// let open = ServeOptions::new("0.0.0.0:8077".parse()?);
-    /// assert!(open.check().is_err(), "anyone could write: a token is needed");
-    /// # Ok::<(), std::net::AddrParseError>(())
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`StartError`] when the address is not loopback and no token is
-    /// given, or the limits cannot work together.
-    pub fn check(&self) -> Result<(), StartError> {
-        if !self.listen.ip().is_loopback() && self.token.is_none() {
-            return Err(StartError::OpenWithoutToken {
-                listen: self.listen,
-            });
-        }
-        let limits = &self.limits;
-        if limits.max_connections <= limits.max_concurrent {
-            return Err(StartError::TooFewConnections {
-                max_connections: limits.max_connections,
-                max_concurrent: limits.max_concurrent,
-            });
-        }
-        let zero = [
-            ("--header-timeout", limits.header_timeout),
-            ("--body-timeout", limits.body_timeout),
-            ("--idle-timeout", limits.idle_timeout),
-        ];
-        if let Some(&(flag, _)) = zero.iter().find(|(_, d)| d.is_zero()) {
-            return Err(StartError::ZeroTimeout { flag });
-        }
-        Ok(())
-    }
-}
 
 /// What stops the service from starting: each case names the option or
 /// the part at fault, and its message says what to do. The OS's error, when
@@ -319,7 +183,7 @@ pub enum StartError {
 /// let dir = tempfile::tempdir()?;
 /// let settings = StoreSettings::builder(8).build();
 /// let store = Store::<u64>::open(dir.path(), Some(&settings), StoreOptions::default())?;
-/// let options = ServeOptions::new("127.0.0.1:0".parse()?);
+/// let options = ServeOptions::builder("127.0.0.1:0".parse()?).build()?;
 /// // No texts kept: fingerprints within the rule's k are duplicates.
 /// let mut rule = Rule::new()?;
 /// rule.verification(None);
@@ -362,10 +226,9 @@ impl<B: Bits> Service<B> {
     ///
     /// # Errors
     ///
-    /// [`StartError`] when the address is not loopback and no token is
-    /// given, the fingerprints' width is not the store's, the rule's k is
-    /// past the store's, or the writer thread cannot start. (A [`Token`]
-    /// is checked when it is made.)
+    /// [`StartError`] when the fingerprints' width is not the store's, the
+    /// rule's k is past the store's, or the writer thread cannot start.
+    /// (The options were checked when built, a [`Token`] when made.)
     pub fn new(
         store: Store<B>,
         rule: Rule,
@@ -381,7 +244,6 @@ impl<B: Bits> Service<B> {
         // Texts are judged only where both are kept.
         let verification = rule.verifier().filter(|_| store.settings().texts);
         let keyed = neardup_dedup::keyed_for(store.settings(), &rule);
-        options.check()?;
         if fingerprinter.width() != B::WIDTH {
             return Err(StartError::WidthMismatch {
                 store_bits: B::WIDTH.bits(),

@@ -65,7 +65,7 @@ pub struct Arrival {
 /// use neardup_server::{Bound, ServeOptions};
 /// use neardup_store::{Store, StoreOptions, StoreSettings};
 ///
-/// let bound = Bound::new(ServeOptions::new("127.0.0.1:8077".parse()?))?;
+/// let bound = Bound::new(ServeOptions::builder("127.0.0.1:8077".parse()?).build()?)?;
 /// // Only now is the store made or opened.
 /// let settings = StoreSettings::builder(8).build();
 /// let store = Store::<u64>::open("store".as_ref(), Some(&settings), StoreOptions::default())?;
@@ -82,15 +82,13 @@ pub struct Bound {
 }
 
 impl Bound {
-    /// Checks `options` and listens on their address.
+    /// Listens on the address of `options`.
     ///
     /// # Errors
     ///
-    /// [`StartError`] when the options are refused
-    /// ([`ServeOptions::check`]), the runtime cannot start or the address
-    /// cannot be listened on.
+    /// [`StartError`] when the runtime cannot start or the address cannot
+    /// be listened on.
     pub fn new(options: ServeOptions) -> Result<Bound, StartError> {
-        options.check()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
@@ -141,6 +139,8 @@ impl Bound {
         } = self;
         let service = Service::new(store, rule, &options)?;
         let app = service.app.clone();
+        // The handles of the app before any task holds one.
+        let own_handles = Arc::strong_count(&app);
         let stop = Arc::new(Stop::default());
         runtime.block_on(async {
             if let Some(idle) = options.compact_after {
@@ -185,6 +185,14 @@ impl Bound {
         // committer is gone with the app: the writer thread commits what
         // it was given and ends.
         runtime.shutdown_timeout(Duration::from_millis(500));
+        // A task the runtime's workers drop late (on a loaded machine, past
+        // that timeout) still holds the app: waited for, so that the writer
+        // thread is joined and the log closed. A log left open is repaired,
+        // that is written to, by whatever opens the store next.
+        let until = Instant::now() + options.shutdown_timeout;
+        while Arc::strong_count(&app) > own_handles && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         drop(app);
         drop(service);
         Ok(())

@@ -18,10 +18,10 @@ use tower::ServiceExt;
 fn service(dir: &std::path::Path) -> Service<u64> {
     let settings = StoreSettings::builder(6).texts(true).build();
     let store = Store::<u64>::open(dir, Some(&settings), StoreOptions::default()).unwrap();
-    let options = ServeOptions {
-        compact_after: None,
-        ..ServeOptions::new("127.0.0.1:0".parse().unwrap())
-    };
+    let options = ServeOptions::builder("127.0.0.1:0".parse().unwrap())
+        .compact_after(None)
+        .build()
+        .unwrap();
     let mut rule = Rule::new().unwrap();
     rule.k(3);
     Service::new(store, rule, &options).unwrap()

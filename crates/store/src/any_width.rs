@@ -6,7 +6,7 @@ use std::path::Path;
 
 use neardup_core::Width;
 
-use crate::error::{Error, Result};
+use crate::error::{Damage, Error, Result};
 use crate::judge::Judge;
 use crate::record::StoredDocument;
 use crate::settings::StoreSettings;
@@ -93,12 +93,9 @@ impl AnyStore {
         match StoreSettings::of(dir)? {
             Some(stored) => Ok(stored.width),
             // The index directories of neardup before the store.
-            None if dir.join("MANIFEST").exists() => Err(Error::Format(
-                dir.join("MANIFEST"),
-                "an index of an earlier layout, before the store: rebuild it with \
-                 neardup index build (or dedup --save-index)"
-                    .into(),
-            )),
+            None if dir.join("MANIFEST").exists() => {
+                Err(Error::Format(dir.join("MANIFEST"), Damage::EarlierLayout))
+            }
             None => Err(Error::NoIndex {
                 dir: dir.to_path_buf(),
             }),

@@ -260,10 +260,7 @@ mod tests {
     fn a_batch_survives_reopening_and_undoes_after_a_flush() {
         let dir = tempfile::tempdir().unwrap();
         let settings = StoreSettings::builder(3).width(Width::W128).build();
-        let options = StoreOptions {
-            flush_at: 4,
-            ..StoreOptions::default()
-        };
+        let options = StoreOptions::builder().flush_at(4).build();
         let store = AnyStore::open(dir.path(), Some(&settings), options.clone()).unwrap();
         store.insert_all(&[1 << 100], &["old"]).unwrap();
         // As a store made before batches: none to read or undo.

@@ -112,10 +112,10 @@ pub enum Error {
     Io(PathBuf, std::io::Error),
     /// A store file that is not what this build writes, or is damaged.
     #[error("{}: {}", .0.display(), .1)]
-    Format(PathBuf, String),
-    /// The transactional log failed (its message says how).
+    Format(PathBuf, Damage),
+    /// The transactional log failed (redb's error says how).
     #[error("{}: {}", .0.display(), .1)]
-    Log(PathBuf, String),
+    Log(PathBuf, redb::Error),
     /// The index of fingerprints failed.
     #[error(transparent)]
     Index(#[from] neardup_index::Error),
@@ -130,6 +130,74 @@ impl Error {
             Error::Io(..) | Error::Format(..) | Error::Log(..) | Error::Index(_)
         )
     }
+}
+
+/// What is wrong with a store file ([`Error::Format`]): written by another
+/// layout, or damaged.
+///
+/// ```
+/// use neardup_store::Damage;
+///
+/// let damage = Damage::NoRecord { id: "a".into() };
+/// assert_eq!(damage.to_string(), "recent document \"a\" has no record");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Damage {
+    /// An index directory of neardup before the store.
+    #[error(
+        "an index of an earlier layout, before the store: rebuild it with neardup index build \
+         (or dedup --save-index)"
+    )]
+    EarlierLayout,
+    /// A store of a layout this build does not read.
+    #[error(
+        "a store of layout {found:?}; this neardup reads layout {}",
+        crate::STORE_LAYOUT
+    )]
+    Layout {
+        /// The layout the manifest names, if any.
+        found: Option<String>,
+    },
+    /// A manifest entry that cannot be read.
+    #[error("its manifest's {entry} {value:?} is not {expected}")]
+    Manifest {
+        /// The entry (`segments`, `next_seq`, …).
+        entry: String,
+        /// What it holds.
+        value: String,
+        /// What it should be.
+        expected: &'static str,
+    },
+    /// A manifest without the store's settings.
+    #[error("its manifest names no settings")]
+    NoSettings,
+    /// Settings that cannot be read.
+    #[error("its settings {text:?} cannot be read: {reason}")]
+    Settings {
+        /// The settings as recorded.
+        text: String,
+        /// Why they cannot be read.
+        reason: String,
+    },
+    /// A document's record that cannot be decoded.
+    #[error("the record of document {id:?} is damaged")]
+    Record {
+        /// The document's id.
+        id: String,
+    },
+    /// A recent document without a record.
+    #[error("recent document {id:?} has no record")]
+    NoRecord {
+        /// The document's id.
+        id: String,
+    },
+    /// A stored document that no index finds.
+    #[error("document {id:?} is stored but not indexed")]
+    NotIndexed {
+        /// The document's id.
+        id: String,
+    },
 }
 
 /// The result of store operations.

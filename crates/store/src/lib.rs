@@ -55,10 +55,10 @@ mod write;
 
 pub use any_width::AnyStore;
 pub use batch::LastBatch;
-pub use error::{Error, Result};
+pub use error::{Damage, Error, Result};
 pub use judge::{Against, Judge};
 pub use log::STORE_LAYOUT;
 pub use record::StoredDocument;
 pub use settings::{StoreSettings, StoreSettingsBuilder};
-pub use store::{Store, StoreOptions, StoreStats};
+pub use store::{Store, StoreOptions, StoreOptionsBuilder, StoreStats};
 pub use write::{Duplicate, Insert, Write, Written};

@@ -22,7 +22,7 @@ use redb::{ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition, Wr
 
 use neardup_index::{LOCK_FILE, WriterLock};
 
-use crate::error::{Error, Result};
+use crate::error::{Damage, Error, Result};
 
 pub(crate) const MANIFEST: TableDefinition<&str, &str> = TableDefinition::new("manifest");
 pub(crate) const DOCUMENTS: TableDefinition<&str, &[u8]> = TableDefinition::new("documents");
@@ -45,9 +45,9 @@ pub(crate) trait Logged<T> {
     fn logged(self, dir: &Path) -> Result<T>;
 }
 
-impl<T, E: std::fmt::Display> Logged<T> for std::result::Result<T, E> {
+impl<T, E: Into<redb::Error>> Logged<T> for std::result::Result<T, E> {
     fn logged(self, dir: &Path) -> Result<T> {
-        self.map_err(|e| Error::Log(dir.join(LOG_FILE), e.to_string()))
+        self.map_err(|e| Error::Log(dir.join(LOG_FILE), e.into()))
     }
 }
 
@@ -93,7 +93,7 @@ impl Log {
         match builder().open_read_only(dir.join(LOG_FILE)) {
             Ok(db) => Ok(Log::Reader(db)),
             Err(redb::DatabaseError::RepairAborted) => Err(None),
-            Err(e) => Err(Some(Error::Log(dir.join(LOG_FILE), e.to_string()))),
+            Err(e) => Err(Some(Error::Log(dir.join(LOG_FILE), e.into()))),
         }
     }
 
@@ -114,7 +114,8 @@ impl Log {
                 drop(Log::create(dir)?);
                 Log::open_reader(dir).map_err(|e| {
                     e.unwrap_or_else(|| {
-                        Error::Log(dir.join(LOG_FILE), "it still needs a repair".into())
+                        // Repaired, yet still not readable.
+                        Error::Log(dir.join(LOG_FILE), redb::Error::RepairAborted)
                     })
                 })
             }
@@ -173,11 +174,20 @@ pub(crate) fn read_manifest(txn: &ReadTransaction, dir: &Path) -> Result<Manifes
     let get = |name: &str| -> Result<Option<String>> {
         Ok(table.get(name).logged(dir)?.map(|v| v.value().to_string()))
     };
-    let bad = |what: &str| Error::Format(dir.join(LOG_FILE), format!("its manifest's {what}"));
+    let bad = |entry: &str, value: &str, expected| {
+        let (entry, value) = (entry.to_string(), value.to_string());
+        Error::Format(
+            dir.join(LOG_FILE),
+            Damage::Manifest {
+                entry,
+                value,
+                expected,
+            },
+        )
+    };
     let number = |name: &str, default: u64| -> Result<u64> {
         get(name)?.map_or(Ok(default), |v| {
-            v.parse()
-                .map_err(|_| bad(&format!("{name} {v:?} is not a number")))
+            v.parse().map_err(|_| bad(name, &v, "a number"))
         })
     };
     let segments = match get("segments")? {
@@ -187,7 +197,7 @@ pub(crate) fn read_manifest(txn: &ReadTransaction, dir: &Path) -> Result<Manifes
             .split(',')
             .map(|n| {
                 n.parse()
-                    .map_err(|_| bad(&format!("segment list {list:?}")))
+                    .map_err(|_| bad("segments", &list, "a list of segment numbers"))
             })
             .collect::<Result<_>>()?,
     };

@@ -8,27 +8,26 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuar
 use neardup_index::{Bits, LOCK_FILE, OnlineIndex, Segment, TablePlan, WriterLock};
 use redb::{ReadTransaction, ReadableTable};
 
-use crate::error::{Error, Result};
+use crate::error::{Damage, Error, Result};
 use crate::log::{self, DOCUMENTS, KEYED, LOG_FILE, Log, Logged, Manifest, RECENT, STORE_LAYOUT};
 use crate::record::StoredDocument;
 use crate::settings::StoreSettings;
 use crate::view::{LiveSegment, View};
 use neardup_index::Neighbour;
 
-/// How a store flushes and merges.
+/// How a store flushes and merges: [`StoreOptions::default`], or set by
+/// [`StoreOptions::builder`].
 ///
 /// ```
 /// use neardup_store::StoreOptions;
 ///
-/// let options = StoreOptions { flush_at: 1000, ..StoreOptions::default() };
-/// assert_eq!(options.merge_factor, 4);
+/// let options = StoreOptions::builder().flush_at(1000).build();
+/// assert_eq!((options.flush_at(), options.merge_factor()), (1000, 4));
 /// ```
 #[derive(Clone, Debug)]
 pub struct StoreOptions {
-    /// Recent documents written to a segment of their own once this many.
-    pub flush_at: usize,
-    /// Segments of about the same size merged once this many.
-    pub merge_factor: usize,
+    pub(crate) flush_at: usize,
+    pub(crate) merge_factor: usize,
 }
 
 impl Default for StoreOptions {
@@ -37,6 +36,54 @@ impl Default for StoreOptions {
             flush_at: 1 << 16,
             merge_factor: 4,
         }
+    }
+}
+
+impl StoreOptions {
+    /// The defaults, to change.
+    pub fn builder() -> StoreOptionsBuilder {
+        StoreOptionsBuilder {
+            options: StoreOptions::default(),
+        }
+    }
+
+    /// Recent documents written to a segment of their own once this many.
+    pub fn flush_at(&self) -> usize {
+        self.flush_at
+    }
+
+    /// Segments of about the same size merged once this many.
+    pub fn merge_factor(&self) -> usize {
+        self.merge_factor
+    }
+}
+
+/// The settings of a [`StoreOptions`], set one by one; each setter says
+/// its default.
+#[derive(Clone, Debug)]
+pub struct StoreOptionsBuilder {
+    options: StoreOptions,
+}
+
+impl StoreOptionsBuilder {
+    /// The options.
+    pub fn build(&self) -> StoreOptions {
+        self.options.clone()
+    }
+
+    /// Recent documents written to a segment of their own once this many;
+    /// 65,536 by default (a segment of its own is what a query reads
+    /// fastest, and a flush what a restart need not replay).
+    pub fn flush_at(&mut self, documents: usize) -> &mut StoreOptionsBuilder {
+        self.options.flush_at = documents;
+        self
+    }
+
+    /// Segments of about the same size merged once this many; 4 by
+    /// default (fewer segments to search, more rewriting).
+    pub fn merge_factor(&mut self, segments: usize) -> &mut StoreOptionsBuilder {
+        self.options.merge_factor = segments;
+        self
     }
 }
 
@@ -442,12 +489,8 @@ impl<B> Inner<B> {
 
 /// The document record `bytes` of `id`, decoded.
 pub(crate) fn decode(dir: &Path, id: &str, bytes: &[u8]) -> Result<StoredDocument> {
-    StoredDocument::decode(bytes).ok_or_else(|| {
-        Error::Format(
-            dir.join(LOG_FILE),
-            format!("the record of document {id:?} is damaged"),
-        )
-    })
+    StoredDocument::decode(bytes)
+        .ok_or_else(|| Error::Format(dir.join(LOG_FILE), Damage::Record { id: id.to_string() }))
 }
 
 /// The plan of the recent documents' index: tables for a flush's worth.
@@ -486,13 +529,13 @@ fn create(log: &Log, dir: &Path, settings: &StoreSettings) -> Result<()> {
 
 /// The settings the manifest of `log_path` records as `text`.
 fn settings_in(log_path: &Path, text: &str) -> Result<StoreSettings> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        Error::Format(
-            log_path.to_path_buf(),
-            format!("its settings {text:?} are not JSON ({e})"),
-        )
-    })?;
-    StoreSettings::from_json(&value).map_err(|reason| Error::Format(log_path.to_path_buf(), reason))
+    let unreadable = |reason: String| {
+        let text = text.to_string();
+        Error::Format(log_path.to_path_buf(), Damage::Settings { text, reason })
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| unreadable(format!("not JSON ({e})")))?;
+    StoreSettings::from_json(&value).map_err(unreadable)
 }
 
 /// The settings `manifest` records, checked against `given` when given.
@@ -503,20 +546,12 @@ fn settings_of(
 ) -> Result<StoreSettings> {
     let log_path = dir.join(LOG_FILE);
     let Some(text) = &manifest.settings else {
-        return Err(Error::Format(
-            log_path,
-            "its manifest names no settings".into(),
-        ));
+        return Err(Error::Format(log_path, Damage::NoSettings));
     };
     let stored = settings_in(&log_path, text)?;
     if manifest.layout.as_deref() != Some(STORE_LAYOUT) {
-        return Err(Error::Format(
-            log_path,
-            format!(
-                "a store of layout {:?}; this neardup reads layout {STORE_LAYOUT}",
-                manifest.layout
-            ),
-        ));
+        let found = manifest.layout.clone();
+        return Err(Error::Format(log_path, Damage::Layout { found }));
     }
     if let Some(diff) = given.and_then(|g| stored.difference(g)) {
         return Err(other_settings(dir, &diff));
@@ -571,10 +606,7 @@ fn load_recent<B: Bits>(txn: &ReadTransaction, dir: &Path, view: &mut View<B>) -
         let (seq, id) = entry.logged(dir)?;
         let (seq, id) = (seq.value(), id.value());
         let bytes = documents.get(id).logged(dir)?.ok_or_else(|| {
-            Error::Format(
-                dir.join(LOG_FILE),
-                format!("recent document {id:?} has no record"),
-            )
+            Error::Format(dir.join(LOG_FILE), Damage::NoRecord { id: id.to_string() })
         })?;
         let doc = decode(dir, id, bytes.value())?;
         fingerprints.push(B::from_u128(doc.fingerprint));

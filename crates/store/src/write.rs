@@ -9,7 +9,7 @@ use std::sync::Arc;
 use neardup_index::{Bits, OnlineIndex, Segment};
 use redb::ReadableTable;
 
-use crate::error::{Error, Result};
+use crate::error::{Damage, Error, Result};
 use crate::judge::{Judge, TextCheck};
 use crate::log::{self, DELETED, DOCUMENTS, KEYED, KEYS_OF, Logged, RECENT};
 use crate::record::StoredDocument;
@@ -429,7 +429,7 @@ impl<B: Bits> Store<B> {
                                 .ok_or_else(|| {
                                     Error::Format(
                                         dir.join(crate::log::LOG_FILE),
-                                        format!("document {id:?} is stored but not indexed"),
+                                        Damage::NotIndexed { id: id.clone() },
                                     )
                                 })?;
                             match place {

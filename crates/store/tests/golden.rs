@@ -77,10 +77,7 @@ fn golden_file() -> PathBuf {
 }
 
 fn options() -> StoreOptions {
-    StoreOptions {
-        flush_at: FLUSH_AT,
-        ..StoreOptions::default()
-    }
+    StoreOptions::builder().flush_at(FLUSH_AT).build()
 }
 
 fn fingerprinter() -> Fingerprinter {

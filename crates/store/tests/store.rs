@@ -17,10 +17,7 @@ fn settings(texts: bool) -> StoreSettings {
 }
 
 fn small() -> StoreOptions {
-    StoreOptions {
-        flush_at: 6,
-        merge_factor: 2,
-    }
+    StoreOptions::builder().flush_at(6).merge_factor(2).build()
 }
 
 fn open(dir: &Path) -> Store<u64> {

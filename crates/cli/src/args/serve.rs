@@ -59,37 +59,37 @@ pub struct ServeArgs {
     #[arg(long, value_name = "jaccard:T|words:D|none", default_value_t = crate::config::default_verify())]
     pub verify: String,
     /// The largest request body, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = defaults().limits.max_body_bytes)]
+    #[arg(long, value_name = "BYTES", default_value_t = defaults().limits().max_body_bytes())]
     pub max_body_bytes: usize,
     /// The most documents in one batch request.
-    #[arg(long, value_name = "N", default_value_t = defaults().limits.max_batch)]
+    #[arg(long, value_name = "N", default_value_t = defaults().limits().max_batch())]
     pub max_batch: usize,
     /// The longest text, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = defaults().limits.max_text_bytes)]
+    #[arg(long, value_name = "BYTES", default_value_t = defaults().limits().max_text_bytes())]
     pub max_text_bytes: usize,
     /// The most requests worked on at once (their bodies read); more are
     /// answered 503. /healthz, /readyz and /metrics are never counted.
-    #[arg(long, value_name = "N", default_value_t = defaults().limits.max_concurrent)]
+    #[arg(long, value_name = "N", default_value_t = defaults().limits().max_concurrent())]
     pub max_concurrent: usize,
     /// The most connections open at once. At the cap, a new one closes the
     /// one idle (or stalled sending) for longest; lowered to what
     /// `ulimit -n` allows, with a warning.
-    #[arg(long, value_name = "N", default_value_t = defaults().limits.max_connections)]
+    #[arg(long, value_name = "N", default_value_t = defaults().limits().max_connections())]
     pub max_connections: usize,
     /// A request's head (request line and headers) must arrive within this
     /// many seconds of its first byte; else the connection is closed.
-    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(defaults().limits.header_timeout), value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(defaults().limits().header_timeout()), value_parser = parse_seconds)]
     pub header_timeout: Seconds,
     /// A request's body must arrive within this many seconds of its head;
     /// else 408 and the connection is closed.
-    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(defaults().limits.body_timeout), value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(defaults().limits().body_timeout()), value_parser = parse_seconds)]
     pub body_timeout: Seconds,
     /// A connection with no request for this many seconds is closed.
-    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(defaults().limits.idle_timeout), value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(defaults().limits().idle_timeout()), value_parser = parse_seconds)]
     pub idle_timeout: Seconds,
     /// From SIGTERM, requests in flight get this many seconds to finish;
     /// then their connections are cut and the service exits.
-    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(defaults().shutdown_timeout), value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value_t = Seconds(defaults().shutdown_timeout()), value_parser = parse_seconds)]
     pub shutdown_timeout: Seconds,
     /// Recent documents are written to an index segment of their own once
     /// this many.
@@ -97,7 +97,7 @@ pub struct ServeArgs {
     pub flush_at: usize,
     /// Once no write has come for this many seconds, merge every index
     /// segment into one (queries then read one segment); 0: never.
-    #[arg(long, value_name = "SECONDS", default_value_t = defaults().compact_after.map_or(0, |d| d.as_secs()))]
+    #[arg(long, value_name = "SECONDS", default_value_t = defaults().compact_after().map_or(0, |d| d.as_secs()))]
     pub compact_after: u64,
     #[command(flatten)]
     pub settings: FingerprintSettings,
@@ -106,5 +106,5 @@ pub struct ServeArgs {
 /// The service's own defaults, shown by `--help`: decided once, in
 /// `neardup_server`.
 fn defaults() -> neardup_server::ServeOptions {
-    neardup_server::ServeOptions::new(SocketAddr::from(([127, 0, 0, 1], 8077)))
+    neardup_server::ServeOptions::default()
 }

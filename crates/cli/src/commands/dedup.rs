@@ -18,39 +18,37 @@ use crate::report::count;
 
 pub fn run(args: &DedupArgs) -> Result<ExitCode> {
     let job = config::dedup_job(args)?;
-    let width = job.fingerprinter().width();
-    let mut run = DedupRun::new(args.paths.clone(), args.out.clone(), job);
-    run.read = config::read_options(&args.input);
-    run.skip_invalid = args.input.skip_invalid;
-    run.force = args.force;
-    run.against = args.against.clone();
-    run.save_index = args.save_index.clone();
-    run.keep_field = args.keep.field().map(str::to_string);
-    run.annotate = args.annotate;
-    run.memory = args.memory;
     if let Some(note) = args
         .memory
         .and_then(|budget| neardup_output::below_memory_floor(budget, None))
     {
         eprintln!("neardup: note: {note}");
     }
-    run.settings = serde_json::json!({
+    let settings = serde_json::json!({
         "k": args.k,
-        "short_rule": run.job.short_rule_holds(),
+        "short_rule": job.short_rule_holds(),
         "short_words": args.nearness.short_words,
         "profile": args.settings.profile,
-        "width": width.bits(),
+        "width": job.fingerprinter().width().bits(),
         "keep": args.keep.describe(),
         "cluster": format!("{:?}", args.cluster).to_lowercase(),
         "verify": config::verification(&args.nearness)?.map_or_else(|| "none".to_string(), |v| v.to_string()),
         "against": args.against.as_ref().map(|p| p.display().to_string()),
         "save_index": args.save_index.as_ref().map(|p| p.display().to_string()),
     });
+    let run = DedupRun::builder(args.paths.clone(), args.out.clone(), job)
+        .read(config::read_options(&args.input))
+        .skip_invalid(args.input.skip_invalid)
+        .force(args.force)
+        .save_index(args.save_index.clone())
+        .keep_field(args.keep.field().map(str::to_string))
+        .annotate(args.annotate)
+        .settings(settings)
+        .build();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()?;
-    let verifies = config::verification(&args.nearness)?.is_some();
-    let bars = Bars::new(args.quiet, passes(args, verifies));
+    let bars = Bars::new(args.quiet, run.passes());
     let finished = pool.install(|| run.run(&bars))?;
     for warning in &finished.warnings {
         eprintln!("neardup: warning: {warning}");
@@ -62,14 +60,6 @@ pub fn run(args: &DedupArgs) -> Result<ExitCode> {
         print_summary(args, &finished.outcome);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The passes over the documents a run makes at most: fingerprinting,
-/// verifying (with verification), reading the kept documents again for the
-/// index saved to (with --save-index), and reading the ids and samples the
-/// outputs name.
-fn passes(args: &DedupArgs, verifies: bool) -> usize {
-    2 + usize::from(verifies) + usize::from(args.save_index.is_some())
 }
 
 fn print_summary(args: &DedupArgs, outcome: &Outcome) {

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use neardup_core::Width;
 use neardup_index::Bits;
-use neardup_server::{Bound, Limits, ServeOptions, Token};
+use neardup_server::{Bound, ServeOptions, Token};
 use neardup_store::{Store, StoreOptions, StoreSettings};
 
 use crate::args::ServeArgs;
@@ -60,31 +60,25 @@ pub fn run(args: &ServeArgs) -> Result<ExitCode> {
         }
         _ => {}
     }
-    let options = ServeOptions {
-        listen: args.listen,
-        token,
-        limits: Limits {
-            max_body_bytes: args.max_body_bytes,
-            max_batch: args.max_batch,
-            max_text_bytes: args.max_text_bytes,
-            max_concurrent: args.max_concurrent,
-            max_connections: connections_within_file_limit(args.max_connections),
-            header_timeout: args.header_timeout.0,
-            body_timeout: args.body_timeout.0,
-            idle_timeout: args.idle_timeout.0,
-            ..Limits::default()
-        },
-        compact_after: (args.compact_after > 0)
-            .then(|| std::time::Duration::from_secs(args.compact_after)),
-        shutdown_timeout: args.shutdown_timeout.0,
-    };
+    let options = ServeOptions::builder(args.listen)
+        .token(token)
+        .max_body_bytes(args.max_body_bytes)
+        .max_batch(args.max_batch)
+        .max_text_bytes(args.max_text_bytes)
+        .max_concurrent(args.max_concurrent)
+        .max_connections(connections_within_file_limit(args.max_connections))
+        .header_timeout(args.header_timeout.0)
+        .body_timeout(args.body_timeout.0)
+        .idle_timeout(args.idle_timeout.0)
+        .compact_after(
+            (args.compact_after > 0).then(|| std::time::Duration::from_secs(args.compact_after)),
+        )
+        .shutdown_timeout(args.shutdown_timeout.0)
+        .build()?;
     // Whatever a start can refuse is refused before the store is made or
     // opened: a refused start changes nothing on disk.
     let bound = Bound::new(options)?;
-    let store_options = StoreOptions {
-        flush_at: args.flush_at,
-        ..StoreOptions::default()
-    };
+    let store_options = StoreOptions::builder().flush_at(args.flush_at).build();
     let settings = settings.build();
     match width {
         Width::W64 => serve::<u64>(args, &settings, store_options, rule, bound),

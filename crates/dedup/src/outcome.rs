@@ -86,7 +86,7 @@ pub struct Stats {
     /// Greedy: for each distance, the documents dropped at it (exact copies
     /// aside); components: the pairs that joined two groups.
     pub pairs_by_distance: Vec<u64>,
-    /// Documents that had a key to rank by ([`Keep::Max`], [`Keep::Min`]).
+    /// Documents that had a key to rank by ([`Keep::Max`](crate::Keep::Max), [`Keep::Min`](crate::Keep::Min)).
     pub with_key: usize,
     /// The k of the run.
     pub k: u32,

@@ -8,7 +8,7 @@
 //! `summary.json` last:
 //!
 //! - `unique.jsonl`, `unique.parquet`, `unique.txt`: the kept records,
-//!   byte for byte ([`records`](crate::records));
+//!   byte for byte (`records`);
 //! - `duplicates.jsonl` and `clusters.jsonl`: each dropped document with
 //!   the one it duplicates, and each group;
 //! - `report.html`: a page that shows a person what was found;

@@ -200,7 +200,7 @@ pub enum Mismatch {
         "its fingerprints are made with other settings ({difference}): use the settings it was made with"
     )]
     Fingerprints {
-        /// The first setting that differs, both ways.
+        /// The settings that differ, as there and here.
         difference: String,
     },
 }

@@ -98,7 +98,8 @@ impl Limits {
 }
 
 /// How the service runs: made by [`ServeOptions::builder`], so that every
-/// value of it has been checked.
+/// value of it has been checked (or [`ServeOptions::default`], which
+/// passes those checks).
 ///
 /// ```
 /// use std::time::Duration;

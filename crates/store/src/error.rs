@@ -152,7 +152,8 @@ pub enum Damage {
     EarlierLayout,
     /// A store of a layout this build does not read.
     #[error(
-        "a store of layout {found:?}; this neardup reads layout {}",
+        "a store of layout {}; this neardup reads layout {}",
+        found.as_deref().unwrap_or("(none named)"),
         crate::STORE_LAYOUT
     )]
     Layout {
@@ -192,6 +193,10 @@ pub enum Damage {
         /// The document's id.
         id: String,
     },
+    /// A log that a writer left open, still unreadable after the repair
+    /// made for it.
+    #[error("it still needs a repair after one was made: restore the store from a copy")]
+    NeedsRepair,
     /// A stored document that no index finds.
     #[error("document {id:?} is stored but not indexed")]
     NotIndexed {

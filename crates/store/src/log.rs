@@ -113,10 +113,7 @@ impl Log {
                 let _lock = WriterLock::acquire(dir, LOCK_FILE, "a store")?;
                 drop(Log::create(dir)?);
                 Log::open_reader(dir).map_err(|e| {
-                    e.unwrap_or_else(|| {
-                        // Repaired, yet still not readable.
-                        Error::Log(dir.join(LOG_FILE), redb::Error::RepairAborted)
-                    })
+                    e.unwrap_or_else(|| Error::Format(dir.join(LOG_FILE), Damage::NeedsRepair))
                 })
             }
         }

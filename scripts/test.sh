@@ -17,21 +17,24 @@ timed() {
 }
 
 # What waits on the network (the corpora, the two venvs' packages) is
-# fetched while the workspace compiles, which waits on the CPU; each says
-# what it did in its log under target/, shown if it fails.
+# fetched while the workspace compiles, which waits on the CPU; each job in
+# the background says what it did in its log under target/, shown if it
+# fails.
 mkdir -p target
 background=()
-fetch() {
+# A part that fails ends the script: its jobs in the background end with it.
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+in_background() {
     local log=target/$1.log
     shift
     "$@" >"$log" 2>&1 &
     background+=("$!:$log")
 }
-fetch corpora scripts/fetch-corpora.sh
-fetch api-venv scripts/venv.sh target/api-venv tests/api/requirements.txt
-fetch python-venv scripts/venv.sh bindings/python/.venv bindings/python/requirements-test.txt
+in_background corpora scripts/fetch-corpora.sh
+in_background api-venv scripts/venv.sh target/api-venv tests/api/requirements.txt
+in_background python-venv scripts/venv.sh bindings/python/.venv bindings/python/requirements-test.txt
 timed cargo test --workspace --no-run "$@"
-wait_for_downloads() {
+wait_for_background() {
     local job pid log failed=0
     for job in "${background[@]}"; do
         pid=${job%%:*} log=${job#*:}
@@ -43,9 +46,15 @@ wait_for_downloads() {
     done
     return "$failed"
 }
-timed wait_for_downloads
+timed wait_for_background
 cat target/corpora.log
+# The tests' wheel builds while the workspace's tests and the API check
+# run: they leave a core idle a third of the time, and the build fills it.
+background=()
+in_background wheel scripts/build-test-wheel.sh
 NEARDUP_REQUIRE_CORPORA=1 timed cargo test --workspace "$@"
 timed scripts/test-api.sh
-timed scripts/test-python.sh
+timed wait_for_background
+cat target/wheel.log
+NEARDUP_WHEEL=$(ls target/wheels/neardup-*.whl) timed scripts/test-python.sh
 printf '%s\n' "== scripts/test.sh: every part passed" "${took[@]}"

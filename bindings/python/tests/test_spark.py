@@ -15,6 +15,9 @@ from conftest import conformance_corpus, write_jsonl  # noqa: E402
 from planted import documents  # noqa: E402
 
 
+_QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
 @pytest.fixture(scope="module")
 def spark():
     from pyspark.sql import SparkSession
@@ -26,6 +29,13 @@ def spark():
         .config("spark.sql.shuffle.partitions", "8")
         .config("spark.ui.enabled", "false")
         .config("spark.driver.memory", "1g")
+        # Many short jobs on small data: the JVMs' quick compiler alone and
+        # one GC thread, instead of tuning for hours-long jobs on many cores
+        # (the test file ran in 86 s instead of 115).
+        .config("spark.driver.extraJavaOptions", _QUICK_JVM)
+        .config("spark.executor.extraJavaOptions", _QUICK_JVM)
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+        .config("spark.executor.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
         .getOrCreate()
     )
     yield session

@@ -4,9 +4,10 @@
 # manylinux2014: they install on any Linux with glibc 2.17 or later), the
 # aarch64 one cross-built. Then, with qemu-user, the fingerprint and index
 # crates' tests (golden vectors included) run as aarch64 code, to show the
-# fingerprints are the same there. scripts/test-python.sh builds and tests
-# the x86_64 wheel the same way; scripts/test-wheel-old-glibc.sh runs it on
-# glibc 2.31.
+# fingerprints are the same there. The test command builds and tests the
+# x86_64 wheel the same way but in the dev profile
+# (scripts/build-test-wheel.sh); scripts/test-wheel-old-glibc.sh runs a
+# wheel on glibc 2.31.
 #
 #   scripts/build-wheels.sh              # both wheels and the aarch64 tests
 #   TEST_AARCH64=0 scripts/build-wheels.sh

@@ -228,16 +228,13 @@ impl Connections {
 
     /// Admits a new connection, closing the stalest one that is not
     /// working when at the cap; `None` when every open one is working.
-    /// Of the equally stale (the clock moves every [`SWEEP_EVERY`]), the
-    /// newest goes: a flood of new connections makes room among itself
-    /// before it closes a client's kept-alive one.
     pub fn admit(self: &Arc<Self>) -> Option<Admitted> {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         if open.len() >= self.most {
             let stalest = |phases: &[Phase]| {
                 open.values()
                     .filter(|c| phases.contains(&c.phase()))
-                    .min_by_key(|c| (c.since.load(Ordering::Relaxed), std::cmp::Reverse(c.id)))
+                    .min_by_key(|c| c.since.load(Ordering::Relaxed))
                     .map(|c| c.id)
             };
             let victim =
@@ -410,27 +407,6 @@ mod tests {
         assert!(open.admit().is_none());
         drop(a);
         assert!(open.admit().is_some(), "a's end made room");
-    }
-
-    #[test]
-    fn of_the_equally_stale_the_newest_makes_room() {
-        let open = registry(3);
-        let kept_alive = open.admit().expect("room");
-        let [first, second] = [(); 2].map(|()| open.admit().expect("room"));
-        first.connection.moved(true);
-        second.connection.moved(true);
-        // One tick of the clock: all three are as stale.
-        let newest = open.admit().expect("second evicted");
-        assert!(!is_open(&open, &second));
-        assert!(is_open(&open, &kept_alive) && is_open(&open, &first));
-        // A tick later, `first` at work: the kept-alive one is the
-        // stalest, and goes.
-        open.clock.store(100, Ordering::Relaxed);
-        newest.connection.moved(true);
-        first.connection.enter(Phase::Working);
-        open.admit().expect("kept_alive evicted");
-        assert!(!is_open(&open, &kept_alive));
-        assert!(is_open(&open, &first) && is_open(&open, &newest));
     }
 
     #[test]

@@ -8,8 +8,9 @@
 # above GLIBC_2.17. Needs the test venv (scripts/venv.sh makes it): maturin
 # finds zig through its python (ziglang, pinned).
 #
-# It builds in target/wheel-build/, apart from target/debug, so that it can
-# run while `cargo test` holds that directory (scripts/test.sh does so).
+# It builds in target/wheel-build/, apart from target/debug, so that it
+# never waits on another cargo's lock there (scripts/test.sh runs it beside
+# the API check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD

@@ -9,7 +9,7 @@ mod values;
 
 pub use serve::ServeArgs;
 
-use values::{parse_count, parse_k, parse_short_words, parse_size, parse_threads};
+use values::{parse_count, parse_k, parse_memory, parse_short_words, parse_threads};
 
 /// Find near-duplicate text with SimHash.
 #[derive(Debug, Parser)]
@@ -269,10 +269,11 @@ pub struct DedupArgs {
     /// Also drop documents near one kept by an earlier run (its --save-index).
     #[arg(long, value_name = "INDEX")]
     pub against: Option<PathBuf>,
-    /// Memory for the run (e.g. 2G, 512M): past half of it, the
-    /// verification sketches of kept documents go to a file in --out
-    /// [default: half the machine's memory, or of the cgroup's limit].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    /// Memory for the run (e.g. 2G, 512M), the program's own included: past
+    /// their shares of it, per-document arrays, pairs and the kept
+    /// documents' sketches go to temporary files in --out, and a line says
+    /// so [default: half the machine's memory, or of the cgroup's limit].
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     pub memory: Option<u64>,
     /// Write into DIR even if it is not empty.
     #[arg(long)]
@@ -598,7 +599,7 @@ pub struct PairsArgs {
     /// Memory for the pairs (e.g. 2G): past half of it, they are sorted in
     /// runs in the temporary directory ($TMPDIR) [default: 256M, so that
     /// a dense cluster's millions of pairs go to disk, not to memory].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     pub memory: Option<u64>,
     /// Worker threads [default: all cores].
     #[arg(long, short = 'j', value_name = "N", value_parser = parse_threads)]

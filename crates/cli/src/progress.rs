@@ -98,6 +98,8 @@ pub struct Bars {
     rereads: AtomicUsize,
     current: Mutex<Option<(Progress, String)>>,
     skipped: AtomicU64,
+    /// The parts of the run said to spill so far.
+    spilling: Mutex<Vec<String>>,
 }
 
 impl Bars {
@@ -112,6 +114,7 @@ impl Bars {
             rereads: AtomicUsize::new(0),
             current: Mutex::new(None),
             skipped: AtomicU64::new(0),
+            spilling: Mutex::new(Vec::new()),
         }
     }
 
@@ -170,6 +173,27 @@ impl neardup_dedup::Progress for Bars {
                     bar.elapsed().as_secs_f64()
                 );
             }
+        }
+    }
+
+    fn spilling(&self, what: &str, dir: &std::path::Path) {
+        let Ok(mut said) = self.spilling.lock() else {
+            return;
+        };
+        if self.quiet || said.iter().any(|s| s == what) {
+            return;
+        }
+        said.push(what.to_string());
+        let show = || {
+            eprintln!(
+                "neardup: spilling {what} to temporary files in {}: past its share of \
+                 --memory (slower, the same result)",
+                dir.display()
+            )
+        };
+        match self.current.lock().as_deref() {
+            Ok(Some((bar, _))) => bar.suspend(show),
+            _ => show(),
         }
     }
 

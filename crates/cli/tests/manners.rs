@@ -312,7 +312,7 @@ fn a_memory_budget_below_the_floor_is_said_with_what_the_floor_is() {
         "{note}"
     );
     assert!(
-        note.contains("96 bytes for each of its 20 documents"),
+        note.contains("24 bytes for each of its 20 documents"),
         "{note}"
     );
     assert!(err.contains(&format!("neardup: note: {note}")), "{err}");
@@ -330,6 +330,46 @@ fn a_memory_budget_below_the_floor_is_said_with_what_the_floor_is() {
     );
     assert!(!run.stderr().contains("floor"), "{}", run.stderr());
     assert_eq!(summary(&d, "o2")["notes"], serde_json::json!([]));
+}
+
+#[test]
+fn no_memory_is_refused_and_a_run_past_its_budget_says_it_spills() {
+    let d = Dir::new();
+    let licenses = root().join("samples/licenses");
+    let dedup = |out: &str, memory: &str| {
+        let args = [
+            "dedup",
+            licenses.to_str().unwrap(),
+            "--out",
+            out,
+            "--memory",
+            memory,
+        ];
+        d.run(&args, b"")
+    };
+    let none = dedup("none", "0");
+    assert_eq!(none.code(), 2, "{}", none.stderr());
+    assert!(
+        none.stderr().contains("no memory at all"),
+        "{}",
+        none.stderr()
+    );
+    assert!(!d.path("none").exists());
+    // A kilobyte: every per-document array goes to files, and each is said.
+    let tight = dedup("tight", "1K");
+    assert_eq!(tight.code(), 0, "{}", tight.stderr());
+    assert!(
+        tight.stderr().contains(
+            "neardup: spilling the documents' records to temporary files in tight: past its \
+             share of --memory (slower, the same result)"
+        ),
+        "{}",
+        tight.stderr()
+    );
+    let roomy = dedup("roomy", "1G");
+    assert!(!roomy.stderr().contains("spilling"), "{}", roomy.stderr());
+    let kept = |dir: &str| std::fs::read(d.path(dir).join("unique.txt")).unwrap();
+    assert_eq!(kept("tight"), kept("roomy"));
 }
 
 #[test]

@@ -84,7 +84,6 @@ impl<'a, T: Pod> Column<'a, T> {
     }
 
     /// Whether the column went to a file.
-    #[cfg(test)]
     pub(crate) fn spilled(&self) -> bool {
         self.file.is_some()
     }
@@ -139,6 +138,11 @@ impl<T: Pod> Array<T> {
         // A sparse file: its pages are zeros until written.
         file.set_len(bytes).map_err(|e| write_error(spill, e))?;
         Array::map(&file, len, spill)
+    }
+
+    /// Whether the values are in a mapped file rather than in memory.
+    pub(crate) fn is_mapped(&self) -> bool {
+        matches!(self, Array::Mapped { .. })
     }
 
     /// The `len` values of `file`, mapped.
@@ -234,7 +238,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for budget in [0, 7, 1 << 20] {
             let mut array = Array::<u64>::zeroed(1000, budget, dir.path()).unwrap();
-            assert_eq!(matches!(array, Array::Mapped { .. }), budget < 8000);
+            assert_eq!(array.is_mapped(), budget < 8000);
             assert!(array.iter().all(|&x| x == 0));
             for (i, x) in array.iter_mut().enumerate() {
                 *x = i as u64 * 3;

@@ -158,6 +158,11 @@ impl Copies {
             .collect()
     }
 
+    /// Whether the units of the documents went to mapped files.
+    pub(crate) fn spilled(&self) -> bool {
+        self.unit_of.is_mapped() || self.representative.is_mapped()
+    }
+
     /// The fate of document `doc` as [`Copies::expand`] gives it, by
     /// `unit_fate`, the fate of each unit.
     pub(crate) fn fate_of(&self, doc: u32, unit_fate: impl Fn(u32) -> Fate) -> Fate {

@@ -3,33 +3,77 @@
 //! would otherwise look each unit up in an index of the units kept so far
 //! (a probe of every table per lookup, and per kept unit added).
 //!
+//! The pairs are sorted by their later unit, in memory up to a budget and
+//! in sorted runs on disk past it ([`SpillSort`]), and greedy grouping
+//! takes them a block of units at a time: whatever the budget, the lists
+//! cost the same work, and past it a sequential read instead of memory.
+//!
 //! They are listed only when the pairs are few: a dense cluster's pairs
 //! grow with the square of its size (50,000 templated pages one word apart
-//! make 1.25 billion), so the join stops once they pass a share of the
-//! memory, and greedy keeps its index of kept units, which meets one kept
-//! page per page there.
+//! make 1.25 billion), so the join stops once they pass a few per unit,
+//! and greedy keeps its index of kept units, which meets one kept page per
+//! page there.
 
+use std::ops::Range;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
 
-use neardup_index::{Bits, Pair, TablePlan, self_join_each};
+use neardup_index::{Bits, Pair, SpillSort, TablePlan, self_join_each};
 
-use crate::error::{Error, Result};
+use crate::by_unit::{ByUnit, sort_error};
+use crate::error::Result;
+
+/// A pair as listed: `[later, distance, earlier]`, so that the sort puts
+/// each unit's neighbours together, nearest first and then earliest.
+type Listed = [u32; 3];
 
 /// The neighbours of each unit before it, and which units have any.
 pub(crate) struct Earlier {
-    /// Where each unit's list starts in `lists`; one more for the end.
-    starts: Vec<u32>,
-    /// `(distance, unit)`, nearest first and then earliest, per unit.
-    lists: Vec<(u32, u32)>,
+    /// The pairs by their later unit, not taken yet.
+    lists: Mutex<ByUnit<3>>,
     /// Whether each unit has a neighbour within k, before or after it.
     near: Vec<bool>,
+    /// Where the runs are, for errors reading them back.
+    spill: PathBuf,
+    /// Whether the pairs outgrew their budget and went to sorted runs.
+    spilled: bool,
+}
+
+/// The pairs as the join hands them over: gathered up to a budget, then
+/// sorted and written as a run.
+struct Gathered<'a> {
+    held: Vec<Listed>,
+    /// Pairs held before a run is written.
+    capacity: usize,
+    sort: SpillSort<Listed>,
+    near: Vec<bool>,
+    pairs: u64,
+    searched: &'a [u32],
+}
+
+impl Gathered<'_> {
+    fn add(&mut self, found: &[Pair]) -> std::result::Result<(), neardup_index::Error> {
+        self.pairs += found.len() as u64;
+        for p in found {
+            let (a, b) = (self.searched[p.a as usize], self.searched[p.b as usize]);
+            let (earlier, later) = (a.min(b), a.max(b));
+            self.near[earlier as usize] = true;
+            self.near[later as usize] = true;
+            self.held.push([later, p.distance, earlier]);
+        }
+        if self.held.len() >= self.capacity {
+            // Sorted on this thread alone: the join's other threads wait
+            // for the lock around this.
+            self.sort.push_run(&mut self.held)?;
+            self.held.clear();
+        }
+        Ok(())
+    }
 }
 
 impl Earlier {
-    /// Memory a pair takes while listed: as the join hands it over, and in
-    /// its list.
-    pub(crate) const BYTES_PER_PAIR: u64 = 12 + 8;
+    /// Memory a pair takes while listed.
+    pub(crate) const BYTES_PER_PAIR: u64 = std::mem::size_of::<Listed>() as u64;
 
     /// The pairs per searched unit listed at most: past them the clusters
     /// are dense, and the index of kept units meets far fewer (on 10⁶
@@ -39,83 +83,96 @@ impl Earlier {
 
     /// The lists of `units` units from the pairs within `plan.k()` of the
     /// `searched` units (in keep order) whose fingerprints are
-    /// `searched_bits`; `None` when there are more than `most` pairs.
+    /// `searched_bits`; `None` when there are more than `most` pairs. The
+    /// pairs take up to `budget` bytes of memory, and sorted runs in a
+    /// temporary file in `spill` past it.
+    ///
+    /// # Errors
+    ///
+    /// A run that cannot be written.
     pub(crate) fn join<B: Bits>(
         plan: &TablePlan,
-        units: usize,
-        searched: &[u32],
-        searched_bits: &[B],
+        (units, searched, searched_bits): (usize, &[u32], &[B]),
         most: u64,
+        budget: u64,
+        spill: &Path,
     ) -> Result<Option<Earlier>> {
-        let pairs = Mutex::new(Vec::new());
-        let too_many = AtomicBool::new(false);
+        // Half the budget gathers pairs, the other half sorts the last of
+        // them in memory.
+        let capacity = (budget / 2 / Earlier::BYTES_PER_PAIR).max(1);
+        let gathered = Mutex::new(Gathered {
+            held: Vec::new(),
+            capacity: usize::try_from(capacity).unwrap_or(usize::MAX),
+            sort: SpillSort::new(budget / 2, spill),
+            near: vec![false; units],
+            pairs: 0,
+            searched,
+        });
         let joined = self_join_each(plan, searched_bits, |found| {
-            let mut pairs = pairs.lock().unwrap_or_else(|e| e.into_inner());
-            if pairs.len() as u64 + found.len() as u64 > most {
-                too_many.store(true, Ordering::Relaxed);
+            let mut gathered = gathered.lock().unwrap_or_else(|e| e.into_inner());
+            if gathered.pairs + found.len() as u64 > most {
                 // Stops the join.
                 return Err(neardup_index::Error::Stopped);
             }
-            pairs.extend_from_slice(found);
-            Ok(())
+            gathered.add(found)
         });
-        if too_many.into_inner() {
-            return Ok(None);
+        let gathered = gathered.into_inner().unwrap_or_else(|e| e.into_inner());
+        match joined {
+            Err(neardup_index::Error::Stopped) => return Ok(None),
+            joined => joined.map_err(|e| sort_error(DOING, spill, e))?,
         }
-        joined.map_err(Error::Index)?;
-        let pairs = pairs.into_inner().unwrap_or_else(|e| e.into_inner());
-        Ok(Some(Earlier::new(units, searched, &pairs)))
-    }
-
-    /// The lists of `units` units from `pairs` of positions in `searched`.
-    fn new(units: usize, searched: &[u32], pairs: &[Pair]) -> Earlier {
-        let ends = |p: &Pair| {
-            let (a, b) = (searched[p.a as usize], searched[p.b as usize]);
-            (a.min(b), a.max(b))
-        };
-        let mut near = vec![false; units];
-        let mut starts = vec![0u32; units + 1];
-        for p in pairs {
-            let (earlier, later) = ends(p);
-            near[earlier as usize] = true;
-            near[later as usize] = true;
-            starts[later as usize + 1] += 1;
-        }
-        for u in 0..units {
-            starts[u + 1] += starts[u];
-        }
-        let mut next = starts.clone();
-        let mut lists = vec![(0u32, 0u32); pairs.len()];
-        for p in pairs {
-            let (earlier, later) = ends(p);
-            let at = &mut next[later as usize];
-            lists[*at as usize] = (p.distance, earlier);
-            *at += 1;
-        }
-        for u in 0..units {
-            lists[starts[u] as usize..starts[u + 1] as usize].sort_unstable();
-        }
-        Earlier {
-            starts,
-            lists,
+        let Gathered {
+            held,
+            mut sort,
             near,
-        }
+            ..
+        } = gathered;
+        sort.push(&held).map_err(|e| sort_error(DOING, spill, e))?;
+        let spilled = sort.spilled();
+        let sorted = sort.finish().map_err(|e| sort_error(DOING, spill, e))?;
+        Ok(Some(Earlier {
+            lists: Mutex::new(ByUnit::new(sorted)),
+            near,
+            spill: spill.to_path_buf(),
+            spilled,
+        }))
     }
 
-    /// The units within k before `u`, as `(distance, unit)`, nearest first.
-    pub(crate) fn of(&self, u: u32) -> &[(u32, u32)] {
-        let u = u as usize;
-        match (self.starts.get(u), self.starts.get(u + 1)) {
-            (Some(&start), Some(&end)) => &self.lists[start as usize..end as usize],
-            _ => &[],
-        }
+    /// The units within k before each unit of `block`, as `(distance,
+    /// unit)`, nearest first. Blocks are taken in order, each once.
+    ///
+    /// # Errors
+    ///
+    /// A run that cannot be read back.
+    pub(crate) fn take(&self, block: Range<u32>) -> Result<Vec<Vec<(u32, u32)>>> {
+        let mut lists = vec![Vec::new(); block.len()];
+        let mut taken = self.lists.lock().unwrap_or_else(|e| e.into_inner());
+        taken
+            .take_before(block.end, |[later, distance, earlier]| {
+                if let Some(list) = later
+                    .checked_sub(block.start)
+                    .and_then(|i| lists.get_mut(i as usize))
+                {
+                    list.push((distance, earlier));
+                }
+            })
+            .map_err(|e| sort_error(DOING, &self.spill, e))?;
+        Ok(lists)
     }
 
     /// Whether each unit has a neighbour within k.
     pub(crate) fn near(&self) -> &[bool] {
         &self.near
     }
+
+    /// Whether the pairs went to sorted runs on disk.
+    pub(crate) fn spilled(&self) -> bool {
+        self.spilled
+    }
 }
+
+/// What a failed sort was doing, for its error.
+const DOING: &str = "sort the pairs of fingerprints in";
 
 #[cfg(test)]
 mod tests {
@@ -130,20 +187,30 @@ mod tests {
         fn lists_hold_every_pair_once_by_its_later_unit(
             fps in prop::collection::vec(prop::sample::select(vec![0u64, 1, 3, 7, 0xff, 0xf0f0, u64::MAX]), 0..60),
             skip in any::<u64>(),
+            budget in prop_oneof![0u64..200, Just(1 << 20)],
+            block in 1u32..20,
         ) {
+            let dir = tempfile::tempdir().unwrap();
             // Units 0..n, the searched ones every one whose bit of `skip` is clear.
             let searched: Vec<u32> = (0..fps.len() as u32).filter(|&u| skip >> (u % 64) & 1 == 0).collect();
             let bits: Vec<u64> = searched.iter().map(|&u| fps[u as usize]).collect();
             let plan = TablePlan::pigeonhole(Width::W64, 3).unwrap();
-            let earlier = Earlier::join(&plan, fps.len(), &searched, &bits, u64::MAX).unwrap().unwrap();
+            let earlier = Earlier::join(&plan, (fps.len(), &searched, &bits), u64::MAX, budget, dir.path()).unwrap().unwrap();
             let mut expected: Vec<(u32, u32, u32)> = brute_force_pairs(3, &bits)
                 .into_iter()
                 .map(|p| (searched[p.b as usize], p.distance, searched[p.a as usize]))
                 .collect();
             expected.sort_unstable();
-            let listed: Vec<(u32, u32, u32)> = (0..fps.len() as u32)
-                .flat_map(|u| earlier.of(u).iter().map(move |&(d, a)| (u, d, a)))
-                .collect();
+            // Taken a block of units at a time, as greedy grouping does.
+            let mut listed: Vec<(u32, u32, u32)> = Vec::new();
+            for start in (0..fps.len() as u32).step_by(block as usize) {
+                let end = (start + block).min(fps.len() as u32);
+                let lists = earlier.take(start..end).unwrap();
+                prop_assert_eq!(lists.len(), (end - start) as usize);
+                for (u, list) in (start..).zip(lists) {
+                    listed.extend(list.into_iter().map(|(d, a)| (u, d, a)));
+                }
+            }
             prop_assert_eq!(&listed, &expected);
             for u in 0..fps.len() as u32 {
                 let has = expected.iter().any(|&(b, _, a)| a == u || b == u);
@@ -151,7 +218,7 @@ mod tests {
             }
             let pairs = expected.len() as u64;
             if pairs > 0 {
-                let refused = Earlier::join(&plan, fps.len(), &searched, &bits, pairs - 1).unwrap();
+                let refused = Earlier::join(&plan, (fps.len(), &searched, &bits), pairs - 1, budget, dir.path()).unwrap();
                 prop_assert!(refused.is_none());
             }
         }

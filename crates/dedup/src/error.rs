@@ -129,6 +129,12 @@ pub enum Error {
         /// Why no plan fits (in the message, not a source too).
         cause: neardup_index::Error,
     },
+    /// A memory budget of 0 bytes ([`crate::DedupBuilder::memory`]).
+    #[error(
+        "a memory budget of 0 bytes: give a budget (a run below its floor goes on with what it \
+         needs), or none for half the machine's memory"
+    )]
+    NoMemory,
     /// The caller asked the run to stop ([`crate::Progress::cancelled`]).
     #[error("cancelled")]
     Cancelled,

@@ -178,7 +178,7 @@ pub(crate) fn greedy<B: Bits>(
     rule: &Search,
     progress: &dyn Progress,
 ) -> Result<Grouped> {
-    let mut greedy = Greedy::new(bits, rule)?;
+    let mut greedy = Greedy::new(bits, rule, progress)?;
     let verify = |a: u32, u: u32| match rule.verify {
         Some(verify) => verify(a, u),
         None => Some(f32::NAN),
@@ -248,7 +248,11 @@ fn greedy_work(option: &PlanOption) -> f64 {
 }
 
 impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
-    pub(crate) fn new(bits: &'a [B], rule: &'a Search<'r>) -> Result<Greedy<'a, 'r, B>> {
+    pub(crate) fn new(
+        bits: &'a [B],
+        rule: &'a Search<'r>,
+        progress: &dyn Progress,
+    ) -> Result<Greedy<'a, 'r, B>> {
         let n = bits.len();
         // About half the units that search are kept and indexed, as in
         // pairs of near-duplicates.
@@ -258,6 +262,11 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
             Some(short) => Some(ShortJoin::build(short, n, rule.excluded)?),
             None => None,
         };
+        if let (Some(join), Some(short)) = (&join, &rule.short)
+            && join.spilled()
+        {
+            progress.spilling("the short-document rule's keys and pairs", short.spill);
+        }
         Ok(Greedy {
             bits,
             rule,
@@ -305,6 +314,11 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
             (Some(join), Some(short)) => join.take(first..block.end as u32, short)?,
             _ => Vec::new(),
         };
+        // The join's pairs of the block's units, with units before them.
+        let listed = match rule.earlier {
+            Some(earlier) => earlier.take(first..block.end as u32)?,
+            None => Vec::new(),
+        };
         // The block's units that search by fingerprint, with their bits:
         // each unit is compared with those before it, so the rule is asked
         // once per unit, not once per pair.
@@ -328,10 +342,11 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
                 let fu = bits[u as usize];
                 let (mut near, mut here) = (Vec::new(), Vec::new());
                 match rule.earlier {
-                    Some(earlier) if rule.searches(u) => {
+                    Some(_) if rule.searches(u) => {
                         // As the index would: units dropped against an
                         // indexed document take no part.
-                        for &(distance, a) in earlier.of(u).iter().filter(|&&(_, a)| included(a)) {
+                        let list = listed.get((u - first) as usize).into_iter().flatten();
+                        for &(distance, a) in list.filter(|&&(_, a)| included(a)) {
                             if a >= first {
                                 here.push((distance, a));
                             } else if Fate::from(fates[a as usize]) == Fate::Kept {
@@ -549,7 +564,8 @@ mod tests {
             let searched: Vec<u32> = (0..n as u32).filter(|&u| rule.searched(u)).collect();
             let searched_bits: Vec<u64> = searched.iter().map(|&u| bits[u as usize]).collect();
             let plan = join_plan(Width::W64, 3, searched.len()).unwrap();
-            let earlier = Earlier::join(&plan, n, &searched, &searched_bits, u64::MAX).unwrap().unwrap();
+            // A budget of a few pairs: the lists come back from sorted runs.
+            let earlier = Earlier::join(&plan, (n, &searched, &searched_bits), u64::MAX, 64, spill.path()).unwrap().unwrap();
             let listed = Search { near: Some(earlier.near()), earlier: Some(&earlier), ..rule };
             let from_lists = greedy(&bits, &listed, &Silent).unwrap();
             let fates: Vec<Fate> = from_lists.fates.iter().map(|&f| f.into()).collect();

@@ -30,6 +30,7 @@ use crate::grouping::{Fate, PackedFate};
 use crate::incremental::Index;
 use crate::keep::Keep;
 use crate::linked::linked;
+use crate::memory::free_memory;
 use crate::outcome::{Outcome, Record, Stats};
 use crate::prefix_filter::PrefixFilter;
 use crate::progress::Progress;
@@ -47,23 +48,6 @@ use scan::Scanned;
 
 /// Documents are numbered in 32 bits, and the largest number is kept free.
 const MAX_DOCUMENTS: usize = u32::MAX as usize - 1;
-
-/// What a run holds in memory per document whatever the budget (its
-/// record, unit, fate, and where its sketch is: docs/DEDUP.md), with a
-/// margin: the sorts and the sketches held in memory share the rest. Part
-/// of the floor below which `--memory` cannot hold.
-///
-/// ```
-/// assert_eq!(neardup_dedup::HELD_PER_DOCUMENT, 96);
-/// ```
-pub const HELD_PER_DOCUMENT: u64 = 96;
-
-/// The least a sort or store takes of the budget, however little is left.
-///
-/// ```
-/// assert_eq!(neardup_dedup::LEAST_BUDGET, 16 << 20);
-/// ```
-pub const LEAST_BUDGET: u64 = 16 << 20;
 
 /// How documents are grouped.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -217,9 +201,7 @@ impl Dedup {
         let by_fingerprint_alone = index.as_ref().is_some_and(Index::by_fingerprint_alone);
         drop(index);
         let n = records.len();
-        let free = memory
-            .saturating_sub(n as u64 * HELD_PER_DOCUMENT)
-            .max(LEAST_BUDGET);
+        let free = free_memory(memory, n, width);
         let bytes: Vec<u32> = records.iter().map(|r| r.bytes).collect();
         let order = self.keep.order(&bytes, &keys);
         drop(bytes);
@@ -236,6 +218,9 @@ impl Dedup {
             &spill,
         )?;
         drop((text_hashes, order));
+        if copies.spilled() {
+            progress.spilling("the units of exact copies", &spill);
+        }
         let units = copies.units();
         let short_filter = self
             .rule
@@ -297,7 +282,7 @@ impl Dedup {
         let settings = (n, spill.as_path(), free);
         let grouped = match width {
             Width::W64 => self.group(
-                &unit_bits::<u64>(&records, &copies, share, &spill)?,
+                &unit_bits::<u64>(&records, &copies, share, &spill, progress)?,
                 short,
                 &excluded,
                 &copies,
@@ -306,7 +291,7 @@ impl Dedup {
                 settings,
             )?,
             _ => self.group(
-                &unit_bits::<u128>(&records, &copies, share, &spill)?,
+                &unit_bits::<u128>(&records, &copies, share, &spill, progress)?,
                 short,
                 &excluded,
                 &copies,
@@ -335,6 +320,9 @@ impl Dedup {
         };
         let mut fates = Array::<PackedFate>::zeroed(n, share, &spill)?;
         let mut whys = Array::<u32>::zeroed(n, share, &spill)?;
+        if fates.is_mapped() {
+            progress.spilling("the documents' fates", &spill);
+        }
         for (d, (slot, why)) in fates.iter_mut().zip(whys.iter_mut()).enumerate() {
             let (fate, reason) = match indexed.nearest.get(d).copied().flatten() {
                 Some((entry, distance)) => (
@@ -411,9 +399,12 @@ impl Dedup {
         // the pairs are few: at most a few per unit, and an eighth of the
         // free memory.
         let earlier = match self.grouping {
-            Grouping::Greedy => self.earlier_by_fingerprint(bits, &rule, free / 8)?,
+            Grouping::Greedy => self.earlier_by_fingerprint(bits, &rule, free / 8, spill)?,
             Grouping::Components => None,
         };
+        if earlier.as_ref().is_some_and(Earlier::spilled) {
+            progress.spilling("the pairs of near fingerprints", spill);
+        }
         let near = match (self.grouping, self.rule.verification, &earlier) {
             (_, _, Some(earlier)) => Some(earlier.near().to_vec()),
             (Grouping::Components, None, None) => None,
@@ -479,12 +470,14 @@ impl Dedup {
     }
 
     /// The lists of each unit's earlier neighbours within k among the
-    /// searched units, if their pairs take at most `bytes`.
+    /// searched units, if there are few enough: their pairs take `bytes`
+    /// of memory, and sorted runs in `spill` past it.
     fn earlier_by_fingerprint<B: Bits>(
         &self,
         bits: &[B],
         rule: &Search,
         bytes: u64,
+        spill: &Path,
     ) -> Result<Option<Earlier>> {
         let searched: Vec<u32> = (0..bits.len() as u32)
             .filter(|&u| rule.searched(u))
@@ -492,10 +485,10 @@ impl Dedup {
         let searched_bits: Vec<B> = searched.iter().map(|&u| bits[u as usize]).collect();
         Earlier::join(
             &join_plan(B::WIDTH, self.rule.k, searched.len())?,
-            bits.len(),
-            &searched,
-            &searched_bits,
-            (bytes / Earlier::BYTES_PER_PAIR).min(Earlier::PAIRS_PER_UNIT * searched.len() as u64),
+            (bits.len(), &searched, &searched_bits),
+            Earlier::PAIRS_PER_UNIT * searched.len() as u64,
+            bytes,
+            spill,
         )
     }
 
@@ -524,8 +517,12 @@ fn unit_bits<B: Bits>(
     copies: &Copies,
     budget: u64,
     spill: &Path,
+    progress: &dyn Progress,
 ) -> Result<Array<B>> {
     let mut bits = Array::<B>::zeroed(copies.units(), budget, spill)?;
+    if bits.is_mapped() {
+        progress.spilling("the units' fingerprints", spill);
+    }
     for (u, slot) in bits.iter_mut().enumerate() {
         *slot = B::from_u128(records[copies.representative(u as u32) as usize].fingerprint);
     }

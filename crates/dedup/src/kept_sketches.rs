@@ -114,7 +114,6 @@ impl<'a> KeptSketches<'a> {
     }
 
     /// How many sketches went to the file.
-    #[cfg(test)]
     pub(crate) fn spilled(&self) -> usize {
         self.spilled.len()
     }

@@ -51,6 +51,7 @@
 #![deny(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+mod by_unit;
 mod column;
 mod copies;
 mod deduper;
@@ -88,9 +89,9 @@ pub use error::{Error, Mismatch, Result};
 pub use files::Files;
 pub use grouping::{Fate, components, keep_first};
 pub use incremental::{index_documents, index_settings, keyed_for, save_to_index};
-pub use job::{Dedup, DedupBuilder, Grouping, HELD_PER_DOCUMENT, LEAST_BUDGET};
+pub use job::{Dedup, DedupBuilder, Grouping};
 pub use keep::Keep;
-pub use memory::default_memory;
+pub use memory::{HELD_PER_DOCUMENT, LEAST_BUDGET, RUN_OVERHEAD, default_memory};
 pub use outcome::{FateIter, Fates, Outcome, Record, Stats};
 pub use progress::{Progress, Silent, Skipped, Stage};
 pub use rule::{

@@ -3,6 +3,7 @@
 //! deadline.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use neardup_corpus::Error as ReadError;
 
@@ -61,6 +62,11 @@ pub trait Progress: Sync {
     fn finish(&self) {}
     /// A record was skipped (the source skips invalid records).
     fn skipped(&self, _error: &ReadError) {}
+    /// Part of the run's state outgrew its share of the memory budget and
+    /// goes on in temporary files in `dir`: slower, the same result.
+    /// `what` names the part ("the pairs of near fingerprints"); each is
+    /// said once.
+    fn spilling(&self, _what: &str, _dir: &Path) {}
     /// Whether the caller wants the run to stop; it then ends with
     /// [`crate::Error::Cancelled`] at the next batch of documents or of
     /// grouping.

@@ -17,14 +17,14 @@
 //! unit it shares a key with, as the search of an index of kept units
 //! would.
 
-use std::iter::Peekable;
 use std::ops::Range;
 use std::path::Path;
 
-use neardup_index::{Sorted, SpillSort};
+use neardup_index::SpillSort;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use crate::by_unit::{ByUnit, sort_error};
 use crate::error::{Error, Result};
 use crate::greedy::Short;
 
@@ -44,13 +44,15 @@ type Later = [u32; 2];
 /// The filter's candidates, sorted for greedy grouping.
 pub(crate) struct ShortJoin {
     /// Pairs from runs that are not dense, by their later unit.
-    pairs: Peekable<Sorted<Later>>,
+    pairs: ByUnit<2>,
     /// Units under dense keys: `[unit, key, length]`, by unit.
-    dense: Peekable<Sorted<Keyed>>,
+    dense: ByUnit<3>,
     /// The dense keys of the block last taken, by unit.
     block: Vec<Keyed>,
     /// Kept units under each dense key, with their lengths.
     kept: FxHashMap<u32, Vec<(u32, u32)>>,
+    /// Whether a sort outgrew its budget and went to runs on disk.
+    spilled: bool,
 }
 
 impl ShortJoin {
@@ -118,6 +120,7 @@ impl ShortJoin {
             run.clear();
             Ok(())
         };
+        let keys_spilled = keyed.spilled();
         for record in keyed.finish().map_err(|e| spill_error(short.spill, e))? {
             let record = record.map_err(|e| spill_error(short.spill, e))?;
             if run.last().is_some_and(|last| last[0] != record[0]) {
@@ -127,17 +130,13 @@ impl ShortJoin {
         }
         flush(&mut run, &mut out)?;
         pairs.push(&out).map_err(|e| spill_error(short.spill, e))?;
+        let spilled = keys_spilled || pairs.spilled() || dense.spilled();
         Ok(ShortJoin {
-            pairs: pairs
-                .finish()
-                .map_err(|e| spill_error(short.spill, e))?
-                .peekable(),
-            dense: dense
-                .finish()
-                .map_err(|e| spill_error(short.spill, e))?
-                .peekable(),
+            pairs: ByUnit::new(pairs.finish().map_err(|e| spill_error(short.spill, e))?),
+            dense: ByUnit::new(dense.finish().map_err(|e| spill_error(short.spill, e))?),
             block: Vec::new(),
             kept: FxHashMap::default(),
+            spilled,
         })
     }
 
@@ -152,28 +151,25 @@ impl ShortJoin {
     pub(crate) fn take(&mut self, block: Range<u32>, short: &Short) -> Result<Vec<Vec<u32>>> {
         let spill = short.spill;
         let mut found = vec![Vec::new(); block.len()];
-        while let Some([b, a]) = peek(&mut self.pairs).map_err(|e| spill_error(spill, e))? {
-            if b >= block.end {
-                break;
-            }
-            self.pairs.next();
-            if let Some(list) = b
-                .checked_sub(block.start)
-                .and_then(|i| found.get_mut(i as usize))
-            {
-                list.push(a);
-            }
-        }
+        self.pairs
+            .take_before(block.end, |[b, a]| {
+                if let Some(list) = b
+                    .checked_sub(block.start)
+                    .and_then(|i| found.get_mut(i as usize))
+                {
+                    list.push(a);
+                }
+            })
+            .map_err(|e| spill_error(spill, e))?;
         self.block.clear();
-        while let Some(record) = peek(&mut self.dense).map_err(|e| spill_error(spill, e))? {
-            if record[0] >= block.end {
-                break;
-            }
-            self.dense.next();
-            if record[0] >= block.start {
-                self.block.push(record);
-            }
-        }
+        let held = &mut self.block;
+        self.dense
+            .take_before(block.end, |record| {
+                if record[0] >= block.start {
+                    held.push(record);
+                }
+            })
+            .map_err(|e| spill_error(spill, e))?;
         // Under each dense key: the kept units before the block, and the
         // units earlier in the block.
         let mut here: FxHashMap<u32, Vec<(u32, u32)>> = FxHashMap::default();
@@ -196,6 +192,11 @@ impl ShortJoin {
         Ok(found)
     }
 
+    /// Whether a sort went to runs on disk.
+    pub(crate) fn spilled(&self) -> bool {
+        self.spilled
+    }
+
     /// Unit `u` of the block last taken is kept: the later blocks meet it
     /// under its dense keys.
     pub(crate) fn keep(&mut self, u: u32) {
@@ -206,27 +207,8 @@ impl ShortJoin {
     }
 }
 
-/// The next record of a sorted stream, left in it, or the error that
-/// stopped it.
-fn peek<T: bytemuck::Pod + Ord>(
-    sorted: &mut Peekable<Sorted<T>>,
-) -> std::result::Result<Option<T>, neardup_index::Error> {
-    match sorted.peek() {
-        Some(Ok(record)) => Ok(Some(*record)),
-        Some(Err(_)) => match sorted.next() {
-            Some(Err(e)) => Err(e),
-            _ => Ok(None),
-        },
-        None => Ok(None),
-    }
-}
-
 fn spill_error(dir: &Path, e: neardup_index::Error) -> Error {
-    Error::io(
-        "sort the short-document rule's pairs in",
-        dir,
-        std::io::Error::other(e.to_string()),
-    )
+    sort_error("sort the short-document rule's pairs in", dir, e)
 }
 
 #[cfg(test)]

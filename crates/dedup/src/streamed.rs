@@ -26,7 +26,7 @@ pub(crate) fn greedy_as_read<B: Bits>(
     pass: &SketchPass,
 ) -> Result<Grouped> {
     let mut state = State {
-        greedy: Greedy::new(bits, rule)?,
+        greedy: Greedy::new(bits, rule, pass.progress)?,
         kept: KeptSketches::new(pass.memory / 2, pass.spill),
         pending: HashMap::new(),
     };
@@ -106,10 +106,15 @@ impl<B: Bits> State<'_, '_, B> {
             _ => None,
         };
         self.greedy.block(&verify)?;
+        let spilled = self.kept.spilled() > 0;
         for (u, sketch) in fresh {
             if self.greedy.is_kept(u) {
                 self.kept.insert(u, sketch)?;
             }
+        }
+        if !spilled && self.kept.spilled() > 0 {
+            pass.progress
+                .spilling("the kept documents' verification sketches", pass.spill);
         }
         self.kept.sync()
     }

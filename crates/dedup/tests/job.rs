@@ -365,7 +365,7 @@ fn a_memory_budget_of_nothing_spills_kept_sketches_and_changes_no_fate() {
         .run(&Memory::new(&texts[..]), &Silent)
         .unwrap();
     let spilled = job
-        .memory(Some(0))
+        .memory(Some(1))
         .build()
         .unwrap()
         .run(&Memory::new(&texts[..]), &Silent)

@@ -99,6 +99,52 @@ impl<T: Pod + Ord + Send + Sync> SpillSort<T> {
         Ok(())
     }
 
+    /// Adds `run` as a sorted run of its own, sorted on the calling thread
+    /// alone and written at once: for a caller inside a parallel loop that
+    /// holds a lock around the sort, where a parallel sort could wait on
+    /// work that waits for the lock.
+    ///
+    /// ```
+    /// use neardup_index::SpillSort;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let mut sort = SpillSort::new(1 << 20, dir.path());
+    /// sort.push_run(&mut [5u32, 1, 3])?;
+    /// sort.push(&[4, 2])?;
+    /// let sorted: Vec<u32> = sort.finish()?.collect::<Result<_, _>>()?;
+    /// assert_eq!(sorted, [1, 2, 3, 4, 5]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the run cannot be written.
+    pub fn push_run(&mut self, run: &mut [T]) -> Result<()> {
+        if run.is_empty() {
+            return Ok(());
+        }
+        run.sort_unstable();
+        self.write(run)
+    }
+
+    /// Whether runs went to the temporary file: the records outgrew the
+    /// budget.
+    ///
+    /// ```
+    /// use neardup_index::SpillSort;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let mut sort = SpillSort::new(16, dir.path());
+    /// sort.push(&[1u64])?;
+    /// assert!(!sort.spilled());
+    /// sort.push(&[2u64, 3])?;
+    /// assert!(sort.spilled());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn spilled(&self) -> bool {
+        !self.runs.is_empty()
+    }
+
     /// How many records were pushed.
     pub fn len(&self) -> u64 {
         self.written + self.buffer.len() as u64
@@ -110,7 +156,16 @@ impl<T: Pod + Ord + Send + Sync> SpillSort<T> {
     }
 
     fn write_run(&mut self) -> Result<()> {
-        self.buffer.par_sort_unstable();
+        let mut buffer = std::mem::take(&mut self.buffer);
+        buffer.par_sort_unstable();
+        self.write(&buffer)?;
+        buffer.clear();
+        self.buffer = buffer;
+        Ok(())
+    }
+
+    /// Appends `run`, sorted, to the runs' file.
+    fn write(&mut self, run: &[T]) -> Result<()> {
         let dir = &self.dir;
         let error = |e| Error::Io(dir.clone(), e);
         let file = match &mut self.file {
@@ -120,12 +175,10 @@ impl<T: Pod + Ord + Send + Sync> SpillSort<T> {
                 tempfile::tempfile_in(dir).map_err(error)?,
             )),
         };
-        file.write_all(bytemuck::cast_slice(&self.buffer))
-            .map_err(error)?;
-        let len = self.buffer.len() as u64;
+        file.write_all(bytemuck::cast_slice(run)).map_err(error)?;
+        let len = run.len() as u64;
         self.runs.push((self.written, len));
         self.written += len;
-        self.buffer.clear();
         Ok(())
     }
 
@@ -279,8 +332,13 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let records: Vec<[u32; 2]> = records.iter().map(|&(a, b)| [b, a]).collect();
             let mut sort = SpillSort::new(budget, dir.path());
-            for part in records.chunks(chunk) {
-                sort.push(part).unwrap();
+            for (i, part) in records.chunks(chunk).enumerate() {
+                // Some parts as runs of their own.
+                if i % 3 == 2 {
+                    sort.push_run(&mut part.to_vec()).unwrap();
+                } else {
+                    sort.push(part).unwrap();
+                }
             }
             prop_assert_eq!(sort.len(), records.len() as u64);
             let got: Vec<[u32; 2]> = sort.finish().unwrap().collect::<Result<_>>().unwrap();

@@ -74,6 +74,18 @@ pub(super) fn parse_size(text: &str) -> Result<u64, String> {
     }
 }
 
+/// A memory budget: a size above 0 bytes.
+pub(super) fn parse_memory(text: &str) -> Result<u64, String> {
+    match parse_size(text)? {
+        0 => Err(format!(
+            "{:?} is no memory at all: give a budget such as 200M (a run below its floor says \
+             so and goes on), or leave --memory out for half the machine's memory",
+            text.trim()
+        )),
+        bytes => Ok(bytes),
+    }
+}
+
 /// A time in seconds, as a flag gives it and its default is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Seconds(pub std::time::Duration);
@@ -105,6 +117,11 @@ mod tests {
         assert_eq!(parse_size("512m"), Ok(512 << 20));
         assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
         assert_eq!(parse_size("0"), Ok(0));
+        assert_eq!(parse_memory("200M"), Ok(200 << 20));
+        for none in ["0", "0M", "0.0G"] {
+            let err = parse_memory(none).unwrap_err();
+            assert!(err.contains("no memory at all"), "{err}");
+        }
         for bad in ["", "G", "-1G", "two", "1e30T", "NaN"] {
             assert!(parse_size(bad).is_err(), "{bad}");
         }

@@ -7,7 +7,7 @@ use neardup_core::Fingerprinter;
 use neardup_index::TablePlan;
 
 use super::{Dedup, Grouping};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::greedy::{KEPT_BYTES_LEAST, kept_plan};
 use crate::keep::Keep;
 use crate::rule::Rule;
@@ -78,6 +78,9 @@ impl DedupBuilder {
         let rule = &self.job.rule;
         let width = rule.fingerprinter.width();
         TablePlan::pigeonhole(width, rule.k)?;
+        if self.job.memory == Some(0) {
+            return Err(Error::NoMemory);
+        }
         // The index of kept documents must have a plan for k.
         kept_plan(width, rule.k, 1, KEPT_BYTES_LEAST)?;
         Ok(self.job.clone())
@@ -148,8 +151,10 @@ impl DedupBuilder {
     ///
     /// let texts = ["the river rose in the night and the town woke to water",
     ///              "the river rose in the night and the town woke to water!"];
-    /// let job = Dedup::builder()?.memory(Some(0)).build()?;
+    /// // One byte: every per-document array and sort goes to files.
+    /// let job = Dedup::builder()?.memory(Some(1)).build()?;
     /// assert_eq!(job.run(&Memory::new(&texts[..]), &Silent)?.unique(), 1);
+    /// assert!(Dedup::builder()?.memory(Some(0)).build().is_err());
     /// # Ok::<(), neardup_dedup::Error>(())
     /// ```
     pub fn memory(&mut self, bytes: Option<u64>) -> &mut DedupBuilder {

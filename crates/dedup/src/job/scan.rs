@@ -44,6 +44,7 @@ impl Dedup {
             None => None,
         };
         progress.stage(Stage::Fingerprinting, source.total_bytes());
+        let mut said = false;
         let skipped = source.scan(progress, &mut |batch| {
             if progress.cancelled() {
                 return Err(Error::Cancelled);
@@ -98,6 +99,10 @@ impl Dedup {
                 if self.keep == Keep::Max || self.keep == Keep::Min {
                     keys.push(doc.key.cloned());
                 }
+            }
+            if !said && (records.spilled() || text_hashes.spilled()) {
+                said = true;
+                progress.spilling("the documents' records", spill);
             }
             Ok(())
         })?;

@@ -66,25 +66,9 @@ if [[ -n "${CAP_MB:-}" ]]; then
     wrap=(sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$group")
 fi
 # Peak RSS counts the pages of mapped temporary files, which the system
-# may evict; a sampler records the largest anonymous (the process's own)
-# and file-backed resident memory apart, every half second.
-sample() {
-    local pid="" anon=0 file=0 a f
-    while [[ -z "$pid" ]] && [[ ! -e "$scratch/done" ]]; do
-        pid="$(pgrep -f -- "^$neardup dedup .*--out $scratch/out" | head -1 || true)"
-        sleep 0.1
-    done
-    while [[ -n "$pid" ]] && [[ -r "/proc/$pid/status" ]] && [[ ! -e "$scratch/done" ]]; do
-        a="$(awk '/^RssAnon:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
-        f="$(awk '/^RssFile:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
-        (( ${a:-0} > anon )) && anon=$a
-        (( ${f:-0} > file )) && file=$f
-        echo "$anon $file" > "$scratch/sampled"
-        sleep 0.5
-    done
-}
+# may evict: the sampler records anonymous and file-backed memory apart.
 bench_begin dedup-huge N FLAGS WORDS MAX_LETTERS ZIPF EDIT CAP_MB NEARDUP
-sample &
+bench_sample_memory "^$neardup dedup .*--out $scratch/out" "$scratch/sampled" "$scratch/done" &
 sampler=$!
 # shellcheck disable=SC2086 # flags are words
 bench_time "$scratch/time" "${wrap[@]}" \

@@ -131,6 +131,28 @@ bench_needs() { # command package
     }
 }
 
+# Samples, every half second until file $3 exists, the resident memory of
+# the process whose command line matches $1 (pgrep -f): the largest
+# anonymous (the process's own) and file-backed (the binary, mapped
+# temporary files, which the system may evict) seen, in KB, written to $2
+# as "anon file". Run it in the background beside the measured command.
+bench_sample_memory() { # pgrep-pattern out-file done-file
+    local pid="" anon=0 file=0 a f
+    echo "0 0" > "$2"
+    while [[ -z "$pid" ]] && [[ ! -e "$3" ]]; do
+        pid="$(pgrep -f -- "$1" | head -1 || true)"
+        sleep 0.1
+    done
+    while [[ -n "$pid" ]] && [[ -r "/proc/$pid/status" ]] && [[ ! -e "$3" ]]; do
+        a="$(awk '/^RssAnon:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
+        f="$(awk '/^RssFile:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)"
+        (( ${a:-0} > anon )) && anon=$a
+        (( ${f:-0} > file )) && file=$f
+        echo "$anon $file" > "$2"
+        sleep 0.5
+    done
+}
+
 # The commit measured, short.
 bench_commit() {
     git rev-parse --short HEAD

@@ -28,6 +28,30 @@ where
         }
     }
 
+    /// The records of each unit of `block` as `entry` makes them, a list
+    /// per unit in order: the records of the units before `block.end` not
+    /// taken yet (those of units before `block.start` are let go).
+    ///
+    /// # Errors
+    ///
+    /// A run that cannot be read back.
+    pub(crate) fn take_lists<T>(
+        &mut self,
+        block: std::ops::Range<u32>,
+        entry: impl Fn([u32; N]) -> T,
+    ) -> std::result::Result<Vec<Vec<T>>, neardup_index::Error> {
+        let mut lists: Vec<Vec<T>> = (block.start..block.end).map(|_| Vec::new()).collect();
+        self.take_before(block.end, |record| {
+            if let Some(list) = record[0]
+                .checked_sub(block.start)
+                .and_then(|i| lists.get_mut(i as usize))
+            {
+                list.push(entry(record));
+            }
+        })?;
+        Ok(lists)
+    }
+
     /// Hands `each` the records of the units before `end` not taken yet, in
     /// order.
     ///

@@ -119,7 +119,9 @@ impl Earlier {
         let gathered = gathered.into_inner().unwrap_or_else(|e| e.into_inner());
         match joined {
             Err(neardup_index::Error::Stopped) => return Ok(None),
-            joined => joined.map_err(|e| sort_error(DOING, spill, e))?,
+            // A run that could not be written names the spill directory.
+            Err(e @ neardup_index::Error::Io(..)) => return Err(sort_error(DOING, spill, e)),
+            joined => joined?,
         }
         let Gathered {
             held,
@@ -128,6 +130,8 @@ impl Earlier {
             ..
         } = gathered;
         sort.push(&held).map_err(|e| sort_error(DOING, spill, e))?;
+        // Copied into the sort: not held twice while it sorts.
+        drop(held);
         let spilled = sort.spilled();
         let sorted = sort.finish().map_err(|e| sort_error(DOING, spill, e))?;
         Ok(Some(Earlier {
@@ -145,19 +149,10 @@ impl Earlier {
     ///
     /// A run that cannot be read back.
     pub(crate) fn take(&self, block: Range<u32>) -> Result<Vec<Vec<(u32, u32)>>> {
-        let mut lists = vec![Vec::new(); block.len()];
         let mut taken = self.lists.lock().unwrap_or_else(|e| e.into_inner());
         taken
-            .take_before(block.end, |[later, distance, earlier]| {
-                if let Some(list) = later
-                    .checked_sub(block.start)
-                    .and_then(|i| lists.get_mut(i as usize))
-                {
-                    list.push((distance, earlier));
-                }
-            })
-            .map_err(|e| sort_error(DOING, &self.spill, e))?;
-        Ok(lists)
+            .take_lists(block, |[_, distance, earlier]| (distance, earlier))
+            .map_err(|e| sort_error(DOING, &self.spill, e))
     }
 
     /// Whether each unit has a neighbour within k.

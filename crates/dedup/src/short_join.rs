@@ -150,16 +150,9 @@ impl ShortJoin {
     /// A temporary file that cannot be read back.
     pub(crate) fn take(&mut self, block: Range<u32>, short: &Short) -> Result<Vec<Vec<u32>>> {
         let spill = short.spill;
-        let mut found = vec![Vec::new(); block.len()];
-        self.pairs
-            .take_before(block.end, |[b, a]| {
-                if let Some(list) = b
-                    .checked_sub(block.start)
-                    .and_then(|i| found.get_mut(i as usize))
-                {
-                    list.push(a);
-                }
-            })
+        let mut found = self
+            .pairs
+            .take_lists(block.clone(), |[_, a]| a)
             .map_err(|e| spill_error(spill, e))?;
         self.block.clear();
         let held = &mut self.block;

@@ -50,19 +50,32 @@ fn partial_heads(url: &str, n: usize) -> Vec<TcpStream> {
         .collect()
 }
 
-/// Probes `/healthz` on a new connection each time, as a liveness probe
-/// does, until `stop`; each probe's time, or a failure.
+/// Probes `/healthz` until `stop`, each probe's time or failure. Probes
+/// take turns: on a new connection, as a liveness probe does, and on one
+/// kept alive between probes, as a client's pool does (at the cap, the
+/// kept-alive connection idle between probes must not be the one closed).
 fn probe(url: String, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Vec<Result<f64, String>>> {
     std::thread::spawn(move || {
-        let agent = agent();
+        let kept_alive = agent();
         let mut times = Vec::new();
-        while !stop.load(Ordering::Relaxed) {
+        for turn in 0.. {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
             let started = Instant::now();
-            let answer = agent.get(format!("{url}/healthz")).call();
+            let answer = if turn % 2 == 0 {
+                kept_alive.get(format!("{url}/healthz")).call()
+            } else {
+                agent().get(format!("{url}/healthz")).call()
+            };
             times.push(match answer {
-                Ok(r) if r.status() == 200 => Ok(started.elapsed().as_secs_f64()),
-                Ok(r) => Err(format!("status {}", r.status())),
-                Err(e) => Err(e.to_string()),
+                // The body read to its end, so that the kept-alive
+                // connection goes back to its pool.
+                Ok(mut r) => match (r.status().as_u16(), r.body_mut().read_to_string()) {
+                    (200, Ok(_)) => Ok(started.elapsed().as_secs_f64()),
+                    (status, body) => Err(format!("probe {turn}: {status} {body:?}")),
+                },
+                Err(e) => Err(format!("probe {turn}: {e}")),
             });
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -178,18 +191,26 @@ fn a_low_file_limit_lowers_the_cap_and_probes_still_get_in() {
     server.terminate();
 }
 
-/// A connection that sends nothing is closed after `--idle-timeout`; one
-/// whose head dribbles in after `--header-timeout`, bytes or not.
+/// A new connection that sends nothing is closed after `--header-timeout`,
+/// as is one whose head dribbles in, bytes or not; one kept alive after a
+/// request has `--idle-timeout` for its next.
 #[test]
-fn idle_connections_and_dribbled_heads_are_closed_in_time() {
+fn silent_connections_and_dribbled_heads_are_closed_in_time() {
     let dir = Dir::new();
     let server = Server::start(
         &dir.path("store"),
-        &["--idle-timeout", "1", "--header-timeout", "2"],
+        &["--idle-timeout", "3", "--header-timeout", "1"],
     );
-    let mut idle = connect(&server.url);
-    let mut dribbled = connect(&server.url);
     let started = Instant::now();
+    let mut silent = connect(&server.url);
+    let mut kept = connect(&server.url);
+    kept.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .expect("sent");
+    let mut answer = [0u8; 1024];
+    let read = kept.read(&mut answer).expect("an answer");
+    assert!(answer[..read].starts_with(b"HTTP/1.1 200"));
+    let answered = Instant::now();
+    let mut dribbled = connect(&server.url);
     let mut closed_after = None;
     for byte in b"GET /healthz HTTP/1.1\r\nHost: a-host-name-that-takes-long\r\n" {
         if dribbled.write_all(&[*byte]).is_err() {
@@ -200,15 +221,24 @@ fn idle_connections_and_dribbled_heads_are_closed_in_time() {
     }
     let closed_after = closed_after.expect("the dribbled head was cut");
     assert!(
-        closed_after >= Duration::from_secs(2) && closed_after < Duration::from_secs(5),
+        closed_after >= Duration::from_secs(1) && closed_after < Duration::from_secs(4),
         "{closed_after:?}"
     );
-    // The idle one was closed long before: a read sees the end.
+    // The silent one is closed by now, well before the idle limit: a read
+    // sees the end at once.
     let mut rest = Vec::new();
     assert_eq!(
-        idle.read_to_end(&mut rest).map(|_| rest.len()).ok(),
+        silent.read_to_end(&mut rest).map(|_| rest.len()).ok(),
         Some(0)
     );
+    assert!(started.elapsed() < Duration::from_millis(2900));
+    // The kept-alive one lasts its idle limit (less the clock's 100 ms).
+    assert_eq!(
+        kept.read_to_end(&mut rest).map(|_| rest.len()).ok(),
+        Some(0)
+    );
+    let idle_for = answered.elapsed();
+    assert!(idle_for >= Duration::from_millis(2800), "{idle_for:?}");
     server.terminate();
 }
 

@@ -5,8 +5,10 @@
 //! probes included. So every connection has a [`Phase`], and each phase
 //! but the work itself has a limit:
 //!
-//! - waiting for a request (keep-alive): closed after `idle_timeout` with
-//!   no request and no byte moved;
+//! - new, before its first byte: closed after `header_timeout` (a client
+//!   that opens a connection sends its request at once);
+//! - waiting for a next request (keep-alive): closed after `idle_timeout`
+//!   with no request and no byte moved;
 //! - reading a request's head: closed once it has taken `header_timeout`;
 //! - reading its body: answered 408 after `body_timeout` (by the guard,
 //!   module `guard`, which reads bodies before a request is let in);
@@ -14,11 +16,21 @@
 //!   shutdown deadline.
 //!
 //! At most `max_connections` are open. At the cap a new connection closes
-//! the one that has made no progress for longest among those waiting or
-//! reading a head, else among those reading a body; only when every open
-//! connection is working (bounded by `--max-concurrent`, below the cap) is
-//! the new one refused. The listener never stops accepting, so a probe
-//! always gets in.
+//! one that has begun a head and not finished it; else one waiting, new
+//! or kept alive; else the one that has read a body for longest. Among
+//! the first two, the one its own limit would close soonest goes first;
+//! only when every open connection is working (bounded by
+//! `--max-concurrent`, below the cap) is the new one refused. The listener
+//! never stops accepting, so a probe always gets in.
+//!
+//! Why this order: a head stalled part-way is what a slow-loris attack
+//! looks like, while a new connection may simply not have been read yet
+//! (a burst of connections outruns the reading of them) and a client
+//! kept alive between requests has finished every request it began. And
+//! "soonest by its own limit" rather than "stalest": a kept-alive client
+//! idle for a moment has most of `idle_timeout` left, a new one less than
+//! `header_timeout`; at a clock that moves every [`SWEEP_EVERY`],
+//! "stalest" cannot tell a flood from the clients caught in it.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -37,22 +49,25 @@ use crate::metrics::Metrics;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Phase {
-    /// Waiting for a request's first byte (new, or kept alive).
-    Waiting = 0,
+    /// New: no byte read yet.
+    New = 0,
+    /// Kept alive after a request, waiting for the next one's first byte.
+    Waiting = 1,
     /// Reading a request's head.
-    Head = 1,
+    Head = 2,
     /// Reading a request's body.
-    Body = 2,
+    Body = 3,
     /// A handler has the body and works on it.
-    Working = 3,
+    Working = 4,
 }
 
 impl Phase {
     fn of(value: u8) -> Phase {
         match value {
-            0 => Phase::Waiting,
-            1 => Phase::Head,
-            2 => Phase::Body,
+            0 => Phase::New,
+            1 => Phase::Waiting,
+            2 => Phase::Head,
+            3 => Phase::Body,
             _ => Phase::Working,
         }
     }
@@ -61,10 +76,11 @@ impl Phase {
 /// The time limits of connections' phases.
 #[derive(Clone, Copy, Debug)]
 pub struct PhaseLimits {
-    /// A connection waiting for a request, no byte moving, is closed after
-    /// this long.
+    /// A connection kept alive, waiting for a request with no byte
+    /// moving, is closed after this long.
     pub idle: Duration,
-    /// A request's head must arrive within this long of its first byte.
+    /// A request's head must arrive within this long of its first byte,
+    /// and a new connection's first byte within this long of its opening.
     pub header: Duration,
 }
 
@@ -112,17 +128,28 @@ impl Connection {
         Phase::of(self.phase.load(Ordering::Relaxed))
     }
 
+    /// The registry's clock at which its phase's limit closes it, if its
+    /// phase has a limit here (reading a body has its own, in `guard`).
+    fn deadline(&self, limits: &PhaseLimits) -> Option<u64> {
+        let limit = match self.phase() {
+            Phase::Waiting => limits.idle,
+            Phase::New | Phase::Head => limits.header,
+            Phase::Body | Phase::Working => return None,
+        };
+        Some(
+            self.since
+                .load(Ordering::Relaxed)
+                .saturating_add(millis(limit)),
+        )
+    }
+
     /// The phase it has stayed in past that phase's limit at clock `now`,
     /// if any.
     fn overstayed(&self, limits: &PhaseLimits, now: u64) -> Option<Phase> {
         let phase = self.phase();
-        let limit = match phase {
-            Phase::Waiting => limits.idle,
-            Phase::Head => limits.header,
-            Phase::Body | Phase::Working => return None,
-        };
-        let since = self.since.load(Ordering::Relaxed);
-        (now.saturating_sub(since) > millis(limit)).then_some(phase)
+        self.deadline(limits)
+            .filter(|&deadline| now > deadline)
+            .map(|_| phase)
     }
 
     /// What it is told to do now.
@@ -164,7 +191,7 @@ impl Connection {
     /// any byte keeps a waiting connection alive.
     fn moved(&self, read: bool) {
         match self.phase() {
-            Phase::Waiting if read => self.enter(Phase::Head),
+            Phase::New | Phase::Waiting if read => self.enter(Phase::Head),
             Phase::Waiting => self
                 .since
                 .store(self.clock.load(Ordering::Relaxed), Ordering::Relaxed),
@@ -226,19 +253,28 @@ impl Connections {
             .store(open as u64, Ordering::Relaxed);
     }
 
-    /// Admits a new connection, closing the stalest one that is not
-    /// working when at the cap; `None` when every open one is working.
+    /// Admits a new connection, when at the cap closing one by the
+    /// module's rule; `None` when every open one is working. Ties go to
+    /// the oldest connection.
     pub fn admit(self: &Arc<Self>) -> Option<Admitted> {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         if open.len() >= self.most {
-            let stalest = |phases: &[Phase]| {
+            let soonest = |phases: &[Phase]| {
                 open.values()
                     .filter(|c| phases.contains(&c.phase()))
-                    .min_by_key(|c| c.since.load(Ordering::Relaxed))
-                    .map(|c| c.id)
+                    .filter_map(|c| Some((c.deadline(&self.limits)?, c.id)))
+                    .min()
             };
-            let victim =
-                stalest(&[Phase::Waiting, Phase::Head]).or_else(|| stalest(&[Phase::Body]));
+            let longest_body = || {
+                open.values()
+                    .filter(|c| c.phase() == Phase::Body)
+                    .map(|c| (c.since.load(Ordering::Relaxed), c.id))
+                    .min()
+            };
+            let victim = soonest(&[Phase::Head])
+                .or_else(|| soonest(&[Phase::New, Phase::Waiting]))
+                .or_else(longest_body)
+                .map(|(_, id)| id);
             match victim.and_then(|id| open.remove(&id)) {
                 Some(victim) => {
                     victim.close();
@@ -252,7 +288,7 @@ impl Connections {
         }
         let connection = Arc::new(Connection {
             id: self.next.fetch_add(1, Ordering::Relaxed),
-            phase: AtomicU8::new(Phase::Waiting as u8),
+            phase: AtomicU8::new(Phase::New as u8),
             since: AtomicU64::new(self.clock.load(Ordering::Relaxed)),
             clock: self.clock.clone(),
             order: AtomicU8::new(0),
@@ -388,14 +424,14 @@ mod tests {
     }
 
     #[test]
-    fn at_the_cap_the_stalest_idle_connection_makes_room() {
+    fn at_the_cap_the_waiting_make_room_then_the_bodies_never_the_working() {
         let open = registry(3);
         let a = open.admit().expect("room");
         let b = open.admit().expect("room");
         let c = open.admit().expect("room");
         a.connection.enter(Phase::Working);
         b.connection.enter(Phase::Body);
-        // c waits, b reads a body: c goes first, then b.
+        // c is new, b reads a body: c goes first, then b.
         let d = open.admit().expect("c evicted");
         assert!(is_open(&open, &b) && !is_open(&open, &c));
         assert_eq!(c.connection.order(), Order::Close);
@@ -410,19 +446,51 @@ mod tests {
     }
 
     #[test]
+    fn at_the_cap_stalled_heads_make_room_then_the_waiting_due_first() {
+        let open = registry(4);
+        let [client, unread, early, late] = [(); 4].map(|()| open.admit().expect("room"));
+        // The client finished a request at 5 s and waits for its next;
+        // `unread` came at 0 s and has not been read; two heads began at
+        // 5 s and 6 s and never finished.
+        open.clock.store(5_000, Ordering::Relaxed);
+        client.connection.enter(Phase::Waiting);
+        early.connection.moved(true);
+        open.clock.store(6_000, Ordering::Relaxed);
+        late.connection.moved(true);
+        // At 9 s: the heads make room, the one due first first, though
+        // the unread one is due sooner still (at 10 s).
+        open.clock.store(9_000, Ordering::Relaxed);
+        let new = open.admit().expect("room made");
+        assert!(!is_open(&open, &early) && is_open(&open, &late));
+        let _newer = open.admit().expect("room made");
+        assert!(!is_open(&open, &late) && is_open(&open, &unread));
+        // Then the waiting, due first first: the unread one (10 s), then
+        // the new ones (19 s), before the kept-alive client (65 s).
+        let _newest = open.admit().expect("room made");
+        assert!(!is_open(&open, &unread) && is_open(&open, &client));
+        let _last = open.admit().expect("room made");
+        assert!(!is_open(&open, &new) && is_open(&open, &client));
+    }
+
+    #[test]
     fn a_sweep_closes_who_overstayed_its_phase_and_no_one_else() {
         let open = registry(8);
-        let [idle, head, body, work] = [(); 4].map(|()| open.admit().expect("room"));
+        let [silent, idle, head, body, work] = [(); 5].map(|()| open.admit().expect("room"));
+        idle.connection.enter(Phase::Waiting);
         head.connection.moved(true);
         body.connection.enter(Phase::Body);
         work.connection.enter(Phase::Working);
-        // 11 s on: past the header limit, within the idle one.
+        // 11 s on: past the header limit, within the idle one. A new
+        // connection that never sent a byte is held to the header limit.
         open.clock.store(11_000, Ordering::Relaxed);
         let now = open.clock.load(Ordering::Relaxed);
-        let overstayed: Vec<_> = [&idle, &head, &body, &work]
+        let overstayed: Vec<_> = [&silent, &idle, &head, &body, &work]
             .map(|c| c.connection.overstayed(&LIMITS, now))
             .into();
-        assert_eq!(overstayed, [None, Some(Phase::Head), None, None]);
+        assert_eq!(
+            overstayed,
+            [Some(Phase::New), None, Some(Phase::Head), None, None]
+        );
         // A byte moving while waiting keeps it alive.
         idle.connection.moved(false);
         assert_eq!(idle.connection.overstayed(&LIMITS, 70_000), None);
@@ -437,6 +505,7 @@ mod tests {
     fn the_shutdown_tells_all_to_finish_and_waits_for_those_in_a_request() {
         let open = registry(8);
         let [idle, body, work] = [(); 3].map(|()| open.admit().expect("room"));
+        idle.connection.enter(Phase::Waiting);
         body.connection.enter(Phase::Body);
         work.connection.enter(Phase::Working);
         let waited: Vec<u64> = open.finish_all().iter().map(|c| c.id).collect();

@@ -171,7 +171,7 @@ impl Bound {
             let deadline = Instant::now() + options.shutdown_timeout;
             let under_way = connections.finish_all();
             let finished = |c: &Arc<Connection>| {
-                c.is_closed() || matches!(c.phase(), Phase::Waiting | Phase::Head)
+                c.is_closed() || matches!(c.phase(), Phase::New | Phase::Waiting | Phase::Head)
             };
             while !under_way.iter().all(finished) && Instant::now() < deadline {
                 tokio::time::sleep(Duration::from_millis(5)).await;

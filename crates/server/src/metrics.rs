@@ -46,7 +46,7 @@ impl Metrics {
     /// Counts a connection closed for overstaying `phase`.
     pub fn timed_out(&self, phase: Phase) {
         match phase {
-            Phase::Head => &self.timed_out_head,
+            Phase::New | Phase::Head => &self.timed_out_head,
             _ => &self.timed_out_idle,
         }
         .fetch_add(1, Ordering::Relaxed);

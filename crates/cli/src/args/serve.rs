@@ -77,14 +77,16 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = defaults().limits().max_connections())]
     pub max_connections: usize,
     /// A request's head (request line and headers) must arrive within this
-    /// many seconds of its first byte; else the connection is closed.
+    /// many seconds of its first byte, and a new connection's first byte
+    /// within this many seconds of its opening; else it is closed.
     #[arg(long, value_name = "SECONDS", default_value_t = Seconds(defaults().limits().header_timeout()), value_parser = parse_seconds)]
     pub header_timeout: Seconds,
     /// A request's body must arrive within this many seconds of its head;
     /// else 408 and the connection is closed.
     #[arg(long, value_name = "SECONDS", default_value_t = Seconds(defaults().limits().body_timeout()), value_parser = parse_seconds)]
     pub body_timeout: Seconds,
-    /// A connection with no request for this many seconds is closed.
+    /// A connection kept alive with no next request for this many seconds
+    /// is closed.
     #[arg(long, value_name = "SECONDS", default_value_t = Seconds(defaults().limits().idle_timeout()), value_parser = parse_seconds)]
     pub idle_timeout: Seconds,
     /// From SIGTERM, requests in flight get this many seconds to finish;

@@ -93,7 +93,8 @@ with open(os.path.join(out, "unique.jsonl")) as f:
             missed += 1
 print(json.dumps({
     "documents": s["documents"], "flags": flags, "commit": commit, "unique": s["unique"],
-    "planted_kept": missed, "wall_s": float(wall), "cpu_s": float(user) + float(system),
+    "planted_kept": missed, "candidate_pairs": s["candidate_pairs"],
+    "wall_s": float(wall), "cpu_s": float(user) + float(system),
     "peak_rss_mb": round(int(rss) / 1024, 1),
     "bytes_per_document": round(int(rss) * 1024 / max(s["documents"], 1), 1),
     "cgroup_peak_mb": round(int(peak) / 2**20, 1) if peak else None,

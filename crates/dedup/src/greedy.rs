@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use crate::earlier::Earlier;
 use crate::error::{Error, Result};
 use crate::grouping::{Fate, PackedFate};
-use crate::prefix_filter::PrefixFilter;
+use crate::prefix_filter::{Prefix, PrefixFilter};
 use crate::progress::Progress;
 use crate::short_join::ShortJoin;
 use crate::sketches::UnitSketches;
@@ -135,14 +135,13 @@ impl Short<'_> {
         self.short[a as usize] || self.short[b as usize]
     }
 
-    /// The prefix and sketch length of unit `u`, if the filter holds it and
-    /// it has a sketch.
-    pub(crate) fn prefix(&self, u: u32) -> Option<(Vec<u64>, usize)> {
+    /// What the filter makes of unit `u`'s sketch, if the filter holds it
+    /// and it has one.
+    pub(crate) fn prefix(&self, u: u32) -> Option<Prefix> {
         if !self.members[u as usize] {
             return None;
         }
-        let sketch = self.sketches.get(u)?;
-        Some((self.filter.prefix(sketch), sketch.len()))
+        Some(self.filter.of(self.sketches.get(u)?))
     }
 }
 

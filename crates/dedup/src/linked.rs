@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::greedy::{Grouped, Search, greedy, join_plan};
 use crate::grouping::{Fate, PackedFate};
-use crate::prefix_filter::PrefixIndex;
+use crate::prefix_filter::{Prefix, PrefixIndex};
 use crate::progress::Progress;
 
 /// The fates of the units whose fingerprints are `bits` (numbered in keep
@@ -72,28 +72,35 @@ pub(crate) fn linked<B: Bits>(
     if let Some(short) = rule.short {
         // Pairs of units the prefix filter holds, by its lists; those the
         // search by fingerprint met are not compared again.
-        let prefixes: Vec<Option<(Vec<u64>, usize)>> = (0..n as u32)
+        let prefixes: Vec<Option<Prefix>> = (0..n as u32)
             .into_par_iter()
             .map(|u| short.prefix(u))
             .collect();
         let mut index = PrefixIndex::default();
         for (u, prefix) in prefixes.iter().enumerate() {
-            if let Some((prefix, len)) = prefix {
-                index.insert(u as u32, *len, prefix);
+            if let Some(prefix) = prefix {
+                let keys: Vec<u64> = prefix.keys.iter().map(|&(k, _)| k).collect();
+                index.insert(u as u32, prefix.len, &keys);
             }
         }
         index.lists().par_iter().for_each(|(key, list)| {
             let within = |a: u32, b: u32| {
-                let (Some((pa, la)), Some((pb, lb))) =
-                    (&prefixes[a as usize], &prefixes[b as usize])
-                else {
+                let (Some(pa), Some(pb)) = (&prefixes[a as usize], &prefixes[b as usize]) else {
                     return None;
                 };
                 let distance = bits[a as usize].distance(bits[b as usize]);
-                let first_here = first_common(pa, pb) == Some(*key);
+                let first_here = first_common(&pa.keys, &pb.keys) == Some(*key);
                 let met = distance <= rule.k && rule.searched(a) && rule.searched(b);
-                (!met && short.pairs(a, b) && short.filter.lengths(*la).contains(lb) && first_here)
-                    .then_some(distance)
+                // Under any common key (the first by the top 32 bits may
+                // be two elements that share them), by its ranks.
+                let may_pass = || {
+                    pa.keys.iter().any(|&(ka, ra)| {
+                        pb.keys.iter().any(|&(kb, rb)| {
+                            top(ka) == top(kb) && short.filter.may_pass(pa.at(ra), pb.at(rb))
+                        })
+                    })
+                };
+                (!met && short.pairs(a, b) && first_here && may_pass()).then_some(distance)
             };
             linked_in(&mut list.iter().copied(), &within);
         });
@@ -169,11 +176,15 @@ fn join_in_run(
 
 /// The first key of prefix `a` (in the filter's order) that prefix `b`
 /// has too, as the 32 bits a [`PrefixIndex`] list is keyed by.
-fn first_common(a: &[u64], b: &[u64]) -> Option<u32> {
-    let top = |k: &u64| (k >> 32) as u32;
+fn first_common(a: &[(u64, u32)], b: &[(u64, u32)]) -> Option<u32> {
     a.iter()
-        .map(top)
-        .find(|x| b.iter().map(top).any(|y| y == *x))
+        .map(|&(k, _)| top(k))
+        .find(|&x| b.iter().any(|&(k, _)| top(k) == x))
+}
+
+/// A key's top 32 bits, by which the prefix filter's lists are kept.
+fn top(key: u64) -> u32 {
+    (key >> 32) as u32
 }
 
 /// A union-find over units that threads share: each group's root is its

@@ -30,7 +30,6 @@
 //! words; at larger differences, where triples of a long prefix would be
 //! many, by pairs.
 
-use std::ops::RangeInclusive;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -197,7 +196,13 @@ impl PrefixFilter {
     /// first `len - min_common(len) + a`, rarest first. A sketch that
     /// needs fewer than `a` elements in common has all its elements as keys
     /// too (and all its subsets), and [`ANY`] if it needs none.
-    pub(crate) fn prefix(&self, sketch: &[u64]) -> Vec<u64> {
+    ///
+    /// Each key comes with its rank: for a key of one element, the number
+    /// of the sketch's elements before it in the filter's order (0 for the
+    /// others). Two sketches whose first common element is at ranks `i`
+    /// and `j` share at most `min(len_a − i, len_b − j)` elements: the
+    /// positional filter of [`PrefixFilter::may_pass`].
+    pub(crate) fn prefix(&self, sketch: &[u64]) -> Vec<(u64, u32)> {
         let len = sketch.len();
         let least = self.verification.min_common(len);
         let arities = self.arities(len);
@@ -212,16 +217,44 @@ impl PrefixFilter {
         let first: Vec<u64> = ranked.into_iter().map(|(_, k)| k).collect();
         let mut out = Vec::new();
         if arities.contains(&1) || least < most {
-            out.extend(&first);
+            out.extend(first.iter().zip(0..).map(|(&k, rank)| (k, rank)));
         }
+        let mut subset_keys = Vec::new();
         for &arity in arities.iter().filter(|&&a| a > 1) {
             let take = (len + arity).saturating_sub(least).min(len);
-            subsets(&first[..take], arity, &mut out);
+            subsets(&first[..take], arity, &mut subset_keys);
         }
         if least == 0 {
-            out.push(ANY);
+            subset_keys.push(ANY);
         }
+        out.extend(subset_keys.into_iter().map(|k| (k, 0)));
         out
+    }
+
+    /// Whether two sketches that meet under a key, at `a` and `b` (their
+    /// lengths and the key's ranks), with these signatures, may pass. They
+    /// need [`Verification::min_overlap`] elements in common, and share at
+    /// most as many as lie from the key on in either (its first common key
+    /// gives the most: PPJoin's positional filter, Xiao et al., 2008) and
+    /// as [`Signature::most_common`] allows. Exact: a pair that passes
+    /// meets under some key where this holds; lengths too far apart for
+    /// any overlap fail here too.
+    pub(crate) fn may_pass(&self, a: (Placed, Signature), b: (Placed, Signature)) -> bool {
+        let (Some(len_a), Some(len_b)) = (a.0.len(), b.0.len()) else {
+            return true;
+        };
+        let least = self.verification.min_overlap(len_a, len_b);
+        let reach = (len_a.saturating_sub(a.0.rank())).min(len_b.saturating_sub(b.0.rank()));
+        reach >= least && a.1.most_common(len_a, b.1, len_b) >= least
+    }
+
+    /// [`PrefixFilter::prefix`], length and signature of a sketch.
+    pub(crate) fn of(&self, sketch: &[u64]) -> Prefix {
+        Prefix {
+            keys: self.prefix(sketch),
+            len: sketch.len(),
+            signature: Signature::of(sketch),
+        }
     }
 
     /// Whether a sketch passes only with sketches at most twice as long:
@@ -229,10 +262,95 @@ impl PrefixFilter {
     pub(crate) fn holds_partners(&self) -> bool {
         self.verification.passes_within_twice()
     }
+}
 
-    /// The sketch lengths a sketch of `len` elements may pass with.
-    pub(crate) fn lengths(&self, len: usize) -> RangeInclusive<usize> {
-        self.verification.partner_lengths(len)
+/// What the prefix filter makes of one sketch: the keys it is met by,
+/// with their ranks ([`PrefixFilter::prefix`]), its length and signature.
+pub(crate) struct Prefix {
+    pub keys: Vec<(u64, u32)>,
+    pub len: usize,
+    pub signature: Signature,
+}
+
+impl Prefix {
+    /// The sketch as [`PrefixFilter::may_pass`] takes it, met under a key
+    /// of this rank.
+    pub(crate) fn at(&self, rank: u32) -> (Placed, Signature) {
+        (Placed::new(self.len, rank), self.signature)
+    }
+}
+
+/// 64 bits of a sketch: each of its elements sets one, chosen by its hash
+/// (the bitmap filter of Sandes, Teodoro and Melo, 2020). An element of
+/// one sketch whose bit the other's signature lacks is not in the other:
+/// so the bits one has and the other lacks bound how many they share, and
+/// two sketches of 20 elements that share a few have ten or more such
+/// bits, where two that pass at 0.8 have at most 4. Checked in memory
+/// before either sketch is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Signature(u64);
+
+impl Signature {
+    /// The signature of a sorted sketch (its elements as [`keys`] makes
+    /// them, as verification counts them).
+    pub(crate) fn of(sketch: &[u64]) -> Signature {
+        Signature(keys(sketch).fold(0, |bits, key| {
+            bits | 1 << (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58)
+        }))
+    }
+
+    pub(crate) fn from_bits(bits: u64) -> Signature {
+        Signature(bits)
+    }
+
+    pub(crate) fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// The most elements a sketch of `len` elements with this signature
+    /// can share with one of `other_len` with `other`'s.
+    fn most_common(self, len: usize, other: Signature, other_len: usize) -> usize {
+        let only = |a: u64, b: u64| (a & !b).count_ones() as usize;
+        len.saturating_sub(only(self.0, other.0))
+            .min(other_len.saturating_sub(only(other.0, self.0)))
+    }
+}
+
+/// A sketch's length and a key's rank in its prefix
+/// ([`PrefixFilter::prefix`]), in the 32 bits a join record has for them:
+/// the length in the high 24 bits, the rank in the low 8, each saturating
+/// toward the side that prunes nothing (a length past 24 bits is unknown,
+/// a rank past 255 is taken as 255, a smaller one).
+///
+/// Ordered as its bits: of a unit's records under one key, the first has
+/// the smallest rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Placed(u32);
+
+impl Placed {
+    const UNKNOWN: u32 = (1 << 24) - 1;
+
+    pub(crate) fn new(len: usize, rank: u32) -> Placed {
+        let len = u32::try_from(len).unwrap_or(u32::MAX).min(Placed::UNKNOWN);
+        Placed(len << 8 | rank.min(255))
+    }
+
+    pub(crate) fn from_bits(bits: u32) -> Placed {
+        Placed(bits)
+    }
+
+    pub(crate) fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// The sketch's length, unless too long to say.
+    fn len(self) -> Option<usize> {
+        let len = self.0 >> 8;
+        (len < Placed::UNKNOWN).then_some(len as usize)
+    }
+
+    fn rank(self) -> usize {
+        (self.0 & 0xff) as usize
     }
 }
 
@@ -342,7 +460,7 @@ mod tests {
     }
 
     /// Every pair that passes shares a key (its top 32 bits, as the join
-    /// sorts them), and their lengths are within each other's reach.
+    /// sorts them) under which [`PrefixFilter::may_pass`] holds.
     fn check(verification: Verification, all: &[Vec<u64>]) -> Result<(), TestCaseError> {
         check_with(&filter(verification, all), verification, all)
     }
@@ -352,16 +470,18 @@ mod tests {
         verification: Verification,
         all: &[Vec<u64>],
     ) -> Result<(), TestCaseError> {
-        let keys: Vec<Vec<u32>> = all
-            .iter()
-            .map(|s| filter.prefix(s).iter().map(|k| (k >> 32) as u32).collect())
-            .collect();
+        let prefixes: Vec<Prefix> = all.iter().map(|s| filter.of(s)).collect();
         for (u, s) in all.iter().enumerate() {
             for (a, earlier) in all[..u].iter().enumerate() {
                 if verification.accepts(earlier, s) {
+                    let (pa, pu) = (&prefixes[a], &prefixes[u]);
+                    let meets = pa.keys.iter().any(|&(ka, ra)| {
+                        pu.keys.iter().any(|&(ku, ru)| {
+                            ka >> 32 == ku >> 32 && filter.may_pass(pa.at(ra), pu.at(ru))
+                        })
+                    });
                     prop_assert!(
-                        keys[a].iter().any(|k| keys[u].contains(k))
-                            && filter.lengths(s.len()).contains(&earlier.len()),
+                        meets,
                         "{verification}: {a} and {u} pass but did not meet: {earlier:?} {s:?}"
                     );
                 }
@@ -413,6 +533,44 @@ mod tests {
     }
 
     #[test]
+    fn keys_ranked_late_in_both_cannot_pass() {
+        let filter = filter(Verification::Jaccard(0.8), &[]);
+        // 20 and 20 elements need 18 in common: from rank 2 on, 18 remain.
+        let all = Signature::from_bits(u64::MAX);
+        let at = |rank| (Placed::new(20, rank), all);
+        assert!(filter.may_pass(at(2), at(0)));
+        assert!(!filter.may_pass(at(3), at(0)));
+        assert!(!filter.may_pass(at(0), at(4)));
+        // 20 and 15 never pass at 0.8, whatever they share.
+        assert!(!filter.may_pass(at(0), (Placed::new(15, 0), all)));
+        // Saturated toward pruning nothing: a rank past 255 reads as 255,
+        // a length past 24 bits as unknown.
+        assert!(filter.may_pass((Placed::new(1 << 30, 900), all), at(0)));
+        assert_eq!(Placed::new(1000, 300), Placed::new(1000, 255));
+    }
+
+    #[test]
+    fn signatures_bound_what_two_sketches_share() {
+        let filter = filter(Verification::Jaccard(0.8), &[]);
+        let spread = |range: std::ops::Range<u64>| -> Vec<u64> {
+            let mut s: Vec<u64> = range
+                .map(|x| x.wrapping_mul(0x2545_f491_4f6c_dd1d))
+                .collect();
+            s.sort_unstable();
+            s
+        };
+        let (a, b, c) = (spread(0..20), spread(1..21), spread(10..30));
+        let at = |s: &[u64]| (Placed::new(s.len(), 0), Signature::of(s));
+        // 19 of 20 shared (19/21 ≥ 0.8): passes by the signatures too.
+        assert!(filter.may_pass(at(&a), at(&b)));
+        // 10 shared: the bits one has and the other lacks say so.
+        assert!(!filter.may_pass(at(&a), at(&c)));
+        let (sa, sc) = (Signature::of(&a), Signature::of(&c));
+        let most = sa.most_common(20, sc, 20);
+        assert!((10..18).contains(&most), "{most}");
+    }
+
+    #[test]
     fn a_prefix_is_the_rarest_part() {
         let common: Vec<u64> = (100..110).collect();
         let mut sketches = vec![common.clone(); 50];
@@ -422,7 +580,7 @@ mod tests {
         sketches.push(rare.clone());
         let filter = filter(Verification::Jaccard(0.8), &sketches);
         // 11 elements at 0.8: 9 in common at least, 3 looked up, 7 first.
-        assert_eq!(filter.prefix(&rare)[0], 7);
+        assert_eq!(filter.prefix(&rare)[0], (7, 0));
         assert_eq!(filter.prefix(&rare).len(), 3);
     }
 }

@@ -1,9 +1,14 @@
 //! The short-document rule's candidate pairs by a sort, not an index.
 //!
-//! Every unit the prefix filter holds writes `(key, unit, length)` for each
-//! key of its prefix ([`PrefixFilter::prefix`]); the records are sorted
-//! (on disk past a budget, [`SpillSort`]), and each run of one key gives
-//! the pairs of its units that the rule holds and whose lengths may pass.
+//! Every unit the prefix filter holds writes `(key, unit, length and
+//! rank)` for each key of its prefix ([`PrefixFilter::prefix`]); the
+//! records are sorted (on disk past a budget, [`SpillSort`]), and each run
+//! of one key gives the pairs of its units that the rule holds and that may
+//! pass by their lengths and the key's ranks ([`PrefixFilter::may_pass`]:
+//! at 10⁸ short documents, a key ranked late in both is most of what two
+//! documents that cannot pass share), and by their signatures
+//! ([`Signature`]), held per unit while the join runs: a pair that cannot
+//! pass is dropped before either sketch is read.
 //! The pairs are sorted again by their later unit, and greedy grouping
 //! reads them a block of units at a time, keeping only those with a unit
 //! it kept. So the filter holds nothing per kept unit in memory, whatever
@@ -25,8 +30,10 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::by_unit::{ByUnit, sort_error};
+use crate::column::Array;
 use crate::error::{Error, Result};
 use crate::greedy::Short;
+use crate::prefix_filter::{Placed, Prefix, Signature};
 
 /// Runs of one key longer than this are dense: their pairs are not
 /// written out.
@@ -35,7 +42,8 @@ const DENSE: usize = 64;
 /// Units whose prefixes are made at once, on all cores.
 const CHUNK: usize = 1 << 16;
 
-/// A key's record: its top 32 bits, the unit, the unit's sketch length.
+/// A key's record: its top 32 bits, the unit, the unit's sketch length
+/// and the key's rank ([`Placed`]).
 type Keyed = [u32; 3];
 
 /// The filter's pairs of units, later unit first: `[later, earlier]`.
@@ -45,12 +53,14 @@ type Later = [u32; 2];
 pub(crate) struct ShortJoin {
     /// Pairs from runs that are not dense, by their later unit.
     pairs: ByUnit<2>,
-    /// Units under dense keys: `[unit, key, length]`, by unit.
+    /// Units under dense keys: `[unit, key, placed]`, by unit.
     dense: ByUnit<3>,
     /// The dense keys of the block last taken, by unit.
     block: Vec<Keyed>,
-    /// Kept units under each dense key, with their lengths.
-    kept: FxHashMap<u32, Vec<(u32, u32)>>,
+    /// Kept units under each dense key, with their lengths and ranks.
+    kept: FxHashMap<u32, Vec<(u32, Placed)>>,
+    /// Each unit's [`Signature`] (zero for those the filter does not hold).
+    signatures: Array<u64>,
     /// Whether a sort outgrew its budget and went to runs on disk.
     spilled: bool,
 }
@@ -69,31 +79,37 @@ impl ShortJoin {
         excluded: &(dyn Fn(u32) -> bool + Sync),
     ) -> Result<ShortJoin> {
         // The keys' sort, then the pairs' and the dense units' together
-        // while the first is read back: two thirds of the budget at most.
+        // while the first is read back: two thirds of the budget at most;
+        // the signatures, the last third.
         let budget = short.memory / 3;
         let mut keyed = SpillSort::<Keyed>::new(budget, short.spill);
+        let mut signatures = Array::<u64>::zeroed(units, budget, short.spill)?;
         for start in (0..units).step_by(CHUNK) {
-            let end = (start + CHUNK).min(units) as u32;
-            let records: Vec<Keyed> = (start as u32..end)
+            let end = (start + CHUNK).min(units);
+            let prefixes: Vec<(u32, Prefix)> = (start as u32..end as u32)
                 .into_par_iter()
                 .filter(|&u| !excluded(u))
                 .filter_map(|u| short.prefix(u).map(|prefix| (u, prefix)))
-                .flat_map_iter(|(u, (prefix, len))| {
-                    let len = u32::try_from(len).unwrap_or(u32::MAX);
-                    prefix
-                        .into_iter()
-                        .map(move |key| [(key >> 32) as u32, u, len])
-                })
                 .collect();
+            let mut records: Vec<Keyed> = Vec::new();
+            for (u, prefix) in &prefixes {
+                signatures[*u as usize] = prefix.signature.bits();
+                records.extend(prefix.keys.iter().map(|&(key, rank)| {
+                    [(key >> 32) as u32, *u, Placed::new(prefix.len, rank).bits()]
+                }));
+            }
             keyed
                 .push(&records)
                 .map_err(|e| spill_error(short.spill, e))?;
         }
+        let signature = |u: u32| Signature::from_bits(signatures[u as usize]);
         let mut pairs = SpillSort::<Later>::new(budget / 2, short.spill);
         let mut dense = SpillSort::<Keyed>::new(budget / 2, short.spill);
         let mut run: Vec<Keyed> = Vec::new();
         let mut out: Vec<Later> = Vec::new();
         let mut flush = |run: &mut Vec<Keyed>, out: &mut Vec<Later>| -> Result<()> {
+            // Of a unit's records under one key (top bits shared by two of
+            // its elements), the first: ranked first, it prunes least.
             run.dedup_by_key(|r| r[1]);
             if run.len() > DENSE {
                 let by_unit: Vec<Keyed> = run.iter().map(|&[key, u, len]| [u, key, len]).collect();
@@ -101,13 +117,16 @@ impl ShortJoin {
                     .push(&by_unit)
                     .map_err(|e| spill_error(short.spill, e))?;
             } else {
-                for (j, &[_, b, len_b]) in run.iter().enumerate() {
-                    let lengths = short.filter.lengths(len_b as usize);
+                for (j, &[_, b, placed_b]) in run.iter().enumerate() {
+                    let at_b = (Placed::from_bits(placed_b), signature(b));
                     out.extend(
                         run[..j]
                             .iter()
-                            .filter(|&&[_, a, len_a]| {
-                                lengths.contains(&(len_a as usize)) && short.pairs(a, b)
+                            .filter(|&&[_, a, placed_a]| {
+                                short.pairs(a, b)
+                                    && short
+                                        .filter
+                                        .may_pass((Placed::from_bits(placed_a), signature(a)), at_b)
                             })
                             .map(|&[_, a, _]| [b, a]),
                     );
@@ -136,6 +155,7 @@ impl ShortJoin {
             dense: ByUnit::new(dense.finish().map_err(|e| spill_error(short.spill, e))?),
             block: Vec::new(),
             kept: FxHashMap::default(),
+            signatures,
             spilled,
         })
     }
@@ -165,18 +185,19 @@ impl ShortJoin {
             .map_err(|e| spill_error(spill, e))?;
         // Under each dense key: the kept units before the block, and the
         // units earlier in the block.
-        let mut here: FxHashMap<u32, Vec<(u32, u32)>> = FxHashMap::default();
-        for &[u, key, len] in &self.block {
-            let lengths = short.filter.lengths(len as usize);
-            let meets = |&&(a, len_a): &&(u32, u32)| {
-                lengths.contains(&(len_a as usize)) && short.pairs(a, u)
+        let mut here: FxHashMap<u32, Vec<(u32, Placed)>> = FxHashMap::default();
+        let signature = |u: u32| Signature::from_bits(self.signatures[u as usize]);
+        for &[u, key, placed] in &self.block {
+            let at_u = (Placed::from_bits(placed), signature(u));
+            let meets = |&&(a, placed_a): &&(u32, Placed)| {
+                short.pairs(a, u) && short.filter.may_pass((placed_a, signature(a)), at_u)
             };
             let earlier = self.kept.get(&key).into_iter().flatten();
             let list = &mut found[(u - block.start) as usize];
             list.extend(earlier.filter(meets).map(|&(a, _)| a));
             let in_block = here.entry(key).or_default();
             list.extend(in_block.iter().filter(meets).map(|&(a, _)| a));
-            in_block.push((u, len));
+            in_block.push((u, at_u.0));
         }
         for list in &mut found {
             list.sort_unstable();
@@ -194,8 +215,11 @@ impl ShortJoin {
     /// under its dense keys.
     pub(crate) fn keep(&mut self, u: u32) {
         let at = self.block.partition_point(|r| r[0] < u);
-        for &[_, key, len] in self.block[at..].iter().take_while(|r| r[0] == u) {
-            self.kept.entry(key).or_default().push((u, len));
+        for &[_, key, placed] in self.block[at..].iter().take_while(|r| r[0] == u) {
+            self.kept
+                .entry(key)
+                .or_default()
+                .push((u, Placed::from_bits(placed)));
         }
     }
 }
@@ -238,7 +262,8 @@ mod tests {
 
         /// Taken a block at a time with every unit kept, the join gives each
         /// unit the earlier units it shares a key with that the rule holds
-        /// and whose lengths may pass: what an index of kept units gives.
+        /// and that may pass by their lengths and the key's ranks: what an
+        /// index of kept units gives.
         #[test]
         fn the_join_meets_what_an_index_of_kept_units_meets(
             all in sketches(),
@@ -265,11 +290,8 @@ mod tests {
                 spill: spill.path(),
                 memory,
             };
-            let keys: Vec<Option<Vec<u32>>> = (0..n as u32)
-                .map(|u| {
-                    let (prefix, _) = rule.prefix(u).filter(|_| !excluded(u))?;
-                    Some(prefix.iter().map(|k| (k >> 32) as u32).collect())
-                })
+            let prefixes: Vec<Option<Prefix>> = (0..n as u32)
+                .map(|u| rule.prefix(u).filter(|_| !excluded(u)))
                 .collect();
             let mut join = ShortJoin::build(&rule, n, &excluded).unwrap();
             for start in (0..n as u32).step_by(block as usize) {
@@ -277,11 +299,13 @@ mod tests {
                 let found = join.take(start..end, &rule).unwrap();
                 for u in start..end {
                     let expected: Vec<u32> = (0..u)
-                        .filter(|&a| match (&keys[a as usize], &keys[u as usize]) {
-                            (Some(ka), Some(ku)) => {
-                                ka.iter().any(|k| ku.contains(k))
-                                    && rule.pairs(a, u)
-                                    && filter.lengths(all[u as usize].len()).contains(&all[a as usize].len())
+                        .filter(|&a| match (&prefixes[a as usize], &prefixes[u as usize]) {
+                            (Some(pa), Some(pu)) => {
+                                rule.pairs(a, u) && pa.keys.iter().any(|&(k, ra)| {
+                                    pu.keys.iter().any(|&(l, ru)| {
+                                        k >> 32 == l >> 32 && filter.may_pass(pa.at(ra), pu.at(ru))
+                                    })
+                                })
                             }
                             _ => false,
                         })

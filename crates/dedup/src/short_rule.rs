@@ -46,7 +46,11 @@ impl ShortRule {
 
     /// The keys of a near-short document by its verification sketch.
     pub(crate) fn keys_of_sketch(&self, sketch: &[u64]) -> Vec<u64> {
-        self.filter.prefix(sketch)
+        self.filter
+            .prefix(sketch)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect()
     }
 
     /// Whether short documents are found by the filter alone, and left out

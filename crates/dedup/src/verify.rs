@@ -124,6 +124,46 @@ impl Verification {
         (0..=len).find(|&c| passes(c)).unwrap_or(len)
     }
 
+    /// The fewest elements two sketches of `a` and `b` elements must
+    /// share to pass (repeats counted as [`common`] counts them), or
+    /// `usize::MAX` when no overlap makes them pass (lengths too far
+    /// apart). Found with the same float arithmetic as the measures.
+    ///
+    /// ```
+    /// use neardup_dedup::Verification;
+    ///
+    /// // 20 and 20 shingles at Jaccard 0.8: 18 in common (18/22 ≥ 0.8).
+    /// assert_eq!(Verification::Jaccard(0.8).min_overlap(20, 20), 18);
+    /// assert_eq!(Verification::Jaccard(0.8).min_overlap(20, 16), 16);
+    /// assert_eq!(Verification::Jaccard(0.8).min_overlap(20, 15), usize::MAX);
+    /// // 20 and 21 words, at most a tenth different: 19 in common.
+    /// assert_eq!(Verification::Words(0.1).min_overlap(20, 21), 19);
+    /// ```
+    pub fn min_overlap(&self, a: usize, b: usize) -> usize {
+        let passes = |c: usize| {
+            self.holds(match self {
+                Verification::Jaccard(_) => jaccard_of(c, a, b),
+                Verification::Words(_) => difference_of(c, a, b),
+            })
+        };
+        let most = a.min(b);
+        // The real-number solution, then moved to where the float measure
+        // turns (passing is monotone in c): one or two checks, as this runs
+        // for every pair the prefix filter meets.
+        let guess = match *self {
+            Verification::Jaccard(t) => t * (a + b) as f64 / (1.0 + t),
+            Verification::Words(d) => a.max(b) as f64 - d * most as f64,
+        };
+        let mut c = (guess.ceil().max(0.0) as usize).min(most);
+        while c > 0 && passes(c - 1) {
+            c -= 1;
+        }
+        while c <= most && !passes(c) {
+            c += 1;
+        }
+        if c > most { usize::MAX } else { c }
+    }
+
     /// The sketch lengths that a sketch of `len` elements may pass with, or
     /// a few more.
     ///
@@ -290,9 +330,14 @@ pub fn word_hashes(text: &str) -> Vec<u64> {
 /// assert_eq!(word_difference(&[], &[]), 0.0);
 /// ```
 pub fn word_difference(a: &[u64], b: &[u64]) -> f64 {
-    let common = common(a, b);
-    let only = (a.len() - common).max(b.len() - common);
-    let shorter = a.len().min(b.len());
+    difference_of(common(a, b), a.len(), b.len())
+}
+
+/// [`word_difference`] of bags of `a` and `b` words with `common` in
+/// common.
+fn difference_of(common: usize, a: usize, b: usize) -> f64 {
+    let only = (a - common).max(b - common);
+    let shorter = a.min(b);
     if only == 0 {
         0.0
     } else if shorter == 0 {
@@ -333,8 +378,12 @@ pub fn common(a: &[u64], b: &[u64]) -> usize {
 /// assert_eq!(jaccard(&[], &[]), 1.0);
 /// ```
 pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
-    let common = common(a, b);
-    let union = a.len() + b.len() - common;
+    jaccard_of(common(a, b), a.len(), b.len())
+}
+
+/// [`jaccard`] of sets of `a` and `b` elements with `common` in common.
+fn jaccard_of(common: usize, a: usize, b: usize) -> f64 {
+    let union = a + b - common;
     if union == 0 {
         1.0
     } else {
@@ -382,6 +431,35 @@ mod tests {
                 };
                 let got = word_difference(&word_bag(a), &word_bag(b));
                 assert_eq!(got, expected, "{a:?} {b:?}");
+            }
+        }
+    }
+
+    /// Sketches of `a` and `b` elements sharing `c` pass exactly from
+    /// `min_overlap` common elements on, by the measures themselves.
+    #[test]
+    fn min_overlap_is_where_the_measures_start_to_pass() {
+        for v in [
+            Verification::Jaccard(0.8),
+            Verification::Jaccard(0.5),
+            Verification::Jaccard(1.0),
+            Verification::Words(0.1),
+            Verification::Words(0.0),
+            Verification::Words(1.0),
+        ] {
+            for a in 0..40u64 {
+                for b in 0..40u64 {
+                    let least = v.min_overlap(a as usize, b as usize);
+                    for c in 0..=a.min(b) {
+                        let x: Vec<u64> = (0..a).collect();
+                        let y: Vec<u64> = (a - c..a - c + b).collect();
+                        assert_eq!(
+                            v.accepts(&x, &y),
+                            c as usize >= least,
+                            "{v} {a} {b} {c}: {least}"
+                        );
+                    }
+                }
             }
         }
     }

@@ -17,7 +17,9 @@
 # then ends in -end): at the default --threshold 0.8 only the latter is a
 # near-duplicate of a 20-word text (docs/BENCHMARKS-LOG.md). After the run, every planted document must be
 # dropped (or be an exact copy of a dropped one), and the script prints how
-# many were not. Whole process under /usr/bin/time; a JSON line is appended
+# many were not. Whole process under /usr/bin/time, its passes timed from
+# its lines on stderr ("passes": seconds from the start, what it said: the
+# gaps between passes are the work between them); a JSON line is appended
 # to bench/results/dedup-huge.jsonl, with a hash of the kept ids (the same
 # hash, the same kept set).
 #
@@ -70,17 +72,28 @@ fi
 bench_begin dedup-huge N FLAGS WORDS MAX_LETTERS ZIPF EDIT CAP_MB NEARDUP
 bench_sample_memory "^$neardup dedup .*--out $scratch/out" "$scratch/sampled" "$scratch/done" &
 sampler=$!
+# The run's lines on stderr (a pass's start and end), each with the
+# seconds since the start: where the time went, in the JSON line.
+started=$(date +%s.%N)
 # shellcheck disable=SC2086 # flags are words
 bench_time "$scratch/time" "${wrap[@]}" \
-    "$neardup" dedup "$input" --out "$scratch/out" --force -q $flags
+    "$neardup" dedup "$input" --out "$scratch/out" --force $flags \
+    2> >(while IFS= read -r line; do
+        awk -v s="$started" -v now="$(date +%s.%N)" -v l="$line" 'BEGIN { printf "%.1f %s\n", now - s, l }'
+    done > "$scratch/said")
 touch "$scratch/done"
 wait "$sampler" || true
 read -r anon_kb file_kb < "$scratch/sampled" || { anon_kb=0; file_kb=0; }
 peak=""
 [[ -z "$peak_file" ]] || peak="$(cat "$peak_file" 2>/dev/null || true)"
-python3 - "$n" "$flags" "$(tail -1 "$scratch/time")" "$scratch/out" "$(bench_commit)" "$peak" "$anon_kb" "$file_kb" <<'PY' | tee -a bench/results/dedup-huge.jsonl
+sleep 1 # the stderr reader's last line
+python3 - "$n" "$flags" "$(tail -1 "$scratch/time")" "$scratch/out" "$(bench_commit)" "$peak" "$anon_kb" "$file_kb" "$scratch/said" <<'PY' | tee -a bench/results/dedup-huge.jsonl
 import hashlib, json, os, sys
-n, flags, timed, out, commit, peak, anon_kb, file_kb = sys.argv[1:]
+n, flags, timed, out, commit, peak, anon_kb, file_kb, said = sys.argv[1:]
+# "12.3 neardup: pass 1/3 fingerprinting: 10000000 documents in 26.1 s"
+lines = [line.split(" ", 1) for line in open(said) if line.strip()]
+passes = [[round(float(t), 1), text.strip().removeprefix("neardup: ")]
+          for t, text in lines if text.startswith("neardup: pass")]
 wall, user, system, rss = timed.split()
 s = json.load(open(os.path.join(out, "summary.json")))
 missed = 0
@@ -101,6 +114,7 @@ print(json.dumps({
     "sampled_anon_mb": round(int(anon_kb) / 1024, 1),
     "sampled_file_mb": round(int(file_kb) / 1024, 1),
     "kept_sha256": kept.hexdigest()[:16],
+    "passes": passes,
 }))
 PY
 bench_record dedup-huge

@@ -151,9 +151,16 @@ const TRIPLES_TO: usize = 40;
 /// by (an empty one), so that such sketches still meet each other.
 const ANY: u64 = 0x6e65_6172_6475_7021;
 
+/// Sketch lengths below this have [`Verification::min_overlap`] in a
+/// table (32 KB): short documents' sketches are shorter.
+const TABULATED: usize = 128;
+
 /// The prefix filter of one run: its verification and element order.
 pub(crate) struct PrefixFilter {
     verification: Verification,
+    /// [`Verification::min_overlap`] of lengths below [`TABULATED`], a
+    /// row per length: asked for every pair a key meets.
+    overlaps: Vec<u16>,
     counts: ElementCounts,
     /// The longest word bags keyed by triples alone ([`TRIPLES_TO`]).
     triples_to: usize,
@@ -161,8 +168,15 @@ pub(crate) struct PrefixFilter {
 
 impl PrefixFilter {
     pub(crate) fn new(verification: Verification, counts: ElementCounts) -> PrefixFilter {
+        let overlaps = (0..TABULATED * TABULATED)
+            .map(|i| {
+                let least = verification.min_overlap(i / TABULATED, i % TABULATED);
+                u16::try_from(least).unwrap_or(u16::MAX)
+            })
+            .collect();
         PrefixFilter {
             verification,
+            overlaps,
             counts,
             triples_to: TRIPLES_TO,
         }
@@ -243,7 +257,14 @@ impl PrefixFilter {
         let (Some(len_a), Some(len_b)) = (a.0.len(), b.0.len()) else {
             return true;
         };
-        let least = self.verification.min_overlap(len_a, len_b);
+        let least = if len_a < TABULATED && len_b < TABULATED {
+            match self.overlaps[len_a * TABULATED + len_b] {
+                u16::MAX => usize::MAX,
+                least => usize::from(least),
+            }
+        } else {
+            self.verification.min_overlap(len_a, len_b)
+        };
         let reach = (len_a.saturating_sub(a.0.rank())).min(len_b.saturating_sub(b.0.rank()));
         reach >= least && a.1.most_common(len_a, b.1, len_b) >= least
     }

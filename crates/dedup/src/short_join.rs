@@ -117,18 +117,24 @@ impl ShortJoin {
                     .push(&by_unit)
                     .map_err(|e| spill_error(short.spill, e))?;
             } else {
-                for (j, &[_, b, placed_b]) in run.iter().enumerate() {
-                    let at_b = (Placed::from_bits(placed_b), signature(b));
+                // Each unit's signature and shortness looked up once per
+                // run, not once per pair (a pair with a short unit is one
+                // of the rule's, as `Short::pairs` says).
+                let met: Vec<(u32, (Placed, Signature), bool)> = run
+                    .iter()
+                    .map(|&[_, u, placed]| {
+                        let short_u = short.short[u as usize];
+                        (u, (Placed::from_bits(placed), signature(u)), short_u)
+                    })
+                    .collect();
+                for (j, &(b, at_b, short_b)) in met.iter().enumerate() {
                     out.extend(
-                        run[..j]
+                        met[..j]
                             .iter()
-                            .filter(|&&[_, a, placed_a]| {
-                                short.pairs(a, b)
-                                    && short
-                                        .filter
-                                        .may_pass((Placed::from_bits(placed_a), signature(a)), at_b)
+                            .filter(|&&(_, at_a, short_a)| {
+                                (short_a || short_b) && short.filter.may_pass(at_a, at_b)
                             })
-                            .map(|&[_, a, _]| [b, a]),
+                            .map(|&(a, _, _)| [b, a]),
                     );
                 }
                 if out.len() >= CHUNK {

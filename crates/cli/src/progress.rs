@@ -100,6 +100,9 @@ pub struct Bars {
     skipped: AtomicU64,
     /// The parts of the run said to spill so far.
     spilling: Mutex<Vec<String>>,
+    /// When the run began: the work between passes is said with the time
+    /// so far.
+    started: Instant,
 }
 
 impl Bars {
@@ -115,6 +118,7 @@ impl Bars {
             current: Mutex::new(None),
             skipped: AtomicU64::new(0),
             spilling: Mutex::new(Vec::new()),
+            started: Instant::now(),
         }
     }
 
@@ -173,6 +177,15 @@ impl neardup_dedup::Progress for Bars {
                     bar.elapsed().as_secs_f64()
                 );
             }
+        }
+    }
+
+    fn working(&self, what: &str) {
+        if !self.quiet {
+            eprintln!(
+                "neardup: {what} ({:.1} s so far)",
+                self.started.elapsed().as_secs_f64()
+            );
         }
     }
 

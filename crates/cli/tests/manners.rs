@@ -434,6 +434,25 @@ fn passes_are_named_and_numbered_on_a_stderr_that_is_not_a_terminal() {
         "{}",
         run.stderr()
     );
+    // The work between the passes is said as it starts, with the time so
+    // far, in order.
+    let working: Vec<&str> = err
+        .lines()
+        .filter(|l| l.ends_with(" s so far)"))
+        .filter_map(|l| l.strip_prefix("neardup: ")?.split(" (").next())
+        .collect();
+    assert_eq!(
+        working,
+        [
+            "grouping exact copies",
+            "pairing near fingerprints",
+            "pairing short documents by their rarest shingles or words"
+        ],
+        "{err}"
+    );
+    let at = |line: &str| err.find(line).unwrap_or(usize::MAX);
+    assert!(at("fingerprinting: 20 documents") < at("grouping exact copies"));
+    assert!(at("rarest shingles or words") < at("pass 2/3 verifying"));
     let run = d.run(
         &["dedup", licenses, "--out", "o2", "--save-index", "ix"],
         b"",

@@ -258,7 +258,10 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
         let searching = (0..n as u32).filter(|&u| rule.searches(u)).count();
         let plan = kept_plan(B::WIDTH, rule.k, searching / 2, rule.kept_bytes)?;
         let join = match &rule.short {
-            Some(short) => Some(ShortJoin::build(short, n, rule.excluded)?),
+            Some(short) => {
+                progress.working("pairing short documents by their rarest shingles or words");
+                Some(ShortJoin::build(short, n, rule.excluded)?)
+            }
             None => None,
         };
         if let (Some(join), Some(short)) = (&join, &rule.short)

@@ -210,6 +210,7 @@ impl Dedup {
         // Each array of a number per document or unit takes up to an
         // eighth of the budget in memory, as the first pass's columns do.
         let share = memory / 8;
+        progress.working("grouping exact copies");
         let copies = Copies::spilling(
             |d| records[d as usize].fingerprint,
             &text_hashes,
@@ -398,6 +399,7 @@ impl Dedup {
         // takes the lists of each unit's earlier neighbours instead, when
         // the pairs are few: at most a few per unit, and an eighth of the
         // free memory.
+        progress.working("pairing near fingerprints");
         let earlier = match self.grouping {
             Grouping::Greedy => self.earlier_by_fingerprint(bits, &rule, free / 8, spill)?,
             Grouping::Components => None,

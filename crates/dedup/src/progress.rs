@@ -62,6 +62,10 @@ pub trait Progress: Sync {
     fn finish(&self) {}
     /// A record was skipped (the source skips invalid records).
     fn skipped(&self, _error: &ReadError) {}
+    /// Work between the passes over the documents starts: `what` names it
+    /// ("grouping exact copies"). On 10⁸ documents it takes minutes, with
+    /// no document read to count.
+    fn working(&self, _what: &str) {}
     /// Part of the run's state outgrew its share of the memory budget and
     /// goes on in temporary files in `dir`: slower, the same result.
     /// `what` names the part ("the pairs of near fingerprints"); each is

@@ -93,7 +93,8 @@ n, flags, timed, out, commit, peak, anon_kb, file_kb, said = sys.argv[1:]
 # "12.3 neardup: pass 1/3 fingerprinting: 10000000 documents in 26.1 s"
 lines = [line.split(" ", 1) for line in open(said) if line.strip()]
 passes = [[round(float(t), 1), text.strip().removeprefix("neardup: ")]
-          for t, text in lines if text.startswith("neardup: pass")]
+          for t, text in lines
+          if text.startswith("neardup: pass") or text.strip().endswith(" s so far)")]
 wall, user, system, rss = timed.split()
 s = json.load(open(os.path.join(out, "summary.json")))
 missed = 0

@@ -164,33 +164,6 @@ impl Verification {
         if c > most { usize::MAX } else { c }
     }
 
-    /// The sketch lengths that a sketch of `len` elements may pass with, or
-    /// a few more.
-    ///
-    /// ```
-    /// use neardup_dedup::Verification;
-    ///
-    /// let lengths = Verification::Jaccard(0.8).partner_lengths(40);
-    /// assert!(lengths.contains(&32) && lengths.contains(&50));
-    /// assert!(!lengths.contains(&30) && !lengths.contains(&52));
-    /// ```
-    pub fn partner_lengths(&self, len: usize) -> std::ops::RangeInclusive<usize> {
-        // Jaccard: |b| between t|a| and |a|/t. Words: the longer has at most
-        // a share D of the shorter more. One element of slack each side.
-        let (low, high) = match *self {
-            Verification::Jaccard(t) if t > 0.0 => (len as f64 * t, len as f64 / t),
-            Verification::Words(d) if d < 1.0 => (len as f64 / (1.0 + d), len as f64 * (1.0 + d)),
-            _ => return 0..=usize::MAX,
-        };
-        let low = (low.floor() as usize).saturating_sub(1);
-        let high = if high >= usize::MAX as f64 {
-            usize::MAX
-        } else {
-            high.ceil() as usize + 1
-        };
-        low..=high
-    }
-
     /// Whether a sketch passes only with sketches at most twice as long
     /// (Jaccard 0.5 or more, or any word difference): then a short
     /// document's partners are all near-short.

@@ -112,7 +112,10 @@ impl ShortJoin {
             // its elements), the first: ranked first, it prunes least.
             run.dedup_by_key(|r| r[1]);
             if run.len() > DENSE {
-                let by_unit: Vec<Keyed> = run.iter().map(|&[key, u, len]| [u, key, len]).collect();
+                let by_unit: Vec<Keyed> = run
+                    .iter()
+                    .map(|&[key, u, placed]| [u, key, placed])
+                    .collect();
                 dense
                     .push(&by_unit)
                     .map_err(|e| spill_error(short.spill, e))?;

@@ -10,9 +10,16 @@
 use std::convert::Infallible;
 use std::path::Path;
 
+use neardup_index::SpillSort;
+use rayon::slice::ParallelSliceMut;
+
 use crate::Fate;
+use crate::by_unit::sort_error;
 use crate::column::Array;
 use crate::error::Result;
+
+/// Documents keyed at a time before they join the sort.
+const CHUNK: usize = 1 << 16;
 
 /// The documents of a run gathered into units of exact copies.
 ///
@@ -45,13 +52,21 @@ impl Copies {
     /// first in `order` (a permutation of the documents: input order,
     /// longest first, …).
     pub fn new(fingerprint: impl Fn(u32) -> u128, text_hashes: &[u64], order: &[u32]) -> Copies {
+        let mut keyed: Vec<u128> = order
+            .iter()
+            .enumerate()
+            .map(|(rank, &d)| keyed(text_hashes, rank, d))
+            .collect();
+        keyed.par_sort_unstable();
         let in_memory = &mut |n| Ok::<_, Infallible>(Array::from(vec![0u32; n]));
-        let Ok(copies) = Copies::build(&fingerprint, text_hashes, order, in_memory);
+        let sorted = keyed.into_iter().map(Ok);
+        let Ok(copies) = Copies::build(&fingerprint, order, sorted, in_memory);
         copies
     }
 
-    /// [`Copies::new`] with each of its arrays of a number per document
-    /// in memory up to `budget` bytes, else in a temporary file in `spill`.
+    /// [`Copies::new`] with its sort in memory up to twice `budget` bytes
+    /// and each of its arrays of a number per document up to `budget`,
+    /// else in temporary files in `spill`.
     pub(crate) fn spilling(
         fingerprint: impl Fn(u32) -> u128,
         text_hashes: &[u64],
@@ -59,72 +74,91 @@ impl Copies {
         budget: u64,
         spill: &Path,
     ) -> Result<Copies> {
-        Copies::build(&fingerprint, text_hashes, order, &mut |n| {
+        let error = |e| sort_error("sort the documents' text hashes in", spill, e);
+        let mut sort = SpillSort::<u128>::new(budget.saturating_mul(2), spill);
+        let mut chunk = Vec::with_capacity(CHUNK);
+        for (ranks, docs) in order.chunks(CHUNK).enumerate() {
+            chunk.clear();
+            let first = ranks * CHUNK;
+            chunk.extend(
+                docs.iter()
+                    .enumerate()
+                    .map(|(r, &d)| keyed(text_hashes, first + r, d)),
+            );
+            sort.push(&chunk).map_err(error)?;
+        }
+        drop(chunk);
+        let sorted = sort.finish().map_err(error)?.map(|r| r.map_err(error));
+        Copies::build(&fingerprint, order, sorted, &mut |n| {
             Array::zeroed(n, budget, spill)
         })
     }
 
-    /// [`Copies::new`], its arrays made by `zeroed`.
+    /// [`Copies::new`] from the documents' [`keyed`] records in order,
+    /// its arrays made by `zeroed`.
+    ///
+    /// The records are sorted once, reading nothing else, so that the sort
+    /// can run on all cores and past memory; fingerprints are read only
+    /// where texts' hashes are equal, that is for copies.
     fn build<E>(
         fingerprint: &dyn Fn(u32) -> u128,
-        text_hashes: &[u64],
         order: &[u32],
+        sorted: impl Iterator<Item = std::result::Result<u128, E>>,
         zeroed: &mut dyn FnMut(usize) -> std::result::Result<Array<u32>, E>,
     ) -> std::result::Result<Copies, E> {
-        let n = text_hashes.len();
-        // Sorting by (fingerprint, hash, rank) puts each unit's members
-        // together, its representative first.
-        let mut rank = zeroed(n)?;
-        rank.fill(u32::MAX);
-        for (r, &d) in order.iter().enumerate() {
-            if let Some(slot) = rank.get_mut(d as usize) {
-                *slot = r as u32;
-            }
-        }
-        let mut sorted = zeroed(n)?;
-        for (d, slot) in sorted.iter_mut().enumerate() {
+        let n = order.len();
+        // Each document's representative: itself, until it is found to be
+        // a later copy of another.
+        let mut unit_of = zeroed(n)?;
+        for (d, slot) in unit_of.iter_mut().enumerate() {
             *slot = d as u32;
         }
-        sorted.sort_unstable_by_key(|&d| {
-            let i = d as usize;
-            (fingerprint(d), text_hashes[i], rank[i], d)
-        });
-        let mut unit_of = zeroed(n)?;
-        // Each unit's first member, at the unit's number: `units` of them.
-        let mut representatives = zeroed(n)?;
-        let mut units = 0;
-        let mut previous: Option<(u128, u64)> = None;
-        for &d in sorted.iter() {
-            let key = (fingerprint(d), text_hashes[d as usize]);
-            if previous != Some(key) {
-                representatives[units] = d;
-                units += 1;
-                previous = Some(key);
+        let mut copies = 0;
+        // One text hash's documents, (rank, document), in rank order.
+        let mut group: Vec<(u32, u32)> = Vec::new();
+        let mut hash = None;
+        let mut settle = |group: &mut Vec<(u32, u32)>, unit_of: &mut Array<u32>| {
+            if group.len() > 1 {
+                // A stable sort: each fingerprint's first in rank leads.
+                group.sort_by_key(|&(_, d)| fingerprint(d));
+                let mut leader = group[0];
+                for &(rank, d) in &group[1..] {
+                    if fingerprint(d) == fingerprint(leader.1) {
+                        unit_of[d as usize] = leader.1;
+                        copies += 1;
+                    } else {
+                        leader = (rank, d);
+                    }
+                }
             }
-            unit_of[d as usize] = units as u32 - 1;
+            group.clear();
+        };
+        for record in sorted {
+            let record = record?;
+            let this = (record >> 64) as u64;
+            if hash != Some(this) {
+                settle(&mut group, &mut unit_of);
+                hash = Some(this);
+            }
+            group.push(((record >> 32) as u32, record as u32));
         }
-        drop(sorted);
-        // Number the units in the order of their representatives.
-        let mut by_rank = zeroed(units)?;
-        for (u, slot) in by_rank.iter_mut().enumerate() {
-            *slot = u as u32;
-        }
-        by_rank.sort_unstable_by_key(|&u| {
-            let d = representatives[u as usize];
-            (rank[d as usize], d)
-        });
-        drop(rank);
-        let mut renumber = zeroed(units)?;
-        for (new, &old) in by_rank.iter().enumerate() {
-            renumber[old as usize] = new as u32;
-        }
-        for u in unit_of.iter_mut() {
-            *u = renumber[*u as usize];
-        }
-        drop(renumber);
-        let mut representative = zeroed(units)?;
-        for (slot, &old) in representative.iter_mut().zip(by_rank.iter()) {
-            *slot = representatives[old as usize];
+        settle(&mut group, &mut unit_of);
+        drop(group);
+        // Number the units in the order of their representatives, each
+        // met before its copies: a representative's slot turns into its
+        // unit's number, and a copy takes its representative's.
+        let mut representative = zeroed(n - copies)?;
+        let mut units = 0;
+        for &d in order {
+            let d = d as usize;
+            let leader = unit_of[d];
+            if leader as usize == d {
+                unit_of[d] = units as u32;
+                representative[units] = d as u32;
+                units += 1;
+            } else {
+                unit_of[d] = unit_of[leader as usize];
+            }
         }
         Ok(Copies {
             unit_of,
@@ -184,6 +218,14 @@ impl Copies {
             duplicate => duplicate,
         }
     }
+}
+
+/// Document `d`'s record in the sort that gathers copies: its text's
+/// hash, then its `rank` in the keep order, then its number, so that equal
+/// texts come together, the first in keep order first.
+fn keyed(text_hashes: &[u64], rank: usize, d: u32) -> u128 {
+    let hash = text_hashes.get(d as usize).copied().unwrap_or_default();
+    u128::from(hash) << 64 | (rank as u128) << 32 | u128::from(d)
 }
 
 #[cfg(test)]

@@ -84,8 +84,13 @@ impl ShortJoin {
         let budget = short.memory / 3;
         let mut keyed = SpillSort::<Keyed>::new(budget, short.spill);
         let mut signatures = Array::<u64>::zeroed(units, budget, short.spill)?;
+        short.sketches.read_ahead(0..CHUNK.min(units) as u32);
         for start in (0..units).step_by(CHUNK) {
             let end = (start + CHUNK).min(units);
+            // The next chunk's sketches are read while this one's are used.
+            short
+                .sketches
+                .read_ahead(end as u32..(end + CHUNK).min(units) as u32);
             let prefixes: Vec<(u32, Prefix)> = (start as u32..end as u32)
                 .into_par_iter()
                 .filter(|&u| !excluded(u))
@@ -111,7 +116,10 @@ impl ShortJoin {
             // Of a unit's records under one key (top bits shared by two of
             // its elements), the first: ranked first, it prunes least.
             run.dedup_by_key(|r| r[1]);
-            if run.len() > DENSE {
+            if run.len() < 2 {
+                // Most keys are one unit's alone (its rarest words): no
+                // pair, and nothing of the unit to look up.
+            } else if run.len() > DENSE {
                 let by_unit: Vec<Keyed> = run
                     .iter()
                     .map(|&[key, u, placed]| [u, key, placed])

@@ -5,6 +5,7 @@
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::ops::Range;
 use std::path::Path;
 
 use memmap2::Mmap;
@@ -89,17 +90,56 @@ impl Sketches {
         let start = *self.start.get(unit as usize)? as usize;
         all.get(start..start + len as usize)
     }
+
+    /// Asks the system to read the sketches of `units` into memory ahead
+    /// of their use. The map is advised for reads at random, which read a
+    /// page at a time; a sweep in unit order (the prefix filter's join)
+    /// reads the file in order, and a page at a time it would wait on the
+    /// disk for each. Only a hint: errors are of no consequence.
+    pub(crate) fn read_ahead(&self, units: Range<u32>) {
+        let Some(map) = self.map.as_ref() else {
+            return;
+        };
+        let (mut from, mut to) = (u64::MAX, 0);
+        for u in units {
+            let (Some(&start), Some(&len)) = (self.start.get(u as usize), self.len.get(u as usize))
+            else {
+                break;
+            };
+            if len != NONE {
+                from = from.min(start);
+                to = to.max(start + u64::from(len));
+            }
+        }
+        let size = std::mem::size_of::<u64>() as u64;
+        let (from, to) = (from.saturating_mul(size), to.saturating_mul(size));
+        #[cfg(unix)]
+        if from < to && to <= map.len() as u64 {
+            let _ = map.advise_range(
+                memmap2::Advice::WillNeed,
+                from as usize,
+                (to - from) as usize,
+            );
+        }
+    }
 }
 
 /// Sketches looked up by unit: [`Sketches`], or in tests a list.
 pub(crate) trait UnitSketches: Sync {
     /// The sketch of `unit`, if it has one.
     fn get(&self, unit: u32) -> Option<&[u64]>;
+
+    /// The sketches of `units` will be read soon, in order.
+    fn read_ahead(&self, _units: Range<u32>) {}
 }
 
 impl UnitSketches for Sketches {
     fn get(&self, unit: u32) -> Option<&[u64]> {
         Sketches::get(self, unit)
+    }
+
+    fn read_ahead(&self, units: Range<u32>) {
+        Sketches::read_ahead(self, units);
     }
 }
 

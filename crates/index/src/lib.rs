@@ -48,6 +48,7 @@ mod online;
 mod plan;
 mod query;
 mod segment;
+mod segment_writer;
 mod spill_sort;
 
 pub use any_width::AnyOnlineIndex;

@@ -189,11 +189,6 @@ impl<B: Bits> OnlineIndex<B> {
         self.len == 0
     }
 
-    /// The tables, one per table of the plan.
-    pub(crate) fn tables(&self) -> &[KeyTable] {
-        &self.tables
-    }
-
     /// The plan of the tables.
     pub fn plan(&self) -> &TablePlan {
         &self.plan
@@ -231,7 +226,7 @@ impl<B: Bits> OnlineIndex<B> {
 }
 
 /// Bits for numbers up to `n`: at least 16, and room to grow by half.
-fn id_bits_for(n: u32) -> u32 {
+pub(crate) fn id_bits_for(n: u32) -> u32 {
     let n = u64::from(n) + u64::from(n / 2) + 2;
     (64 - n.leading_zeros()).clamp(16, 32)
 }

@@ -19,13 +19,13 @@
 //! ```
 //!
 //! A file is written to a temporary name, synced and renamed, so a crash
-//! leaves either the old file or the whole new one. Opening checks the
+//! leaves either the old file or the whole new one; it is written section
+//! by section as it is made (`segment_writer.rs`). Opening checks the
 //! magic, the version, the plan, every length against the file's size, and
 //! every checksum: a truncated, corrupted or foreign file is refused with an
 //! error that says which, never read.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
@@ -35,17 +35,16 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::bits::Bits;
 use crate::error::{Error, Result};
 use crate::key_table::KeyTable;
-use crate::online::OnlineIndex;
 use crate::plan::TablePlan;
 use crate::query::{Neighbour, Tables};
 
 /// The version of the segment format this build writes and reads.
 pub const SEGMENT_FORMAT: u32 = 1;
 
-const MAGIC: [u8; 8] = *b"NDUPSEG\0";
-const HEADER_LEN: usize = 64;
-const ALIGN: usize = 64;
-const FIXED_SECTIONS: usize = 3;
+pub(crate) const MAGIC: [u8; 8] = *b"NDUPSEG\0";
+pub(crate) const HEADER_LEN: usize = 64;
+pub(crate) const ALIGN: usize = 64;
+pub(crate) const FIXED_SECTIONS: usize = 3;
 
 /// A table with one empty slot, where every lookup ends at once.
 const NO_SLOTS: [u32; 1] = [u32::MAX];
@@ -81,99 +80,24 @@ pub struct Segment<B> {
 
 impl<B: Bits> Segment<B> {
     /// Writes an index of `fingerprints`, named `names` (one each), with
-    /// `plan`'s tables to `path`, whole or not at all.
+    /// `plan`'s tables to `path`, whole or not at all. It is written as it
+    /// is made, one section and one table at a time: beyond `fingerprints`,
+    /// it holds one table in memory (about 5.3 bytes per fingerprint), never
+    /// the names or every table.
     ///
     /// # Errors
     ///
     /// [`Error::NamesMismatch`] when the names do not match the
     /// fingerprints, [`Error::WidthMismatch`] when the plan is for another
-    /// width, [`Error::Io`] when the file cannot be
-    /// written.
+    /// width, [`Error::TooManyFingerprints`] for 2³² − 1 fingerprints or
+    /// more, [`Error::Io`] when the file cannot be written.
     pub fn write(
         path: &Path,
         plan: TablePlan,
         fingerprints: &[B],
-        names: &[impl AsRef<str>],
+        names: impl IntoIterator<Item = impl AsRef<str>>,
     ) -> Result<()> {
-        if names.len() != fingerprints.len() {
-            return Err(Error::NamesMismatch {
-                names: names.len(),
-                fingerprints: fingerprints.len(),
-            });
-        }
-        let index = OnlineIndex::build(plan, fingerprints)?;
-        let mut offsets = Vec::with_capacity(names.len() + 1);
-        let mut text = Vec::new();
-        offsets.push(0u64);
-        for name in names {
-            text.extend_from_slice(name.as_ref().as_bytes());
-            offsets.push(text.len() as u64);
-        }
-        let mut sections: Vec<&[u8]> = vec![
-            bytemuck::cast_slice(fingerprints),
-            bytemuck::cast_slice(&offsets),
-            &text,
-        ];
-        let id_bits = index.tables().first().map_or(16, KeyTable::id_bits);
-        sections.extend(
-            index
-                .tables()
-                .iter()
-                .map(|t| bytemuck::cast_slice(t.slots())),
-        );
-
-        let plan = index.plan();
-        let mut header = Vec::with_capacity(HEADER_LEN);
-        header.extend_from_slice(&MAGIC);
-        for v in [
-            SEGMENT_FORMAT,
-            plan.width().bits(),
-            plan.k(),
-            plan.blocks().len() as u32,
-            plan.tables() as u32,
-            id_bits,
-        ] {
-            header.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [fingerprints.len() as u64, sections.len() as u64, 0] {
-            header.extend_from_slice(&v.to_le_bytes());
-        }
-        header.extend_from_slice(&xxh3_64(&header).to_le_bytes());
-
-        let directory_len = sections.len() * 24 + 8;
-        let mut offset = align(HEADER_LEN + directory_len);
-        let mut directory = Vec::with_capacity(directory_len);
-        for section in &sections {
-            for v in [offset as u64, section.len() as u64, xxh3_64(section)] {
-                directory.extend_from_slice(&v.to_le_bytes());
-            }
-            offset = align(offset + section.len());
-        }
-        directory.extend_from_slice(&xxh3_64(&directory).to_le_bytes());
-
-        write_atomically(path, |out| {
-            let mut at = 0;
-            // Writes `bytes`, then zeros up to the next multiple of ALIGN:
-            // the offsets the directory gives.
-            let mut put = |out: &mut BufWriter<File>, bytes: &[u8]| {
-                out.write_all(bytes)?;
-                let end = align(at + bytes.len());
-                out.write_all(&[0u8; ALIGN][..end - at - bytes.len()])?;
-                at = end;
-                std::io::Result::Ok(())
-            };
-            put(out, &header)?;
-            put(out, &directory)?;
-            // The file ends where its last section does: a cut anywhere
-            // loses data, and is seen.
-            let (last, rest) = sections.split_last().unwrap_or((&(&[] as &[u8]), &[]));
-            for section in rest {
-                put(out, section)?;
-            }
-            out.write_all(last)?;
-            Ok(())
-        })
-        .map_err(|e| Error::Io(path.to_path_buf(), e))
+        crate::segment_writer::write(path, &plan, fingerprints, names)
     }
 
     /// Opens the segment at `path`, checking it whole.
@@ -383,7 +307,7 @@ impl<B: Bits> Segment<B> {
     }
 }
 
-fn align(n: usize) -> usize {
+pub(crate) fn align(n: usize) -> usize {
     n.div_ceil(ALIGN) * ALIGN
 }
 
@@ -397,28 +321,4 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
     let mut b = [0u8; 8];
     b.copy_from_slice(&bytes[at..at + 8]);
     u64::from_le_bytes(b)
-}
-
-/// Writes `path` through a temporary file in its directory, synced and
-/// renamed over `path` only once `write` succeeded.
-fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut out = BufWriter::new(File::create(&temp)?);
-        write(&mut out)?;
-        let file = out.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
 }

@@ -125,7 +125,7 @@ fn write_golden_when_asked() {
             segment.display()
         );
         std::fs::create_dir_all(segment.parent().unwrap()).unwrap();
-        Segment::write(&segment, plan(), &fingerprints(), &names()).unwrap();
+        Segment::write(&segment, plan(), &fingerprints(), names()).unwrap();
         let lines: Vec<String> = read(&Segment::open(&segment).unwrap())
             .iter()
             .map(to_line)
@@ -171,7 +171,7 @@ fn golden_segment_is_written_again_byte_for_byte() {
     let path = dir.path().join("again.seg");
     // A segment records no time, name or path: the same entries give the
     // same bytes.
-    Segment::write(&path, plan(), &fingerprints(), &names()).unwrap();
+    Segment::write(&path, plan(), &fingerprints(), names()).unwrap();
     assert!(
         std::fs::read(&path).unwrap() == golden,
         "the segment written again differs"

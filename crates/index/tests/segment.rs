@@ -48,7 +48,7 @@ fn written() -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>) {
         .map(|&x| x as u64)
         .collect();
     let plan = TablePlan::new(Width::W64, 3, 5).unwrap();
-    Segment::write(&path, plan, &fps, &names(fps.len())).unwrap();
+    Segment::write(&path, plan, &fps, names(fps.len())).unwrap();
     let bytes = std::fs::read(&path).unwrap();
     (dir, path, bytes)
 }
@@ -115,4 +115,60 @@ fn cut_damaged_and_foreign_files_are_refused() {
         Segment::<u64>::open(&path.with_extension("missing")),
         Err(Error::Io(..))
     ));
+}
+
+#[test]
+fn names_that_do_not_match_leave_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.ndx");
+    let plan = TablePlan::new(Width::W64, 3, 5).unwrap();
+    let fps = [1u64, 2, 3];
+    for (given, names) in [(2, names(2)), (4, names(4))] {
+        match Segment::write(&path, plan.clone(), &fps, &names) {
+            Err(Error::NamesMismatch {
+                names,
+                fingerprints: 3,
+            }) => assert_eq!(names, given),
+            other => panic!("expected a names mismatch, got {other:?}"),
+        }
+        // Neither the segment nor its temporary file.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}
+
+#[test]
+fn a_segment_written_as_made_answers_as_brute_force() {
+    // Numbers past 16 bits, names read from an iterator made on the fly,
+    // one table at a time.
+    let mut rng = Rng(23);
+    let fps: Vec<u64> = planted(70_000, 3, 64, &mut rng)
+        .iter()
+        .map(|&x| x as u64)
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.ndx");
+    let plan = TablePlan::new(Width::W64, 3, 5).unwrap();
+    let names = (0..fps.len()).map(|i| format!("d{i}"));
+    Segment::write(&path, plan, &fps, names).unwrap();
+    let segment = Segment::<u64>::open(&path).unwrap();
+    assert_eq!(segment.fingerprints(), &fps[..]);
+    for _ in 0..300 {
+        let q = fps[rng.below(fps.len() as u64) as usize] ^ 1 << rng.below(64);
+        let mut expected: Vec<(u32, u32)> = fps
+            .iter()
+            .enumerate()
+            .map(|(i, &fp)| ((fp ^ q).count_ones(), i as u32))
+            .filter(|&(d, _)| d <= 3)
+            .collect();
+        expected.sort_unstable();
+        let found: Vec<(u32, u32)> = segment
+            .query(q)
+            .iter()
+            .map(|n| (n.distance, n.id))
+            .collect();
+        assert_eq!(found, expected);
+        for &(_, id) in &found {
+            assert_eq!(segment.name(id), Some(format!("d{id}").as_str()));
+        }
+    }
 }

@@ -1,0 +1,218 @@
+//! Writing a segment file (its layout is in [`crate::Segment`]'s module)
+//! section by section, as the bytes are made: a store's merge writes
+//! segments of 10⁸ entries, whose names and tables together are many times
+//! the fingerprints' size, so none of them is held whole.
+//!
+//! Every section's offset is known before its bytes: fingerprints and
+//! name offsets have fixed sizes, and the names section starts where the
+//! offsets end. So the names are read once, their offsets written through
+//! one handle of the file and their bytes through another; each table is
+//! then built, written and dropped in turn. The directory, whose checksums
+//! are known only at the end, is written last, over the zeros left for it.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use xxhash_rust::xxh3::{Xxh3Default, xxh3_64};
+
+use crate::bits::Bits;
+use crate::error::{Error, Result};
+use crate::key_table::KeyTable;
+use crate::online::id_bits_for;
+use crate::plan::TablePlan;
+use crate::query::key_hash;
+use crate::segment::{ALIGN, FIXED_SECTIONS, HEADER_LEN, MAGIC, SEGMENT_FORMAT, align};
+
+/// Writes the segment of `fingerprints`, named `names` (one each), with
+/// `plan`'s tables to `path`, whole or not at all: through a temporary
+/// file in its directory, synced and renamed over `path` once complete.
+pub(crate) fn write<B: Bits>(
+    path: &Path,
+    plan: &TablePlan,
+    fingerprints: &[B],
+    names: impl IntoIterator<Item = impl AsRef<str>>,
+) -> Result<()> {
+    if plan.width() != B::WIDTH {
+        return Err(Error::WidthMismatch {
+            plan_bits: plan.width().bits(),
+            bits: B::WIDTH.bits(),
+        });
+    }
+    let count = u32::try_from(fingerprints.len())
+        .ok()
+        .filter(|&n| n < u32::MAX)
+        .ok_or(Error::TooManyFingerprints {
+            count: fingerprints.len(),
+        })?;
+    let temp = temporary(path);
+    let io = |e| Error::Io(path.to_path_buf(), e);
+    let result = (|| {
+        let file = File::create(&temp).map_err(io)?;
+        let named = write_sections(&file, &temp, plan, fingerprints, count, names).map_err(io)?;
+        if named != fingerprints.len() {
+            return Err(Error::NamesMismatch {
+                names: named,
+                fingerprints: fingerprints.len(),
+            });
+        }
+        file.sync_all().map_err(io)?;
+        std::fs::rename(&temp, path).map_err(io)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+/// The temporary name `path` is written under: hidden, and ending in
+/// `.tmp`, which a store removes on open when a crash left it.
+fn temporary(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Writes the whole segment to `file` (at `temp`); returns the number of
+/// names given, which the caller checks (past the fingerprints' count, the
+/// rest are counted, not written).
+fn write_sections<B: Bits>(
+    file: &File,
+    temp: &Path,
+    plan: &TablePlan,
+    fingerprints: &[B],
+    count: u32,
+    names: impl IntoIterator<Item = impl AsRef<str>>,
+) -> std::io::Result<usize> {
+    let id_bits = id_bits_for(count);
+    let n = fingerprints.len();
+    let sections = FIXED_SECTIONS + plan.tables();
+    let directory_len = sections * 24 + 8;
+    let mut entries = Vec::with_capacity(sections);
+
+    let mut head = Sections::at(file.try_clone()?, 0);
+    head.put(&header(plan, id_bits, n, sections))?;
+    head.put(&vec![0u8; directory_len])?;
+    head.begin()?;
+    head.put(bytemuck::cast_slice(fingerprints))?;
+    entries.push(head.end());
+
+    // Offsets through `head`, the names' bytes through `tail`, from where
+    // the offsets will end.
+    head.begin()?;
+    let names_at = align(head.at + (n + 1) * 8);
+    let mut other = OpenOptions::new().write(true).open(temp)?;
+    other.seek(SeekFrom::Start(names_at as u64))?;
+    let mut tail = Sections::at(other, names_at);
+    tail.begin()?;
+    let (mut named, mut end) = (0, 0u64);
+    head.put(&end.to_le_bytes())?;
+    for name in names {
+        named += 1;
+        if named <= n {
+            let name = name.as_ref().as_bytes();
+            tail.put(name)?;
+            end += name.len() as u64;
+            head.put(&end.to_le_bytes())?;
+        }
+    }
+    if named != n {
+        return Ok(named);
+    }
+    entries.push(head.end());
+    entries.push(tail.end());
+
+    // One table at a time: a merge's peak memory is the fingerprints and
+    // one table, whatever the plan.
+    for t in 0..plan.tables() {
+        let mut table = KeyTable::new(n, id_bits);
+        table.fill(0..count, |i| {
+            key_hash(plan.key(t, fingerprints[i as usize]))
+        });
+        tail.begin()?;
+        tail.put(bytemuck::cast_slice(table.slots()))?;
+        entries.push(tail.end());
+    }
+    tail.out.flush()?;
+
+    let mut directory = Vec::with_capacity(directory_len);
+    for (offset, len, sum) in entries {
+        for v in [offset as u64, len as u64, sum] {
+            directory.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    directory.extend_from_slice(&xxh3_64(&directory).to_le_bytes());
+    head.out.seek(SeekFrom::Start(HEADER_LEN as u64))?;
+    head.out.write_all(&directory)?;
+    head.out.flush()?;
+    Ok(named)
+}
+
+/// The 64-byte header of a segment of `n` fingerprints in `sections`
+/// sections.
+fn header(plan: &TablePlan, id_bits: u32, n: usize, sections: usize) -> Vec<u8> {
+    let mut header = Vec::with_capacity(HEADER_LEN);
+    header.extend_from_slice(&MAGIC);
+    for v in [
+        SEGMENT_FORMAT,
+        plan.width().bits(),
+        plan.k(),
+        plan.blocks().len() as u32,
+        plan.tables() as u32,
+        id_bits,
+    ] {
+        header.extend_from_slice(&v.to_le_bytes());
+    }
+    for v in [n as u64, sections as u64, 0] {
+        header.extend_from_slice(&v.to_le_bytes());
+    }
+    header.extend_from_slice(&xxh3_64(&header).to_le_bytes());
+    header
+}
+
+/// Sections written one after another from a place in the file, each
+/// checksummed as it is written.
+struct Sections {
+    out: BufWriter<File>,
+    /// The place in the file of the next byte.
+    at: usize,
+    /// Where the open section starts, and the checksum of its bytes so far.
+    start: usize,
+    sum: Xxh3Default,
+}
+
+impl Sections {
+    /// Sections written from `at` (where `file`'s cursor must be).
+    fn at(file: File, at: usize) -> Sections {
+        Sections {
+            out: BufWriter::with_capacity(1 << 16, file),
+            at,
+            start: at,
+            sum: Xxh3Default::new(),
+        }
+    }
+
+    /// Starts a section: zeros up to the next multiple of [`ALIGN`].
+    fn begin(&mut self) -> std::io::Result<()> {
+        let zeros = align(self.at) - self.at;
+        self.out.write_all(&[0u8; ALIGN][..zeros])?;
+        self.at += zeros;
+        self.start = self.at;
+        self.sum.reset();
+        Ok(())
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(bytes)?;
+        self.sum.update(bytes);
+        self.at += bytes.len();
+        Ok(())
+    }
+
+    /// The open section's directory entry: offset, length and checksum.
+    fn end(&self) -> (usize, usize, u64) {
+        (self.start, self.at - self.start, self.sum.digest())
+    }
+}

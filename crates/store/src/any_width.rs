@@ -8,9 +8,10 @@ use neardup_core::Width;
 
 use crate::error::{Damage, Error, Result};
 use crate::judge::Judge;
+use crate::options::StoreOptions;
 use crate::record::StoredDocument;
 use crate::settings::StoreSettings;
-use crate::store::{Store, StoreOptions, StoreStats};
+use crate::store::{Store, StoreStats};
 use crate::write::{Insert, Write, Written};
 use neardup_index::Neighbour;
 

@@ -21,7 +21,8 @@ use redb::ReadableTable;
 
 use crate::error::Result;
 use crate::log::{self, DELETED, Logged};
-use crate::store::{Store, plan_for, segment_name};
+use crate::options::plan_for;
+use crate::store::{Store, segment_name};
 use crate::view::{LiveSegment, is_set, set};
 use crate::write::sync_dir;
 
@@ -164,7 +165,7 @@ impl<B: Bits> Store<B> {
         let path = dir.join(segment_name(number));
         Segment::write(
             &path,
-            plan_for(&inner.settings, fingerprints.len())?,
+            plan_for(&inner.settings, &inner.options, fingerprints.len())?,
             &fingerprints,
             &names,
         )?;

@@ -5,87 +5,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use neardup_index::{Bits, LOCK_FILE, OnlineIndex, Segment, TablePlan, WriterLock};
+use neardup_index::{Bits, LOCK_FILE, OnlineIndex, Segment, WriterLock};
 use redb::{ReadTransaction, ReadableTable};
 
 use crate::error::{Damage, Error, Result};
 use crate::log::{self, DOCUMENTS, KEYED, LOG_FILE, Log, Logged, Manifest, RECENT, STORE_LAYOUT};
+use crate::options::{StoreOptions, recent_plan};
 use crate::record::StoredDocument;
 use crate::settings::StoreSettings;
 use crate::view::{LiveSegment, View};
 use neardup_index::Neighbour;
-
-/// How a store flushes and merges: [`StoreOptions::default`], or set by
-/// [`StoreOptions::builder`].
-///
-/// ```
-/// use neardup_store::StoreOptions;
-///
-/// let options = StoreOptions::builder().flush_at(1000).build();
-/// assert_eq!((options.flush_at(), options.merge_factor()), (1000, 4));
-/// ```
-#[derive(Clone, Debug)]
-pub struct StoreOptions {
-    pub(crate) flush_at: usize,
-    pub(crate) merge_factor: usize,
-}
-
-impl Default for StoreOptions {
-    fn default() -> StoreOptions {
-        StoreOptions {
-            flush_at: 1 << 16,
-            merge_factor: 4,
-        }
-    }
-}
-
-impl StoreOptions {
-    /// The defaults, to change.
-    pub fn builder() -> StoreOptionsBuilder {
-        StoreOptionsBuilder {
-            options: StoreOptions::default(),
-        }
-    }
-
-    /// Recent documents written to a segment of their own once this many.
-    pub fn flush_at(&self) -> usize {
-        self.flush_at
-    }
-
-    /// Segments of about the same size merged once this many.
-    pub fn merge_factor(&self) -> usize {
-        self.merge_factor
-    }
-}
-
-/// The settings of a [`StoreOptions`], set one by one; each setter says
-/// its default.
-#[derive(Clone, Debug)]
-pub struct StoreOptionsBuilder {
-    options: StoreOptions,
-}
-
-impl StoreOptionsBuilder {
-    /// The options.
-    pub fn build(&self) -> StoreOptions {
-        self.options.clone()
-    }
-
-    /// Recent documents written to a segment of their own once this many;
-    /// 65,536 by default (a segment of its own is what a query reads
-    /// fastest, and a flush what a restart need not replay).
-    pub fn flush_at(&mut self, documents: usize) -> &mut StoreOptionsBuilder {
-        self.options.flush_at = documents;
-        self
-    }
-
-    /// Segments of about the same size merged once this many; 4 by
-    /// default (fewer segments to search, more rewriting).
-    pub fn merge_factor(&mut self, segments: usize) -> &mut StoreOptionsBuilder {
-        self.options.merge_factor = segments;
-        self
-    }
-}
 
 /// A durable store of fingerprinted documents, searched exactly within
 /// its `k` bits.
@@ -491,17 +420,6 @@ impl<B> Inner<B> {
 pub(crate) fn decode(dir: &Path, id: &str, bytes: &[u8]) -> Result<StoredDocument> {
     StoredDocument::decode(bytes)
         .ok_or_else(|| Error::Format(dir.join(LOG_FILE), Damage::Record { id: id.to_string() }))
-}
-
-/// The plan of the recent documents' index: tables for a flush's worth.
-pub(crate) fn recent_plan(settings: &StoreSettings, options: &StoreOptions) -> Result<TablePlan> {
-    plan_for(settings, options.flush_at)
-}
-
-/// The plan of a segment of `n` fingerprints.
-pub(crate) fn plan_for(settings: &StoreSettings, n: usize) -> Result<TablePlan> {
-    let (width, k) = (settings.width, settings.k);
-    Ok(TablePlan::choose(width, k, n.max(1) as f64, None)?.plan(width, k)?)
 }
 
 pub(crate) fn segment_name(number: u64) -> String {

@@ -12,8 +12,9 @@ use redb::ReadableTable;
 use crate::error::{Damage, Error, Result};
 use crate::judge::{Judge, TextCheck};
 use crate::log::{self, DELETED, DOCUMENTS, KEYED, KEYS_OF, Logged, RECENT};
+use crate::options::{plan_for, recent_plan};
 use crate::record::StoredDocument;
-use crate::store::{Counters, Store, decode, plan_for, recent_plan, segment_name};
+use crate::store::{Counters, Store, decode, segment_name};
 use crate::view::{LiveSegment, Place};
 use neardup_index::Neighbour;
 
@@ -231,6 +232,7 @@ impl<B: Bits> Store<B> {
         let mut staged_index = match writes.len() > 64 {
             true => Some(OnlineIndex::<B>::new(plan_for(
                 &inner.settings,
+                &inner.options,
                 writes.len(),
             )?)?),
             false => None,
@@ -491,7 +493,7 @@ impl<B: Bits> Store<B> {
         let number = counters.next_segment;
         counters.next_segment += 1;
         let path = dir.join(segment_name(number));
-        let plan = plan_for(&inner.settings, fingerprints.len())?;
+        let plan = plan_for(&inner.settings, &inner.options, fingerprints.len())?;
         Segment::write(&path, plan, &fingerprints, &ids)?;
         sync_dir(dir)?;
         let segment = Segment::open(&path)?;

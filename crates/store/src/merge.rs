@@ -123,6 +123,19 @@ impl<B: Bits> Store<B> {
 
     /// Merges segments `numbers` into one and swaps it in.
     fn merge(&self, numbers: &[u64]) -> Result<()> {
+        let merged = self.write_merged(numbers)?;
+        self.swap_in(merged)
+    }
+
+    /// Writes the segment of the entries of segments `numbers` not deleted
+    /// now, with no lock held.
+    ///
+    /// Its memory is the entries' fingerprints (the tables are built from
+    /// them) and one table at a time, about 13 bytes per entry for 64-bit
+    /// fingerprints: the names are read from the members' files as they
+    /// are written, and where an entry went is worked out again at the
+    /// swap rather than kept.
+    fn write_merged(&self, numbers: &[u64]) -> Result<Merged<B>> {
         let inner = &self.inner;
         let dir = inner.dir.as_path();
         let (members, deleted_before) = {
@@ -139,56 +152,78 @@ impl<B: Bits> Store<B> {
                 .collect();
             (members, deleted)
         };
-        // Each member entry's place in the merged segment (u32::MAX: dropped).
-        let mut moved: HashMap<u64, Vec<u32>> = HashMap::new();
-        let (mut fingerprints, mut names) = (Vec::new(), Vec::new());
-        for member in &members {
+        let kept = |member: &LiveSegment<B>| {
             let gone = deleted_before.get(&member.number);
-            let segment = &member.segment;
-            let mut places = Vec::with_capacity(segment.len());
-            for (pos, &fp) in segment.fingerprints().iter().enumerate() {
-                if gone.is_some_and(|bits| is_set(bits, pos as u32)) {
-                    places.push(u32::MAX);
-                    continue;
-                }
-                places.push(fingerprints.len() as u32);
-                fingerprints.push(fp);
-                names.push(segment.name(pos as u32).unwrap_or_default());
-            }
-            moved.insert(member.number, places);
+            (0..member.segment.len() as u32)
+                .filter(move |&pos| !gone.is_some_and(|b| is_set(b, pos)))
+        };
+        // Sized first: a vector that doubles as it grows holds twice the
+        // fingerprints for a moment.
+        let survivors = members.iter().map(|m| kept(m).count()).sum();
+        let mut fingerprints = Vec::with_capacity(survivors);
+        let mut starts = Vec::with_capacity(members.len());
+        for member in &members {
+            starts.push(fingerprints.len() as u32);
+            let all = member.segment.fingerprints();
+            fingerprints.extend(kept(member).map(|pos| all[pos as usize]));
         }
+        let names = members.iter().flat_map(|member| {
+            kept(member).map(|pos| member.segment.name(pos).unwrap_or_default())
+        });
         let number = {
             let mut counters = inner.lock_writer();
             counters.next_segment += 1;
             counters.next_segment - 1
         };
         let path = dir.join(segment_name(number));
-        Segment::write(
-            &path,
-            plan_for(&inner.settings, &inner.options, fingerprints.len())?,
-            &fingerprints,
-            &names,
-        )?;
-        drop((fingerprints, names));
+        let plan = plan_for(&inner.settings, &inner.options, fingerprints.len())?;
+        Segment::write(&path, plan, &fingerprints, names)?;
+        drop(fingerprints);
         sync_dir(dir)?;
-        let merged = Arc::new(LiveSegment::new(number, Segment::open(&path)?));
+        let segment = Arc::new(LiveSegment::new(number, Segment::open(&path)?));
+        Ok(Merged {
+            numbers: numbers.to_vec(),
+            members,
+            starts,
+            deleted_before,
+            segment,
+        })
+    }
 
+    /// Swaps `merged` in for its members under the writer lock: the
+    /// deletions made while it was written carried to its entries, and the
+    /// manifest naming it in one transaction.
+    fn swap_in(&self, merged: Merged<B>) -> Result<()> {
+        let inner = &self.inner;
+        let dir = inner.dir.as_path();
+        let Merged {
+            numbers,
+            members,
+            starts,
+            deleted_before,
+            segment,
+        } = merged;
+        let number = segment.number;
         let counters = inner.lock_writer();
-        // Entries deleted while the merge ran, at their new places.
+        // Entries deleted while the merge ran, at their new places: the
+        // entries a member kept are numbered on from its start.
         let carried: Vec<u32> = {
             let view = inner.read_view();
             let mut carried = Vec::new();
-            for n in numbers {
-                let (Some(now), Some(places)) = (view.deleted.get(n), moved.get(n)) else {
+            for (member, &start) in members.iter().zip(&starts) {
+                let Some(now) = view.deleted.get(&member.number) else {
                     continue;
                 };
-                let before = deleted_before.get(n);
-                for (pos, &to) in places.iter().enumerate() {
-                    let pos = pos as u32;
-                    if is_set(now, pos) && !before.is_some_and(|b| is_set(b, pos)) && to != u32::MAX
-                    {
+                let before = deleted_before.get(&member.number);
+                let mut to = start;
+                for pos in 0..member.segment.len() as u32 {
+                    if before.is_some_and(|b| is_set(b, pos)) {
+                        continue;
+                    }
+                    if is_set(now, pos) {
                         carried.push(to);
                     }
+                    to += 1;
                 }
             }
             carried
@@ -205,7 +240,7 @@ impl<B: Bits> Store<B> {
         let txn = inner.db.begin(dir)?;
         {
             let mut deleted = txn.open_table(DELETED).logged(dir)?;
-            for &n in numbers {
+            for &n in &numbers {
                 let keys: Vec<(u64, u32)> = deleted
                     .range((n, 0)..=(n, u32::MAX))
                     .logged(dir)?
@@ -225,8 +260,8 @@ impl<B: Bits> Store<B> {
         {
             let mut view = inner.write_view();
             view.segments.retain(|s| !numbers.contains(&s.number));
-            view.segments.push(merged);
-            for n in numbers {
+            view.segments.push(segment);
+            for n in &numbers {
                 view.deleted.remove(n);
             }
             if !carried.is_empty() {
@@ -245,9 +280,22 @@ impl<B: Bits> Store<B> {
     }
 }
 
+/// A merged segment written and not yet swapped in.
+struct Merged<B> {
+    /// The numbers of the segments merged, and the segments.
+    numbers: Vec<u64>,
+    members: Vec<Arc<LiveSegment<B>>>,
+    /// Each member's first entry's place in the merged segment.
+    starts: Vec<u32>,
+    /// The members' entries deleted when the merge began, which it left out.
+    deleted_before: HashMap<u64, Vec<u64>>,
+    segment: Arc<LiveSegment<B>>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::pick;
+    use crate::{Insert, Store, StoreOptions, StoreSettings, Write};
 
     #[test]
     fn a_full_tier_is_merged_and_others_wait() {
@@ -262,5 +310,70 @@ mod tests {
             pick(&[(1, 400), (2, 500), (3, 450), (4, 1000)], 100, 4),
             Some(vec![1, 3, 2, 4])
         );
+    }
+
+    fn fingerprint(i: u64) -> u64 {
+        i.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+
+    #[test]
+    fn deletions_made_while_a_merge_runs_are_carried_to_its_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = StoreSettings::builder(3).build();
+        // A segment every 8 documents, and no merge but this test's.
+        let options = StoreOptions::builder()
+            .flush_at(8)
+            .merge_factor(usize::MAX)
+            .build();
+        let open = || Store::<u64>::open(dir.path(), Some(&settings), options.clone()).unwrap();
+        let store = open();
+        for batch in 0..3u64 {
+            let writes = (batch * 8..batch * 8 + 8)
+                .map(|i| Write::Insert(Insert::new(fingerprint(i), 3).id(format!("d{i}"))))
+                .collect();
+            store.write(writes, None).unwrap();
+        }
+        let delete = |ids: &[u64]| {
+            let writes = ids.iter().map(|i| Write::Delete(format!("d{i}"))).collect();
+            store.write(writes, None).unwrap();
+        };
+        delete(&[1, 9, 10]);
+        let numbers: Vec<u64> = store
+            .inner
+            .read_view()
+            .segments
+            .iter()
+            .map(|s| s.number)
+            .collect();
+        assert_eq!(numbers.len(), 3);
+        let merged = store.write_merged(&numbers).unwrap();
+        assert_eq!(merged.segment.segment.len(), 21);
+        // Each side of the entries left out before: places move down.
+        delete(&[0, 11, 17, 23]);
+        store.swap_in(merged).unwrap();
+        let gone = [0, 1, 9, 10, 11, 17, 23];
+        let check = |store: &Store<u64>| {
+            let stats = store.stats();
+            assert_eq!(
+                (stats.segments, stats.deleted, stats.documents),
+                (vec![21], 4, 17)
+            );
+            for i in 0..24 {
+                let found: Vec<String> = store
+                    .query(fingerprint(i), 0)
+                    .unwrap()
+                    .into_iter()
+                    .map(|hit| hit.id)
+                    .collect();
+                let expected = match gone.contains(&i) {
+                    true => vec![],
+                    false => vec![format!("d{i}")],
+                };
+                assert_eq!(found, expected, "d{i}");
+            }
+        };
+        check(&store);
+        drop(store);
+        check(&open());
     }
 }

@@ -14,7 +14,10 @@
 #     (every planted fingerprint found) with 16 clients for 10 s;
 #   - durable inserts: wrk, one new fingerprint a request (mode insert,
 #     acknowledged after the group commit syncs it), 64 and 256
-#     connections, 20 s each.
+#     connections, 20 s each;
+#   - memory: the fill's peak RSS, and the server's anonymous and
+#     file-backed RSS after the queries (per stored fingerprint), with the
+#     store's bytes on disk.
 # Server and load share the machine's cores, as on a 2-core box they must.
 # Needs wrk (Debian package wrk). Results: bench/results/serve.jsonl.
 #
@@ -37,7 +40,21 @@ results="$scratch/rows"
 commit=$(bench_commit)
 bench_begin serve N ROUNDS
 
-"$load" fill "$scratch/store" "$n" | tee -a "$results"
+count=$(printf '%.0f' "$n")
+bench_time "$scratch/fill-time" "$load" fill "$scratch/store" "$n" | tee -a "$results"
+read -r fill_s _ _ fill_rss_kb < <(tail -1 "$scratch/fill-time")
+echo "{\"what\": \"fill process\", \"fingerprints\": $count, \"seconds\": $fill_s, \"peak_rss_kb\": $fill_rss_kb}" | tee -a "$results"
+
+# The server's memory now: anonymous (its own) and file-backed (mapped
+# segments, which the system may evict), per stored fingerprint, and the
+# store's bytes on disk.
+memory_row() { # when
+    local anon file disk
+    anon=$(awk '/^RssAnon:/ {print $2}' "/proc/$server/status")
+    file=$(awk '/^RssFile:/ {print $2}' "/proc/$server/status")
+    disk=$(du -sb "$scratch/store" | cut -f1)
+    echo "{\"what\": \"memory\", \"when\": \"$1\", \"fingerprints\": $count, \"rss_anon_kb\": $anon, \"rss_file_kb\": $file, \"anon_bytes_per_fingerprint\": $(awk -v a="$anon" -v n="$count" 'BEGIN { printf "%.1f", a * 1024 / n }'), \"store_bytes\": $disk, \"store_bytes_per_fingerprint\": $(awk -v d="$disk" -v n="$count" 'BEGIN { printf "%.1f", d / n }'), \"commit\": \"$commit\"}" | tee -a "$results"
+}
 
 # Starts the server; sets $server and $ready_ms (spawn to /readyz).
 start() { # extra flags
@@ -80,6 +97,7 @@ for _ in $(seq "$rounds"); do
     out=$(BODIES="$scratch/bodies.jsonl" wrk -t2 -c32 -d20s --latency -s bench/serve-query.lua "$url")
     wrk_row query 32 "$out" "$tiers"
 done
+memory_row "after queries on $tiers segments"
 kill -TERM "$server"; wait "$server" 2>/dev/null || true
 start --compact-after 5
 t0=$(date +%s)
@@ -90,6 +108,7 @@ for _ in $(seq "$rounds"); do
     wrk_row query 32 "$out" 1
 done
 "$load" query "$url" "$n" 10 16 1 | tee -a "$results"
+memory_row "after queries on one segment"
 for c in 64 256; do
     for _ in $(seq "$rounds"); do
         out=$(wrk -t2 -c"$c" -d20s --latency -s bench/serve-insert.lua "$url")

@@ -115,6 +115,10 @@ impl Source for Files {
         self.corpus.total_bytes()
     }
 
+    fn check_unchanged(&self) -> Result<()> {
+        Files::check_unchanged(self)
+    }
+
     fn scan(
         &self,
         progress: &dyn Progress,

@@ -178,6 +178,7 @@ pub(crate) fn greedy<B: Bits>(
     progress: &dyn Progress,
 ) -> Result<Grouped> {
     let mut greedy = Greedy::new(bits, rule, progress)?;
+    progress.working("grouping the units in keep order");
     let verify = |a: u32, u: u32| match rule.verify {
         Some(verify) => verify(a, u),
         None => Some(f32::NAN),
@@ -316,6 +317,17 @@ impl<'a, 'r, B: Bits> Greedy<'a, 'r, B> {
             (Some(join), Some(short)) => join.take(first..block.end as u32, short)?,
             _ => Vec::new(),
         };
+        if let Some(short) = &rule.short {
+            // Their earlier units' sketches lie anywhere in the file: asked
+            // for together, the disk reads them at once, not one fault at a
+            // time as each pair is verified.
+            let mut earlier: Vec<u32> = short_pairs.iter().flatten().copied().collect();
+            earlier.sort_unstable();
+            earlier.dedup();
+            for a in earlier {
+                short.sketches.read_ahead(a..a + 1);
+            }
+        }
         // The join's pairs of the block's units, with units before them.
         let listed = match rule.earlier {
             Some(earlier) => earlier.take(first..block.end as u32)?,

@@ -441,6 +441,22 @@ impl Dedup {
                     && at_hand(u).is_none()
             }
         };
+        // When the first pass sketched every unit the rule verifies (all
+        // of them short, say), the source is not read again.
+        let from_source = (0..bits.len() as u32)
+            .any(|u| needed[u as usize] && !excluded(u) && at_hand(u).is_none());
+        if !from_source {
+            source.check_unchanged()?;
+            let verify = |a: u32, b: u32| match (at_hand(a), at_hand(b)) {
+                (Some(x), Some(y)) => verification.passed(x, y).map(|s| s as f32),
+                _ => None,
+            };
+            rule.verify = Some(&verify);
+            return match self.grouping {
+                Grouping::Greedy => greedy(bits, &rule, progress),
+                Grouping::Components => linked(bits, &rule, progress),
+            };
+        }
         let pass = SketchPass {
             source,
             progress,

@@ -87,6 +87,18 @@ pub trait Source: Sync {
         wanted: &(dyn Fn(u32) -> bool + Sync),
         visit: &mut dyn FnMut(&[Revisited<'_>]) -> Result<()>,
     ) -> Result<usize>;
+
+    /// Checks, where the source can tell, that it is still what the first
+    /// pass read: for a run that reads it only once (the first pass made
+    /// every sketch it verifies with), in place of the checks of
+    /// [`Source::revisit`]. Files compare their sizes and times.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::FileChanged`](crate::Error::FileChanged) naming what changed.
+    fn check_unchanged(&self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Documents held in memory, by position: a slice of texts, of `(id, text)`

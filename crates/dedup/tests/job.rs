@@ -36,6 +36,13 @@ fn corpus() -> Vec<String> {
     texts
 }
 
+/// [`corpus`] with each text eight times over: too long for the
+/// short-document rule, whose sketches the first pass makes, so that
+/// verification reads the source a second time.
+fn long_corpus() -> Vec<String> {
+    corpus().iter().map(|t| [t.as_str(); 8].join(" ")).collect()
+}
+
 #[test]
 fn files_texts_pairs_and_arrow_give_the_same_fates() {
     let texts = corpus();
@@ -121,7 +128,7 @@ impl Source for Counted<'_> {
 
 #[test]
 fn verification_reads_the_source_once_and_each_document_at_most_once() {
-    let texts = corpus();
+    let texts = long_corpus();
     for grouping in [Grouping::Greedy, Grouping::Components] {
         for verification in [None, Some(Verification::Jaccard(0.5))] {
             let counted = Counted {
@@ -143,8 +150,38 @@ fn verification_reads_the_source_once_and_each_document_at_most_once() {
 }
 
 #[test]
+fn short_documents_alone_are_verified_without_reading_the_source_again() {
+    // Twenty short texts and each again with its last word replaced: the
+    // first pass sketched them all, so no second pass is needed.
+    let words = |i: usize| (0..12).map(move |w| format!("w{}", i * 12 + w));
+    let mut texts: Vec<String> = (0..20)
+        .map(|i| words(i).collect::<Vec<_>>().join(" "))
+        .collect();
+    for i in 0..20 {
+        let mut edited: Vec<String> = words(i).collect();
+        edited[11] = format!("other{i}");
+        texts.push(edited.join(" "));
+    }
+    let counted = Counted {
+        inner: Memory::new(&texts[..]),
+        revisits: AtomicUsize::new(0),
+        revisited: AtomicUsize::new(0),
+        lose_one: false,
+    };
+    let outcome = Dedup::new().unwrap().run(&counted, &Silent).unwrap();
+    assert_eq!(counted.revisits.load(Ordering::Relaxed), 0);
+    assert_eq!(outcome.unique(), 20);
+    for (d, fate) in outcome.fates().iter().enumerate().skip(20) {
+        assert!(
+            matches!(fate, Fate::Duplicate { of, .. } if of as usize == d - 20),
+            "{d}: {fate:?}"
+        );
+    }
+}
+
+#[test]
 fn a_source_that_changes_between_passes_is_caught() {
-    let texts = corpus();
+    let texts = long_corpus();
     let counted = Counted {
         inner: Memory::new(&texts[..]),
         revisits: AtomicUsize::new(0),
@@ -284,7 +321,7 @@ impl Source for Unsteady {
 
 #[test]
 fn a_source_that_grows_or_turns_around_is_refused() {
-    let texts = corpus();
+    let texts = long_corpus();
     let grown = Unsteady {
         texts: texts.clone(),
         backwards: false,

@@ -443,8 +443,7 @@ impl Dedup {
         };
         // When the first pass sketched every unit the rule verifies (all
         // of them short, say), the source is not read again.
-        let from_source = (0..bits.len() as u32)
-            .any(|u| needed[u as usize] && !excluded(u) && at_hand(u).is_none());
+        let from_source = (0..bits.len() as u32).any(|u| wanted(copies.representative(u)));
         if !from_source {
             source.check_unchanged()?;
             let verify = |a: u32, b: u32| match (at_hand(a), at_hand(b)) {

@@ -52,5 +52,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::short_rule_alone, m)?)?;
     m.add_function(wrap_pyfunction!(spark::judge_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(spark::short_pairs_in_groups, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::least_in_components, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::fingerprint_pairs, m)?)?;
     Ok(())
 }

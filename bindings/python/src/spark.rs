@@ -5,8 +5,8 @@
 
 use neardup_core::{Fingerprint, Fingerprinter, Profile, Width};
 use neardup_dedup::compat::{ShortRule, is_near_short, is_short};
-use neardup_dedup::{Rule, Verification};
-use neardup_index::{TablePlan, pairs_in_group, shuffle_plan};
+use neardup_dedup::{Rule, Verification, components};
+use neardup_index::{Pair, TablePlan, pairs_in_group, self_join, shuffle_plan};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -21,11 +21,11 @@ fn verification(spec: &str) -> PyResult<Verification> {
         .map_err(|e| NeardupError::new_err(format!("verify: {e}")))
 }
 
-/// The number of blocks of the plan for joining about `n` 64-bit
-/// fingerprints at distance `k` by grouping rows.
+/// The number of blocks of the plan for joining 64-bit fingerprints at
+/// distance `k` by grouping rows (`k + 1`: one table per block).
 #[pyfunction]
-pub(crate) fn spark_plan_blocks(k: u32, n: f64) -> PyResult<usize> {
-    Ok(shuffle_plan(Width::W64, k, n)
+pub(crate) fn spark_plan_blocks(k: u32) -> PyResult<usize> {
+    Ok(shuffle_plan(Width::W64, k)
         .map_err(|e| crate::error::settings("k", e))?
         .blocks()
         .len())
@@ -257,4 +257,79 @@ pub(crate) fn short_pairs_in_groups<'py>(
         }
     }
     Ok((PyArray1::from_vec(py, a), PyArray1::from_vec(py, b)))
+}
+
+/// The connected components of the undirected edges `(u[i], v[i])`, as
+/// `(nodes, labels)`: every node of an edge, ascending, and the least node
+/// of its component. The library's [`components`] (the CLI's
+/// `--cluster components`) over the nodes numbered in ascending order, so
+/// a component's first member is its least node.
+#[pyfunction]
+pub(crate) fn least_in_components<'py>(
+    py: Python<'py>,
+    u: PyReadonlyArray1<'py, i64>,
+    v: PyReadonlyArray1<'py, i64>,
+) -> PyResult<(Longs<'py>, Longs<'py>)> {
+    let (u, v) = (u.as_slice()?, v.as_slice()?);
+    if u.len() != v.len() {
+        return Err(NeardupError::new_err("u and v: one node each per edge"));
+    }
+    let (nodes, labels) = py.detach(|| -> PyResult<(Vec<i64>, Vec<i64>)> {
+        let mut nodes: Vec<i64> = u.iter().chain(v).copied().collect();
+        nodes.par_sort_unstable();
+        nodes.dedup();
+        let number = |x: i64| nodes.binary_search(&x).unwrap_or_default() as u32;
+        if u32::try_from(nodes.len()).is_err() {
+            return Err(NeardupError::new_err(
+                "more than 2³² nodes: too many to label on the driver",
+            ));
+        }
+        let pairs: Vec<Pair> = u
+            .par_iter()
+            .zip(v)
+            .map(|(&a, &b)| Pair {
+                a: number(a),
+                b: number(b),
+                distance: 0,
+            })
+            .collect();
+        let mut labels = vec![0i64; nodes.len()];
+        for group in components(nodes.len(), &pairs) {
+            let least = nodes[group[0] as usize];
+            for member in group {
+                labels[member as usize] = least;
+            }
+        }
+        Ok((nodes, labels))
+    })?;
+    Ok((
+        PyArray1::from_vec(py, nodes),
+        PyArray1::from_vec(py, labels),
+    ))
+}
+
+/// Every pair of the distinct fingerprints `fingerprints` within `k` bits,
+/// by the in-memory join of `neardup dedup` (the plan it chooses for
+/// their number): `(a, b, distance)`, positions in `fingerprints`.
+#[pyfunction]
+pub(crate) fn fingerprint_pairs<'py>(
+    py: Python<'py>,
+    fingerprints: PyReadonlyArray1<'py, i64>,
+    k: u32,
+) -> PyResult<(Longs<'py>, Longs<'py>, Bound<'py, PyArray1<i32>>)> {
+    let fps: Vec<u64> = fingerprints.as_slice()?.iter().map(|&f| f as u64).collect();
+    let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
+        let plan = TablePlan::choose_for_join(Width::W64, k, fps.len() as f64)
+            .and_then(|choice| choice.plan(Width::W64, k))
+            .map_err(|e| crate::error::settings("k", e))?;
+        self_join(&plan, &fps).map_err(|e| NeardupError::new_err(e.to_string()))
+    })?;
+    let a = pairs.iter().map(|p| i64::from(p.a)).collect();
+    let b = pairs.iter().map(|p| i64::from(p.b)).collect();
+    let d = pairs.iter().map(|p| p.distance as i32).collect();
+    Ok((
+        PyArray1::from_vec(py, a),
+        PyArray1::from_vec(py, b),
+        PyArray1::from_vec(py, d),
+    ))
 }

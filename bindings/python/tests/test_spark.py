@@ -34,8 +34,6 @@ def spark():
         # (the test file ran in 86 s instead of 115).
         .config("spark.driver.extraJavaOptions", _QUICK_JVM)
         .config("spark.executor.extraJavaOptions", _QUICK_JVM)
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
-        .config("spark.executor.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
         .getOrCreate()
     )
     yield session
@@ -56,8 +54,23 @@ def test_fingerprint_column_is_the_librarys(spark, samples):
     assert [got[i] for i in ids] == want.tolist()
 
 
-def test_pairs_are_exact(spark):
+@pytest.fixture
+def beyond_the_driver(monkeypatch):
+    """The paths taken when the data does not fit where neardup.spark
+    gathers it: fingerprints joined by grouping rows, texts joined by a
+    sort-merge join, components by large-star/small-star rounds."""
     from neardup import spark as nds
+
+    for limit in ("_DRIVER_FINGERPRINTS", "_DRIVER_EDGES", "_BROADCAST_PAIRS"):
+        monkeypatch.setattr(nds, limit, 0)
+
+
+@pytest.mark.parametrize("where", ["driver", "beyond"])
+def test_pairs_are_exact(spark, request, where):
+    from neardup import spark as nds
+
+    if where == "beyond":
+        request.getfixturevalue("beyond_the_driver")
 
     rng = random.Random(11)
     base = [rng.getrandbits(64) for _ in range(300)]
@@ -75,8 +88,12 @@ def test_pairs_are_exact(spark):
         assert got == want and len(want) > 300
 
 
-def test_components_are_union_find(spark):
-    from neardup.spark import _components
+@pytest.mark.parametrize("where", ["driver", "beyond"])
+def test_components_are_union_find(spark, request, where):
+    from neardup.spark import _labels
+
+    if where == "beyond":
+        request.getfixturevalue("beyond_the_driver")
 
     rng = random.Random(2)
     edges = [(rng.randrange(400), rng.randrange(400)) for _ in range(300)] + [(i, i + 1) for i in range(500, 560)]
@@ -92,8 +109,12 @@ def test_components_are_union_find(spark):
         a, b = find(u), find(v)
         parent[max(a, b)] = min(a, b)
     want = {x: find(x) for u, v in edges for x in (u, v) if u != v}
-    got = {r.node: r.label for r in _components(spark.createDataFrame(edges, "u long, v long"), 64).collect()}
-    assert got == want
+    import numpy as np
+
+    u, v = (np.array(side, np.int64) for side in zip(*edges))
+    for given in (spark.createDataFrame(edges, "u long, v long"), (u, v)):
+        got = {r.node: r.label for r in _labels(given, 64, spark).collect()}
+        assert got == want
 
 
 def cli_kept(cli, tmp_path, ids, texts, *flags):
@@ -132,6 +153,16 @@ def test_dedup_keeps_what_the_cli_keeps_on_100k_planted(spark, cli, tmp_path):
 def test_dedup_keeps_what_the_cli_keeps_on_the_conformance_corpus(spark, cli, tmp_path):
     # One verdict everywhere: the corpus the CLI's doors are checked on
     # (crates/cli/tests/conformance.rs), components against components.
+    from neardup import spark as nds
+
+    ids, texts = conformance_corpus()
+    want, dropped = cli_kept(cli, tmp_path, ids, texts)
+    kept = nds.dedup(frame(spark, ids, texts), order_col="pos")
+    assert {r.id for r in kept.select("id").collect()} == want and len(dropped) > 300
+
+
+def test_dedup_beyond_the_driver_keeps_what_the_cli_keeps(spark, cli, tmp_path, beyond_the_driver):
+    # The same job with no step gathered on the driver or in every task.
     from neardup import spark as nds
 
     ids, texts = conformance_corpus()

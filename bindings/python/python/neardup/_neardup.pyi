@@ -33,6 +33,8 @@ __all__ = [
     "short_rule_alone",
     "judge_pairs",
     "short_pairs_in_groups",
+    "least_in_components",
+    "fingerprint_pairs",
 ]
 
 class NeardupError(ValueError):
@@ -207,7 +209,7 @@ class SimhashIndex:
     def __setstate__(self, state: dict[str, Any]) -> None: ...
     def __reduce__(self) -> Tuple[Any, ...]: ...
 
-def spark_plan_blocks(k: int, n: float) -> int: ...
+def spark_plan_blocks(k: int) -> int: ...
 def table_keys(
     fingerprints: npt.NDArray[np.int64], k: int, blocks: int
 ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...
@@ -223,6 +225,12 @@ def short_rule_keys(texts: Any, verify: str) -> Tuple[npt.NDArray[np.int64], npt
 def short_rule_alone(verify: str) -> bool: ...
 def short_pairs_in_groups(
     offsets: npt.NDArray[np.int64], units: npt.NDArray[np.int64], short: npt.NDArray[np.bool_]
+) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+def fingerprint_pairs(
+    fingerprints: npt.NDArray[np.int64], k: int
+) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int32]]: ...
+def least_in_components(
+    u: npt.NDArray[np.int64], v: npt.NDArray[np.int64]
 ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 def judge_pairs(
     a: Any,

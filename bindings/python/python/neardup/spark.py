@@ -32,6 +32,7 @@ raises ``neardup.InputError``, bad settings ``neardup.SettingsError``
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from pyspark.sql import DataFrame, Window
@@ -62,6 +63,42 @@ _KEYS = "__neardup_keys"
 _UNIT = "__neardup_unit"
 _LABEL = "__neardup_label"
 _COUNT = "__neardup_count"
+
+# Where the data fits, the driver or every task's memory does what a shuffle
+# would. Candidate pairs up to this many (two rows each) go to every task's memory
+# (a broadcast join, a few tens of bytes a row), so that each text is read
+# where it lies and goes through one shuffle, once per pair it is in; above
+# it, the texts are joined by a sort-merge join (every text shuffled).
+_BROADCAST_PAIRS = 5_000_000
+
+# Verified pairs up to this many are grouped on the driver (16 bytes each,
+# the library's union-find); beyond it by large-star/small-star rounds.
+_DRIVER_EDGES = 20_000_000
+
+# Distinct fingerprints up to this many are joined on the driver (8 bytes
+# each, the CLI's join: a few seconds a million); beyond it by grouping
+# rows, k + 1 rows a fingerprint.
+_DRIVER_FINGERPRINTS = 50_000_000
+
+
+def _step(df: DataFrame, what: str) -> Any:
+    """The Spark jobs started inside ``with _step(df, what)`` are described
+    as ``neardup: what`` (the Spark UI and event logs name them so;
+    bench/spark_stages.py sums them by step), and the description is put
+    back after."""
+    return _step_of(df.sparkSession, what)
+
+
+@contextmanager
+def _step_of(spark: Any, what: str) -> Iterator[None]:
+    """:func:`_step` for a session."""
+    sc = spark.sparkContext
+    before = sc.getLocalProperty("spark.job.description")
+    sc.setJobDescription(f"neardup: {what}")
+    try:
+        yield
+    finally:
+        sc.setLocalProperty("spark.job.description", before)
 
 
 # Checks on the driver. Everything a task would trip on is checked before
@@ -141,7 +178,7 @@ def _check_dedup_settings(**settings: Any) -> None:
 
     _check_kinds(**settings)
     _library_check(neardup.dedup, [], cluster="components", threads=1, **settings)
-    _library_check(_neardup.spark_plan_blocks, settings["k"], 1.0)
+    _library_check(_neardup.spark_plan_blocks, settings["k"])
 
 
 def _name(row: Any) -> str:
@@ -164,7 +201,9 @@ def _on_null(df: DataFrame, text_col: str, on_null: str, name_by: List[str]) -> 
     if on_null == "drop":
         return df.where(text.isNotNull())
     if on_null == "raise":
-        for row in df.where(text.isNull()).select(*name_by).limit(1).collect():
+        with _step(df, "checking for null texts"):
+            nulls = df.where(text.isNull()).select(*name_by).limit(1).collect()
+        for row in nulls:
             raise _InputError(
                 f"text column {text_col!r} is null in {_name(row)}; drop or fill those rows, "
                 "or give on_null='keep' or on_null='drop'"
@@ -172,12 +211,32 @@ def _on_null(df: DataFrame, text_col: str, on_null: str, name_by: List[str]) -> 
     return df
 
 
-def _check_unique(df: DataFrame, name: str, what: str) -> None:
-    """Each row's ``what`` (its id, its order) must be there and its own:
-    one aggregation over the column (a pass and a shuffle of its values)."""
-    column = F.col(name)
-    counts = df.groupBy(column).agg(F.count(F.lit(1)).alias(_COUNT))
-    for value, count in counts.where(column.isNull() | (F.col(_COUNT) > 1)).limit(1).collect():
+def _check_unique(df: DataFrame, *columns: Tuple[str, str]) -> None:
+    """Each row's ``what`` (its id, its order) must be there and its own,
+    for each ``(name, what)`` of ``columns``: one aggregation over all of
+    them (a pass and a shuffle of their values)."""
+    text = {name: isinstance(df.schema[name].dataType, T.StringType) for name, _ in columns}
+
+    def values(name: str, what: str) -> DataFrame:
+        # Strings in one column, integers in the other, so that an error
+        # shows the value as the user wrote it.
+        value = F.col(name)
+        return df.select(
+            F.lit(what).alias("what"),
+            F.lit(name).alias("name"),
+            (value if text[name] else F.lit(None).cast("string")).alias("s"),
+            (F.lit(None).cast("long") if text[name] else value.cast("long")).alias("n"),
+        )
+
+    every = values(*columns[0])
+    for more in columns[1:]:
+        every = every.unionByName(values(*more))
+    counts = every.groupBy("what", "name", "s", "n").agg(F.count(F.lit(1)).alias(_COUNT))
+    missing = F.col("s").isNull() & F.col("n").isNull()
+    with _step(df, "checking that each " + " and each ".join(w for _, w in columns) + " is there and its own"):
+        found = counts.where(missing | (F.col(_COUNT) > 1)).limit(1).collect()
+    for what, name, s, n, count in found:
+        value = s if text[name] else n
         if value is None:
             rows = "1 row" if count == 1 else f"{count} rows"
             raise _InputError(f"{what} column {name!r} is null in {rows}; give every row its {what}")
@@ -237,12 +296,70 @@ def fingerprint(
     return df.mapInArrow(batches, schema)
 
 
-def _fingerprint_pairs(fps: DataFrame, k: int, n: int) -> DataFrame:
+def _in_runs(df: DataFrame, keys: List[str], work: Callable[[Any, Any], Any], schema: str) -> DataFrame:
+    """``df``'s rows gathered by ``keys`` (integer columns), given to
+    ``work(batch, offsets)`` whole runs at a time: run ``r`` is rows
+    ``offsets[r]`` to ``offsets[r + 1]`` of the Arrow batch, and ``work``
+    gives back a batch of ``schema``. One shuffle and a sort within each
+    partition, with no object per group: ``collect_list`` aggregates
+    partially before its shuffle, copying every list and sorting again once
+    a task holds more than a few groups."""
+
+    def runs(it: Iterable[Any]) -> Iterator[Any]:
+        import numpy as np
+        import pyarrow as pa
+
+        carry = None
+        for batch in it:
+            if carry is not None:
+                batch = pa.Table.from_batches([carry, batch]).combine_chunks().to_batches()[0]
+            if batch.num_rows == 0:
+                continue
+            change = np.zeros(batch.num_rows, bool)
+            change[0] = True
+            for key in keys:
+                column = batch.column(key).to_numpy()
+                change[1:] |= column[1:] != column[:-1]
+            starts = np.flatnonzero(change)
+            # The last run may go on in the next batch.
+            last = int(starts[-1])
+            carry = batch.slice(last)
+            if last:
+                yield work(batch.slice(0, last), np.append(starts[:-1], last).astype(np.int64))
+        if carry is not None and carry.num_rows:
+            yield work(carry, np.array([0, carry.num_rows], np.int64))
+
+    return df.repartition(*keys).sortWithinPartitions(*keys).mapInArrow(runs, schema)
+
+
+def _fingerprint_pairs(fps: DataFrame, k: int) -> DataFrame:
     """Pairs ``(fp_a, fp_b, distance)`` of the distinct fingerprints in
-    column ``fp`` of ``fps`` within ``k`` bits, each once."""
+    column ``fp`` of ``fps`` within ``k`` bits, each once: on the driver by
+    the CLI's in-memory join while they fit (:data:`_DRIVER_FINGERPRINTS`),
+    else by grouping rows (:func:`_keyed_pairs`)."""
     from neardup import _neardup
 
-    blocks = _neardup.spark_plan_blocks(k, float(max(n, 1)))
+    with _step(fps, "distinct fingerprints"):
+        fps = fps.localCheckpoint()
+        if fps.count() > _DRIVER_FINGERPRINTS:
+            return _keyed_pairs(fps, k)
+        (flat,) = _collect_longs(fps, "fp")
+    a, b, d = _neardup.fingerprint_pairs(flat, k)
+    return _frame(
+        fps.sparkSession,
+        {"fp_a": flat[a], "fp_b": flat[b], "distance": d},
+        "fp_a long, fp_b long, distance int",
+    )
+
+
+def _keyed_pairs(fps: DataFrame, k: int) -> DataFrame:
+    """:func:`_fingerprint_pairs` by grouping rows: each fingerprint goes
+    out under its key in each of ``k + 1`` tables, and each ``(table,
+    key)`` group's pairs are found in Rust, each pair by the first table it
+    shares."""
+    from neardup import _neardup
+
+    blocks = _neardup.spark_plan_blocks(k)
     keyed_schema = "table int, key long, fp long"
 
     def keyed(it: Iterable[Any]) -> Iterator[Any]:
@@ -255,32 +372,21 @@ def _fingerprint_pairs(fps: DataFrame, k: int, n: int) -> DataFrame:
                 [pa.array(tables), pa.array(keys), pa.array(fp[rows])], names=["table", "key", "fp"]
             )
 
-    groups = (
-        fps.select("fp")
-        .mapInArrow(keyed, keyed_schema)
-        .groupBy("table", "key")
-        .agg(F.collect_list("fp").alias("fps"))
-        .where(F.size("fps") > 1)
-        .select("table", "fps")
-    )
-
-    def pairs(it: Iterable[Any]) -> Iterator[Any]:
+    def pairs(batch: Any, offsets: Any) -> Any:
         import numpy as np
         import pyarrow as pa
 
-        for batch in it:
-            lists = batch.column(1)
-            offsets = lists.offsets.to_numpy().astype(np.int64)
-            flat = lists.flatten().to_numpy()
-            tables = batch.column(0).to_numpy().astype(np.int32)
-            a, b, d = _neardup.pairs_in_groups(tables, offsets - offsets[0], flat, k, blocks)
-            fa, fb = flat[a], flat[b]
-            yield pa.RecordBatch.from_arrays(
-                [pa.array(np.minimum(fa, fb)), pa.array(np.maximum(fa, fb)), pa.array(d)],
-                names=["fp_a", "fp_b", "distance"],
-            )
+        flat = batch.column("fp").to_numpy()
+        tables = batch.column("table").to_numpy()[offsets[:-1]].astype(np.int32)
+        a, b, d = _neardup.pairs_in_groups(tables, offsets, flat, k, blocks)
+        fa, fb = flat[a], flat[b]
+        return pa.RecordBatch.from_arrays(
+            [pa.array(np.minimum(fa, fb)), pa.array(np.maximum(fa, fb)), pa.array(d)],
+            names=["fp_a", "fp_b", "distance"],
+        )
 
-    return groups.mapInArrow(pairs, "fp_a long, fp_b long, distance int")
+    keyed_rows = fps.select("fp").mapInArrow(keyed, keyed_schema)
+    return _in_runs(keyed_rows, ["table", "key"], pairs, "fp_a long, fp_b long, distance int")
 
 
 def near_duplicate_pairs(
@@ -306,15 +412,13 @@ def near_duplicate_pairs(
     from neardup import _neardup
 
     _check_kinds(k=k)
-    _library_check(_neardup.spark_plan_blocks, k, 1.0)
+    _library_check(_neardup.spark_plan_blocks, k)
     _require_type(df, id_col, "id", *_IDS)
     _require_type(df, fp_col, "fingerprint", (T.LongType,), "a long column, as fingerprint() makes it")
     # Two rows of one id would merge into one side of a pair.
-    _check_unique(df, id_col, "id")
+    _check_unique(df, (id_col, "id"))
     ids = df.where(F.col(fp_col).isNotNull()).select(F.col(id_col).alias("id"), F.col(fp_col).alias("fp"))
-    fps = ids.select("fp").distinct().cache()
-    n = fps.count()
-    pairs = _fingerprint_pairs(fps, k, n)
+    pairs = _fingerprint_pairs(ids.select("fp").distinct(), k)
     a, b = ids.alias("a"), ids.alias("b")
     across = (
         pairs.join(a, F.col("a.fp") == F.col("fp_a"))
@@ -366,6 +470,175 @@ def _components(edges: DataFrame, max_rounds: int) -> DataFrame:
     ).distinct()
 
 
+def _judged(
+    candidates: DataFrame,
+    texts: DataFrame,
+    units: DataFrame,
+    spec: str,
+    k: int,
+    short_rule: bool,
+    profile: "_Profile",
+) -> Any:
+    """The ``(u, v)`` of ``candidates`` (units, ``u < v``) that the rule
+    calls near-duplicates, judged on the texts (``texts``: rank, text) and
+    fingerprints (``units``) of both units, in Rust, per batch: numpy
+    arrays on the driver while the pairs fit (:data:`_BROADCAST_PAIRS`),
+    else a DataFrame."""
+    fps = units.select(F.col(_UNIT).alias("unit"), F.col(_FP).alias("fp"))
+    with _step(candidates, "candidate pairs (by fingerprint and by the short-document rule)"):
+        candidates = (
+            candidates.join(fps.withColumnRenamed("unit", "u").withColumnRenamed("fp", "fu"), "u")
+            .join(fps.withColumnRenamed("unit", "v").withColumnRenamed("fp", "fv"), "v")
+            .localCheckpoint()
+        )
+        pairs = candidates.count()
+    judge = _Judge(spec, k, short_rule, profile)
+    with _step(candidates, "verifying the candidate pairs"):
+        if pairs <= _BROADCAST_PAIRS:
+            return _judged_in_tasks(candidates, texts, judge)
+        return _judged_by_joins(candidates, texts, judge).localCheckpoint()
+
+
+class _Judge:
+    """The library's verdict on pairs of texts, as `neardup dedup` gives
+    it (the rule every front asks), with this run's settings."""
+
+    def __init__(self, spec: str, k: int, short_rule: bool, profile: "_Profile") -> None:
+        self.spec, self.k, self.short_rule, self.profile = spec, k, short_rule, profile
+
+    def __call__(self, a: Any, b: Any, fa: Any, fb: Any) -> Any:
+        from neardup import _neardup
+
+        return _neardup.judge_pairs(
+            a, b, fa, fb, verify=self.spec, k=self.k, short_rule=self.short_rule, profile=self.profile
+        )
+
+
+def _judged_in_tasks(candidates: DataFrame, texts: DataFrame, judge: _Judge) -> Any:
+    """:func:`_judged` with the pairs in every task's memory (a broadcast,
+    about 40 bytes a pair): each text is read where it lies and goes out
+    once for each pair it is in, through one shuffle that brings a pair's
+    two texts together; the pairs that pass come back to the driver."""
+    import numpy as np
+
+    u, v, fu, fv = _collect_longs(candidates, "u", "v", "fu", "fv")
+    n = len(u)
+    ends = np.concatenate([u, v])
+    order = np.argsort(ends, kind="stable")
+    # End e is pair e % n, its first unit when e < n.
+    shared = candidates.sparkSession.sparkContext.broadcast((ends[order], order.astype(np.int64), fu, fv))
+
+    def ended(it: Iterable[Any]) -> Iterator[Any]:
+        import numpy as np
+        import pyarrow as pa
+
+        units, end_of = shared.value[0], shared.value[1]
+        for batch in it:
+            rank = batch.column(0).to_numpy()
+            low = np.searchsorted(units, rank, "left")
+            counts = np.searchsorted(units, rank, "right") - low
+            rows = np.repeat(np.arange(len(rank)), counts)
+            if not len(rows):
+                continue
+            at = np.repeat(low, counts) + np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
+            e = end_of[at]
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(e % n), pa.array((e >= n).astype(np.int8)), batch.column(1).take(pa.array(rows))],
+                names=["pair", "side", "text"],
+            )
+
+    def verified(batch: Any, offsets: Any) -> Any:
+        import numpy as np
+        import pyarrow as pa
+
+        fu, fv = shared.value[2], shared.value[3]
+        side, pair = batch.column("side").to_numpy(), batch.column("pair").to_numpy()
+        a, b = np.flatnonzero(side == 0), np.flatnonzero(side == 1)
+        if len(a) != len(offsets) - 1 or len(b) != len(a):
+            raise RuntimeError("neardup: a candidate pair without both of its texts")
+        p, text = pair[a], batch.column("text")
+        near = judge(text.take(pa.array(a)), text.take(pa.array(b)), fu[p], fv[p])
+        return pa.RecordBatch.from_arrays([pa.array(p[near])], names=["pair"])
+
+    rows = texts.mapInArrow(ended, "pair long, side byte, text string")
+    (passed,) = _collect_longs(_in_runs(rows, ["pair"], verified, "pair long"), "pair")
+    shared.destroy()
+    return u[passed], v[passed]
+
+
+def _judged_by_joins(candidates: DataFrame, texts: DataFrame, judge: _Judge) -> DataFrame:
+    """:func:`_judged` by Spark's joins, for more pairs than fit in a
+    task's memory: each text joined to the pairs it is in (a shuffle of
+    every text), then the two ends of a pair brought together."""
+    ends = candidates.select(F.col("u").alias(_UNIT), "u", "v", F.col("fu").alias(_FP)).unionByName(
+        candidates.select(F.col("v").alias(_UNIT), "u", "v", F.col("fv").alias(_FP))
+    )
+    text_col = texts.columns[1]
+    ended = texts.select(F.col(_RANK).alias(_UNIT), F.col(text_col).alias("text")).join(ends, _UNIT)
+
+    def verified(batch: Any, offsets: Any) -> Any:
+        import numpy as np
+        import pyarrow as pa
+
+        # A run is a pair's two ends: the end of unit u, the end of unit v.
+        first = batch.column(_UNIT).to_numpy() == batch.column("u").to_numpy()
+        a, b = np.flatnonzero(first), np.flatnonzero(~first)
+        if len(a) != len(offsets) - 1 or len(b) != len(a):
+            raise RuntimeError("neardup: a candidate pair without both of its texts")
+        text, prints = batch.column("text"), batch.column(_FP).to_numpy()
+        near = judge(text.take(pa.array(a)), text.take(pa.array(b)), prints[a], prints[b])
+        return pa.RecordBatch.from_arrays(
+            [batch.column("u").take(pa.array(a)), batch.column("v").take(pa.array(a))], names=["u", "v"]
+        ).filter(pa.array(near))
+
+    return _in_runs(ended, ["u", "v"], verified, "u long, v long")
+
+
+def _labels(edges: Any, max_rounds: int, spark: Any) -> DataFrame:
+    """``(node, label)`` for every node of ``edges`` (a DataFrame of
+    ``u``, ``v`` or two numpy arrays): the least node of its connected
+    component. On the driver, by the library's union-find, when the edges
+    fit (:data:`_DRIVER_EDGES`); otherwise by :func:`_components` rounds."""
+    from neardup import _neardup
+
+    with _step_of(spark, "connected components"):
+        if isinstance(edges, DataFrame):
+            if edges.count() > _DRIVER_EDGES:
+                return _components(edges, max_rounds)
+            edges = _collect_longs(edges, "u", "v")
+        u, v = edges
+        if len(u) > _DRIVER_EDGES:
+            return _components(_frame(spark, {"u": u, "v": v}, "u long, v long"), max_rounds)
+        nodes, labels = _neardup.least_in_components(u, v)
+    return _frame(spark, {"node": nodes, "label": labels}, "node long, label long")
+
+
+def _collect_longs(df: DataFrame, *columns: str) -> List[Any]:
+    """The long columns ``columns`` of ``df``, on the driver, as numpy
+    arrays (through Arrow: no Python object per row)."""
+    import pyarrow as pa
+
+    schema = pa.schema([(c, pa.int64()) for c in columns])
+    batches = df.select(*(F.col(c).cast("long") for c in columns))._collect_as_arrow()
+    table = pa.Table.from_batches(batches, schema=schema)
+    return [table.column(c).to_numpy() for c in columns]
+
+
+def _frame(spark: Any, columns: Dict[str, Any], schema: str) -> DataFrame:
+    """A DataFrame of the numpy arrays ``columns``, made through Arrow
+    (Spark's Arrow conversion on for the call, as it was after it)."""
+    import pandas as pd
+
+    key = "spark.sql.execution.arrow.pyspark.enabled"
+    was = spark.conf.get(key, "false")
+    spark.conf.set(key, "true")
+    try:
+        frame: DataFrame = spark.createDataFrame(pd.DataFrame(columns), schema)
+        return frame
+    finally:
+        spark.conf.set(key, was)
+
+
 def _verify_spec(threshold: float, verify: Optional[str]) -> Optional[str]:
     # Checked and written out as neardup.dedup and the CLI read them.
     from neardup import _neardup
@@ -407,8 +680,9 @@ def fates(
         _require_type(df, order_col, "order", _INTEGERS, "an integer column")
     df = _on_null(df, text_col, on_null, [id_col])
     # duplicate_of names the kept row by its id; a null or repeated one
-    # would name none, or two.
-    _check_unique(df, id_col, "id")
+    # would name none, or two. Ranks name units and components: a repeated
+    # or null order would merge rows or lose them without a word.
+    _check_unique(df, (id_col, "id"), *([] if order_col is None else [(order_col, "order")]))
     spec = _verify_spec(threshold, verify)
     rule = short_rule and spec is not None
     # The short rule's verification, when it runs (spec is then given).
@@ -420,16 +694,19 @@ def fates(
     if order_col is None:
         df = df.withColumn(_RANK, F.monotonically_increasing_id())
     else:
-        # Ranks name units and components: a repeated or null one would
-        # merge rows or lose them without a word.
-        _check_unique(df, order_col, "order")
         df = df.withColumn(_RANK, F.col(order_col).cast("long"))
     if keep != "first":
         size = F.octet_length(text_col)
         df = df.orderBy(size.desc() if keep == "longest" else size.asc(), _RANK).withColumn(
             _RANK, F.monotonically_increasing_id()
         )
-    df = df.localCheckpoint()
+    if order_col is None or keep != "first":
+        # Ranks drawn from the rows' places would differ in a second
+        # reading of the input (the job reads it again for the texts it
+        # verifies and for the output): kept as drawn. Ranks of order_col
+        # are the data's own, and the input is read again instead.
+        with _step(df, "ranks in keep order"):
+            df = df.localCheckpoint()
     # The rows the job sees: a null text (on_null="keep") is in no unit,
     # no pair and no component, and comes back kept.
     texted = df.where(F.col(text_col).isNotNull()) if on_null == "keep" else df
@@ -462,14 +739,15 @@ def fates(
         sketch, f"{_RANK} long, {_HASH} long, {_FP} long, {_KIND} byte, {_KEYS} array<long>"
     )
     # Units: rows with the same fingerprint and text, named by their first rank.
-    docs = sketched.withColumn(_UNIT, F.min(_RANK).over(Window.partitionBy(_FP, _HASH))).localCheckpoint()
+    with _step(df, "fingerprints, short-rule keys and exact copies"):
+        docs = sketched.withColumn(_UNIT, F.min(_RANK).over(Window.partitionBy(_FP, _HASH))).localCheckpoint()
     units = docs.where(F.col(_RANK) == F.col(_UNIT)).select(_UNIT, _FP, _KIND, _KEYS)
 
     # Candidates by fingerprint, among the units the join searches.
     searched = units.where(F.col(_KIND) != 2) if alone else units
     searched = searched.select(F.col(_UNIT).alias("unit"), F.col(_FP).alias("fp")).cache()
     fps = searched.select("fp").distinct().cache()
-    pairs = _fingerprint_pairs(fps, k, fps.count())
+    pairs = _fingerprint_pairs(fps, k)
     a, b = searched.alias("a"), searched.alias("b")
     candidates = (
         pairs.join(a, F.col("a.fp") == F.col("fp_a"))
@@ -486,60 +764,25 @@ def fates(
         keyed = units.where(F.col(_KIND) > 0).select(
             F.explode(_KEYS).alias("key"), F.col(_UNIT).alias("unit"), (F.col(_KIND) == 2).alias("short")
         )
-        groups = keyed.groupBy("key").agg(F.collect_list(F.struct("unit", "short")).alias("members"))
-        groups = groups.where(F.size("members") > 1).select("members")
 
-        def short_pairs(it: Iterable[Any]) -> Iterator[Any]:
+        def short_pairs(batch: Any, offsets: Any) -> Any:
             import numpy as np
             import pyarrow as pa
 
-            for batch in it:
-                lists = batch.column(0)
-                offsets = lists.offsets.to_numpy().astype(np.int64)
-                members = lists.flatten()
-                units_ = members.field("unit").to_numpy()
-                short = members.field("short").to_numpy(zero_copy_only=False).astype(bool)
-                x, y = _neardup.short_pairs_in_groups(offsets - offsets[0], units_, short)
-                yield pa.RecordBatch.from_arrays([pa.array(x), pa.array(y)], names=["x", "y"])
+            units_ = batch.column("unit").to_numpy()
+            short = batch.column("short").to_numpy(zero_copy_only=False).astype(bool)
+            x, y = _neardup.short_pairs_in_groups(offsets, units_, short)
+            return pa.RecordBatch.from_arrays([pa.array(x), pa.array(y)], names=["x", "y"])
 
-        candidates = candidates.unionByName(groups.mapInArrow(short_pairs, "x long, y long"))
+        candidates = candidates.unionByName(_in_runs(keyed, ["key"], short_pairs, "x long, y long"))
     candidates = candidates.select(F.least("x", "y").alias("u"), F.greatest("x", "y").alias("v")).distinct()
 
     # Judged by the rule of `neardup dedup` (the library's, as every front
     # asks it) on the texts and fingerprints of the units' first rows.
     if spec is not None:
-        texts = texted.select(F.col(_RANK).alias("unit"), F.col(text_col).alias("text")).join(
-            units.select(F.col(_UNIT).alias("unit"), F.col(_FP).alias("fp")), "unit"
-        )
-        joined = (
-            candidates.join(
-                texts.withColumnRenamed("unit", "u").withColumnRenamed("text", "ta").withColumnRenamed("fp", "fa"), "u"
-            )
-            .join(texts.withColumnRenamed("unit", "v").withColumnRenamed("text", "tb").withColumnRenamed("fp", "fb"), "v")
-            .select("u", "v", "ta", "tb", "fa", "fb")
-        )
+        candidates = _judged(candidates, texted.select(_RANK, text_col), units, spec, k, short_rule, profile)
 
-        def verified(it: Iterable[Any]) -> Iterator[Any]:
-            import pyarrow as pa
-
-            for batch in it:
-                near = _neardup.judge_pairs(
-                    batch.column(2),
-                    batch.column(3),
-                    batch.column(4).to_numpy(),
-                    batch.column(5).to_numpy(),
-                    verify=spec,
-                    k=k,
-                    short_rule=short_rule,
-                    profile=profile,
-                )
-                yield pa.RecordBatch.from_arrays([batch.column(0), batch.column(1)], names=["u", "v"]).filter(
-                    pa.array(near)
-                )
-
-        candidates = joined.mapInArrow(verified, "u long, v long")
-
-    labels = _components(candidates, max_rounds)
+    labels = _labels(candidates, max_rounds, df.sparkSession)
     ranked = (
         docs.select(_RANK, _UNIT)
         .join(labels.withColumnRenamed("node", _UNIT), _UNIT, "left")

@@ -340,10 +340,10 @@ def _fingerprint_pairs(fps: DataFrame, k: int) -> DataFrame:
     from neardup import _neardup
 
     with _step(fps, "distinct fingerprints"):
-        fps = fps.localCheckpoint()
-        if fps.count() > _DRIVER_FINGERPRINTS:
-            return _keyed_pairs(fps, k)
-        (flat,) = _collect_longs(fps, "fp")
+        # One job: all of them, or one more than the driver takes.
+        (flat,) = _collect_longs(fps.limit(_DRIVER_FINGERPRINTS + 1), "fp")
+    if len(flat) > _DRIVER_FINGERPRINTS:
+        return _keyed_pairs(fps, k)
     a, b, d = _neardup.fingerprint_pairs(flat, k)
     return _frame(
         fps.sparkSession,
@@ -471,26 +471,15 @@ def _components(edges: DataFrame, max_rounds: int) -> DataFrame:
 
 
 def _judged(
-    candidates: DataFrame,
-    texts: DataFrame,
-    units: DataFrame,
-    spec: str,
-    k: int,
-    short_rule: bool,
-    profile: "_Profile",
+    candidates: DataFrame, texts: DataFrame, spec: str, k: int, short_rule: bool, profile: "_Profile"
 ) -> Any:
-    """The ``(u, v)`` of ``candidates`` (units, ``u < v``) that the rule
-    calls near-duplicates, judged on the texts (``texts``: rank, text) and
-    fingerprints (``units``) of both units, in Rust, per batch: numpy
+    """The ``(u, v)`` of ``candidates`` (units ``u < v`` and their
+    fingerprints ``fu``, ``fv``) that the rule calls near-duplicates,
+    judged on the texts (``texts``: rank, text) in Rust, per batch: numpy
     arrays on the driver while the pairs fit (:data:`_BROADCAST_PAIRS`),
     else a DataFrame."""
-    fps = units.select(F.col(_UNIT).alias("unit"), F.col(_FP).alias("fp"))
     with _step(candidates, "candidate pairs (by fingerprint and by the short-document rule)"):
-        candidates = (
-            candidates.join(fps.withColumnRenamed("unit", "u").withColumnRenamed("fp", "fu"), "u")
-            .join(fps.withColumnRenamed("unit", "v").withColumnRenamed("fp", "fv"), "v")
-            .localCheckpoint()
-        )
+        candidates = candidates.localCheckpoint()
         pairs = candidates.count()
     judge = _Judge(spec, k, short_rule, profile)
     with _step(candidates, "verifying the candidate pairs"):
@@ -745,42 +734,55 @@ def fates(
 
     # Candidates by fingerprint, among the units the join searches.
     searched = units.where(F.col(_KIND) != 2) if alone else units
-    searched = searched.select(F.col(_UNIT).alias("unit"), F.col(_FP).alias("fp")).cache()
-    fps = searched.select("fp").distinct().cache()
-    pairs = _fingerprint_pairs(fps, k)
+    searched = searched.select(F.col(_UNIT).alias("unit"), F.col(_FP).alias("fp"))
+    pairs = _fingerprint_pairs(searched.select("fp").distinct(), k)
     a, b = searched.alias("a"), searched.alias("b")
+    # Candidates are (x, y, fx, fy): two units and their fingerprints.
+    ends = [F.col("a.unit").alias("x"), F.col("b.unit").alias("y"), F.col("a.fp").alias("fx"), F.col("b.fp").alias("fy")]
     candidates = (
         pairs.join(a, F.col("a.fp") == F.col("fp_a"))
         .join(b, F.col("b.fp") == F.col("fp_b"))
-        .select(F.col("a.unit").alias("x"), F.col("b.unit").alias("y"))
-        .unionByName(
-            a.join(b, (F.col("a.fp") == F.col("b.fp")) & (F.col("a.unit") < F.col("b.unit"))).select(
-                F.col("a.unit").alias("x"), F.col("b.unit").alias("y")
-            )
-        )
+        .select(*ends)
+        .unionByName(a.join(b, (F.col("a.fp") == F.col("b.fp")) & (F.col("a.unit") < F.col("b.unit"))).select(*ends))
     )
     # Candidates by the short-document rule: units that share a key, one short.
     if rule:
         keyed = units.where(F.col(_KIND) > 0).select(
-            F.explode(_KEYS).alias("key"), F.col(_UNIT).alias("unit"), (F.col(_KIND) == 2).alias("short")
+            F.explode(_KEYS).alias("key"),
+            F.col(_UNIT).alias("unit"),
+            (F.col(_KIND) == 2).alias("short"),
+            F.col(_FP).alias("fp"),
         )
 
         def short_pairs(batch: Any, offsets: Any) -> Any:
             import numpy as np
             import pyarrow as pa
 
-            units_ = batch.column("unit").to_numpy()
+            units_, prints = batch.column("unit").to_numpy(), batch.column("fp").to_numpy()
             short = batch.column("short").to_numpy(zero_copy_only=False).astype(bool)
             x, y = _neardup.short_pairs_in_groups(offsets, units_, short)
-            return pa.RecordBatch.from_arrays([pa.array(x), pa.array(y)], names=["x", "y"])
+            # Each unit's fingerprint, from its row in this batch.
+            order = np.argsort(units_, kind="stable")
+            fx, fy = (prints[order[np.searchsorted(units_[order], z)]] for z in (x, y))
+            return pa.RecordBatch.from_arrays(
+                [pa.array(x), pa.array(y), pa.array(fx), pa.array(fy)], names=["x", "y", "fx", "fy"]
+            )
 
-        candidates = candidates.unionByName(_in_runs(keyed, ["key"], short_pairs, "x long, y long"))
-    candidates = candidates.select(F.least("x", "y").alias("u"), F.greatest("x", "y").alias("v")).distinct()
+        candidates = candidates.unionByName(
+            _in_runs(keyed, ["key"], short_pairs, "x long, y long, fx long, fy long")
+        )
+    first = F.col("x") < F.col("y")
+    candidates = candidates.select(
+        F.least("x", "y").alias("u"),
+        F.greatest("x", "y").alias("v"),
+        F.when(first, F.col("fx")).otherwise(F.col("fy")).alias("fu"),
+        F.when(first, F.col("fy")).otherwise(F.col("fx")).alias("fv"),
+    ).distinct()
 
     # Judged by the rule of `neardup dedup` (the library's, as every front
     # asks it) on the texts and fingerprints of the units' first rows.
     if spec is not None:
-        candidates = _judged(candidates, texted.select(_RANK, text_col), units, spec, k, short_rule, profile)
+        candidates = _judged(candidates, texted.select(_RANK, text_col), spec, k, short_rule, profile)
 
     labels = _labels(candidates, max_rounds, df.sparkSession)
     ranked = (

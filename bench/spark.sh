@@ -20,6 +20,7 @@
 # the dropped set must equal the CLI's. Both use the machine's two cores,
 # so per_core = cli_seconds / spark_seconds is Spark's throughput per core
 # as a share of the CLI's (the issue asks for at least 0.5).
+# Last, the projection of docs/SPARK.md for 10 N documents from the two.
 # Needs bindings/python/.venv (scripts/test-python.sh); installs a release
 # wheel of this checkout there. Appends JSON lines to
 # bench/results/spark.jsonl; SPARK_EVENTS=DIR keeps Spark's event logs
@@ -78,3 +79,13 @@ PY
     echo "$line" >> bench/results/spark.jsonl
 done
 bench_record spark
+# docs/SPARK.md's projection rule: the marginal cost per document between
+# the two sizes carries on.
+tail -n 2 bench/results/spark.jsonl | python3 -c '
+import json, sys
+(a, b) = (json.loads(line) for line in sys.stdin)
+t, n = b["seconds"], b["documents"]
+per = (t - a["seconds"]) / (n - a["documents"])
+print(f"projection for {10 * n:,} documents: {t:.1f} s + {9 * n:,} x {per * 1e6:.1f} us"
+      f" = {t + 9 * n * per:.0f} s (docs/SPARK.md)")
+'

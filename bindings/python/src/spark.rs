@@ -75,7 +75,7 @@ pub(crate) fn pairs_in_groups<'py>(
     fingerprints: PyReadonlyArray1<'py, i64>,
     k: u32,
     blocks: u32,
-) -> PyResult<(Longs<'py>, Longs<'py>, Bound<'py, PyArray1<i32>>)> {
+) -> PyResult<PairColumns<'py>> {
     let plan = plan(k, blocks)?;
     let (tables, offsets, fps) = (
         tables.as_slice()?,
@@ -107,22 +107,24 @@ pub(crate) fn pairs_in_groups<'py>(
             })
             .collect::<PyResult<Vec<_>>>()
     })?;
-    let n = found.iter().map(Vec::len).sum();
-    let (mut a, mut b, mut d) = (
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-    );
-    for (x, y, z) in found.into_iter().flatten() {
+    Ok(pair_columns(py, found.into_iter().flatten()))
+}
+
+/// Pairs as Python's `(a, b, distance)` columns.
+type PairColumns<'py> = (Longs<'py>, Longs<'py>, Bound<'py, PyArray1<i32>>);
+
+fn pair_columns(py: Python<'_>, pairs: impl Iterator<Item = (i64, i64, i32)>) -> PairColumns<'_> {
+    let (mut a, mut b, mut d) = (Vec::new(), Vec::new(), Vec::new());
+    for (x, y, z) in pairs {
         a.push(x);
         b.push(y);
         d.push(z);
     }
-    Ok((
+    (
         PyArray1::from_vec(py, a),
         PyArray1::from_vec(py, b),
         PyArray1::from_vec(py, d),
-    ))
+    )
 }
 
 /// For each text: 2 if short, 1 if near-short only, 0 otherwise.
@@ -316,7 +318,7 @@ pub(crate) fn fingerprint_pairs<'py>(
     py: Python<'py>,
     fingerprints: PyReadonlyArray1<'py, i64>,
     k: u32,
-) -> PyResult<(Longs<'py>, Longs<'py>, Bound<'py, PyArray1<i32>>)> {
+) -> PyResult<PairColumns<'py>> {
     let fps: Vec<u64> = fingerprints.as_slice()?.iter().map(|&f| f as u64).collect();
     let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
         let plan = TablePlan::choose_for_join(Width::W64, k, fps.len() as f64)
@@ -324,12 +326,10 @@ pub(crate) fn fingerprint_pairs<'py>(
             .map_err(|e| crate::error::settings("k", e))?;
         self_join(&plan, &fps).map_err(|e| NeardupError::new_err(e.to_string()))
     })?;
-    let a = pairs.iter().map(|p| i64::from(p.a)).collect();
-    let b = pairs.iter().map(|p| i64::from(p.b)).collect();
-    let d = pairs.iter().map(|p| p.distance as i32).collect();
-    Ok((
-        PyArray1::from_vec(py, a),
-        PyArray1::from_vec(py, b),
-        PyArray1::from_vec(py, d),
+    Ok(pair_columns(
+        py,
+        pairs
+            .iter()
+            .map(|p| (i64::from(p.a), i64::from(p.b), p.distance as i32)),
     ))
 }

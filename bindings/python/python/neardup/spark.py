@@ -7,16 +7,18 @@ batch (``mapInArrow``: Python is called once per batch, never per row):
 - :func:`fingerprint`: a column of 64-bit fingerprints (Spark longs holding
   the bits);
 - :func:`near_duplicate_pairs`: every pair of rows whose fingerprints are
-  within ``k`` bits, exactly: each fingerprint goes out under its key in
-  every table of a plan, each ``(table, key)`` group is compared in Rust,
-  and a pair is reported by the first table it shares;
+  within ``k`` bits, exactly: the distinct fingerprints joined by the
+  CLI's in-memory join on the driver while they fit there, else each goes
+  out under its key in ``k + 1`` tables, each ``(table, key)`` group is
+  joined in Rust, and a pair is reported by the first table it shares;
 - :func:`dedup`: the kept rows, with every column. Rows with the same
   fingerprint and text are taken as one unit first (a text seen a million
   times is one row in the joins), candidate pairs of units come from the
   fingerprint join and the short-document rule, each is verified on the
-  texts (Jaccard of shingles, as the CLI), and connected components of
-  the verified pairs (large-star/small-star iterations) keep their first
-  row in keep order: the CLI's ``--cluster components``.
+  texts (the library's rule: Jaccard of shingles, as the CLI), and
+  connected components of the verified pairs (the library's union-find on
+  the driver while they fit, else large-star/small-star iterations) keep
+  their first row in keep order: the CLI's ``--cluster components``.
 
 Each function checks on the driver, before any task runs, what a task
 would otherwise fail on minutes later, naming a place in an Arrow batch:

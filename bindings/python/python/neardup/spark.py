@@ -74,13 +74,14 @@ _COUNT = "__neardup_count"
 _BROADCAST_PAIRS = 5_000_000
 
 # Verified pairs up to this many are grouped on the driver (16 bytes each,
-# the library's union-find); beyond it by large-star/small-star rounds.
-_DRIVER_EDGES = 20_000_000
+# the library's union-find: 160 MB at most, within Spark's default driver
+# memory and result size); beyond it by large-star/small-star rounds.
+_DRIVER_EDGES = 10_000_000
 
 # Distinct fingerprints up to this many are joined on the driver (8 bytes
-# each, the CLI's join: a few seconds a million); beyond it by grouping
-# rows, k + 1 rows a fingerprint.
-_DRIVER_FINGERPRINTS = 50_000_000
+# each, 160 MB at most; the CLI's join, a few seconds a million); beyond it
+# by grouping rows, k + 1 rows a fingerprint.
+_DRIVER_FINGERPRINTS = 20_000_000
 
 
 def _step(df: DataFrame, what: str) -> Any:

@@ -59,10 +59,10 @@ def beyond_the_driver(monkeypatch):
     """The paths taken when the data does not fit where neardup.spark
     gathers it: fingerprints joined by grouping rows, texts joined by a
     sort-merge join, components by large-star/small-star rounds."""
-    from neardup import spark as nds
+    from neardup import _spark_steps as steps
 
     for limit in ("_DRIVER_FINGERPRINTS", "_DRIVER_EDGES", "_BROADCAST_PAIRS"):
-        monkeypatch.setattr(nds, limit, 0)
+        monkeypatch.setattr(steps, limit, 0)
 
 
 @pytest.mark.parametrize("where", ["driver", "beyond"])

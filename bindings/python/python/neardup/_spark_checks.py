@@ -1,0 +1,165 @@
+"""What :mod:`neardup.spark` checks on the driver before any task runs."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Tuple
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+import neardup
+
+from neardup._spark_steps import _COUNT, _step
+
+# Bad input (the DataFrame's columns and values) and bad settings.
+_InputError = neardup.InputError
+_SettingsError = neardup.SettingsError
+
+_INTEGERS = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+_IDS = (_INTEGERS + (T.StringType,), "a string or integer column")
+_ON_NULL = ("raise", "keep", "drop")
+
+
+# Checks on the driver. Everything a task would trip on is checked before
+# the first task runs: a failure inside a task names a position in an
+# Arrow batch, after minutes of work, where these name the column, the
+# setting, the id. Settings and types cost nothing (the schema is on the
+# driver); nulls and ids cost a Spark job each, said where they run.
+
+
+def _refuse_taken(df: DataFrame, *names: str) -> None:
+    taken = [n for n in names if n in df.columns]
+    if taken:
+        raise _SettingsError(f"{taken[0]!r} is a column already; give another name for the output")
+
+
+def _require(df: DataFrame, *names: str) -> None:
+    for name in names:
+        if name not in df.columns:
+            raise _InputError(f"no column {name!r}; the DataFrame has {', '.join(df.columns)}")
+
+
+def _require_type(df: DataFrame, name: str, role: str, types: Tuple[Any, ...], want: str) -> None:
+    _require(df, name)
+    kind = df.schema[name].dataType
+    if not isinstance(kind, types):
+        raise _InputError(f"{role} column {name!r} is {kind.simpleString()}; give {want}")
+
+
+def _require_text(df: DataFrame, text_col: str) -> None:
+    _require_type(
+        df, text_col, "text", (T.StringType,), f"a string column (F.col({text_col!r}).cast('string'), or decode bytes)"
+    )
+
+
+# What each setting must be for the binding to take it at all: a wrong
+# kind is a bad setting, said by name, not a TypeError from inside.
+_KINDS: Dict[str, Tuple[Any, str]] = {
+    "threshold": ((int, float), "a number"),
+    "k": (int, "a whole number of bits, 0 to 63"),
+    "keep": (str, "first, longest or shortest"),
+    "short_rule": (bool, "True or False"),
+    "verify": ((str, type(None)), "jaccard:T, words:F, none or None"),
+    "profile": (str, "a profile's name, as Fingerprinter takes it"),
+    "max_rounds": (int, "a whole number of rounds, at least 1"),
+}
+_LEAST = {"k": 0, "max_rounds": 1}
+
+
+def _check_kinds(**settings: Any) -> None:
+    for name, value in settings.items():
+        kinds, want = _KINDS[name]
+        # bool is an int to isinstance; only short_rule takes one.
+        wrong = not isinstance(value, kinds) or (isinstance(value, bool) and name != "short_rule")
+        if wrong or (name in _LEAST and value < _LEAST[name]):
+            raise _SettingsError(f"{name}: {value!r}; give {want}")
+
+
+def _check_on_null(on_null: str) -> None:
+    if on_null not in _ON_NULL:
+        raise _SettingsError(f"on_null: {on_null!r}; give raise, keep or drop")
+
+
+def _library_check(call: Callable[..., Any], *args: Any, **settings: Any) -> Any:
+    # The library's own checks, as neardup.dedup and Fingerprinter run
+    # them. A value past what the binding takes (k=2**40) is a bad setting.
+    try:
+        return call(*args, **settings)
+    except (TypeError, OverflowError) as e:
+        raise _SettingsError(f"{e}, in the settings {settings or args}") from None
+
+
+def _check_dedup_settings(**settings: Any) -> None:
+    """Raises what :func:`neardup.dedup` raises for these settings, by
+    running it over no texts: the same checks (profile, k, threshold,
+    verify, keep), the same messages, no Spark job."""
+    from neardup import _neardup
+
+    _check_kinds(**settings)
+    _library_check(neardup.dedup, [], cluster="components", threads=1, **settings)
+    _library_check(_neardup.spark_plan_blocks, settings["k"])
+
+
+def _name(row: Any) -> str:
+    # A row named by a few of its values, each cut short.
+    def short(v: Any) -> str:
+        text = repr(v)
+        return text if len(text) <= 40 else text[:37] + "..."
+
+    named = ", ".join(f"{k}={short(v)}" for k, v in row.asDict().items())
+    return f"the row {named}" if named else "a row (no other column to name it)"
+
+
+def _on_null(df: DataFrame, text_col: str, on_null: str, name_by: List[str]) -> DataFrame:
+    """``df`` as ``on_null`` asks: for ``"raise"``, a job that looks for
+    one null text (Spark stops at the first it finds; Parquet can skip
+    row groups by their null counts) and fails naming its row by the
+    columns ``name_by``; for ``"drop"``, the rows with a text; for
+    ``"keep"``, as it is."""
+    text = F.col(text_col)
+    if on_null == "drop":
+        return df.where(text.isNotNull())
+    if on_null == "raise":
+        with _step(df, "checking for null texts"):
+            nulls = df.where(text.isNull()).select(*name_by).limit(1).collect()
+        for row in nulls:
+            raise _InputError(
+                f"text column {text_col!r} is null in {_name(row)}; drop or fill those rows, "
+                "or give on_null='keep' or on_null='drop'"
+            )
+    return df
+
+
+def _check_unique(df: DataFrame, *columns: Tuple[str, str]) -> None:
+    """Each row's ``what`` (its id, its order) must be there and its own,
+    for each ``(name, what)`` of ``columns``: one aggregation over all of
+    them (a pass and a shuffle of their values)."""
+    text = {name: isinstance(df.schema[name].dataType, T.StringType) for name, _ in columns}
+
+    def values(name: str, what: str) -> DataFrame:
+        # Strings in one column, integers in the other, so that an error
+        # shows the value as the user wrote it.
+        value = F.col(name)
+        return df.select(
+            F.lit(what).alias("what"),
+            F.lit(name).alias("name"),
+            (value if text[name] else F.lit(None).cast("string")).alias("s"),
+            (F.lit(None).cast("long") if text[name] else value.cast("long")).alias("n"),
+        )
+
+    every = values(*columns[0])
+    for more in columns[1:]:
+        every = every.unionByName(values(*more))
+    counts = every.groupBy("what", "name", "s", "n").agg(F.count(F.lit(1)).alias(_COUNT))
+    missing = F.col("s").isNull() & F.col("n").isNull()
+    with _step(df, "checking that each " + " and each ".join(w for _, w in columns) + " is there and its own"):
+        found = counts.where(missing | (F.col(_COUNT) > 1)).limit(1).collect()
+    for what, name, s, n, count in found:
+        value = s if text[name] else n
+        if value is None:
+            rows = "1 row" if count == 1 else f"{count} rows"
+            raise _InputError(f"{what} column {name!r} is null in {rows}; give every row its {what}")
+        raise _InputError(
+            f"{what} column {name!r}: the {what} {value!r} is in {count} rows; give each row its own {what}"
+        )

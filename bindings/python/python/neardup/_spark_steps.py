@@ -1,0 +1,352 @@
+"""The steps of :mod:`neardup.spark`'s job past its checks: gathering
+rows by key (:func:`_in_runs`), the fingerprint join, the verdicts on
+candidate pairs and the connected components, each on the driver or in
+every task's memory where the data fits, else by Spark's shuffles."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+if TYPE_CHECKING:
+    from neardup._result import _Profile
+
+# Helper columns, named so as not to meet a user's.
+_RANK = "__neardup_rank"
+_FP = "__neardup_fp"
+_HASH = "__neardup_hash"
+_KIND = "__neardup_kind"
+_KEYS = "__neardup_keys"
+_UNIT = "__neardup_unit"
+_LABEL = "__neardup_label"
+_COUNT = "__neardup_count"
+
+# Where the data fits, the driver or every task's memory does what a shuffle
+# would. Candidate pairs up to this many go to every Python worker (a
+# broadcast of numpy arrays, 48 bytes a pair: 240 MB at most), so that each
+# text is read where it lies and goes through one shuffle, once per pair it
+# is in; above it, the texts are joined by a sort-merge join (every text
+# shuffled).
+_BROADCAST_PAIRS = 5_000_000
+
+# Verified pairs up to this many are grouped on the driver (16 bytes each,
+# the library's union-find: 160 MB at most, within Spark's default driver
+# memory and result size); beyond it by large-star/small-star rounds.
+_DRIVER_EDGES = 10_000_000
+
+# Distinct fingerprints up to this many are joined on the driver (8 bytes
+# each, 160 MB at most; the CLI's join, a few seconds a million); beyond it
+# by grouping rows, k + 1 rows a fingerprint.
+_DRIVER_FINGERPRINTS = 20_000_000
+
+
+def _step(df: DataFrame, what: str) -> Any:
+    """The Spark jobs started inside ``with _step(df, what)`` are described
+    as ``neardup: what`` (the Spark UI and event logs name them so;
+    bench/spark_stages.py sums them by step), and the description is put
+    back after."""
+    return _step_of(df.sparkSession, what)
+
+
+@contextmanager
+def _step_of(spark: Any, what: str) -> Iterator[None]:
+    """:func:`_step` for a session."""
+    sc = spark.sparkContext
+    before = sc.getLocalProperty("spark.job.description")
+    sc.setJobDescription(f"neardup: {what}")
+    try:
+        yield
+    finally:
+        sc.setLocalProperty("spark.job.description", before)
+
+
+
+def _in_runs(df: DataFrame, keys: List[str], work: Callable[[Any, Any], Any], schema: str) -> DataFrame:
+    """``df``'s rows gathered by ``keys`` (integer columns), given to
+    ``work(batch, offsets)`` whole runs at a time: run ``r`` is rows
+    ``offsets[r]`` to ``offsets[r + 1]`` of the Arrow batch, and ``work``
+    gives back a batch of ``schema``. One shuffle and a sort within each
+    partition, with no object per group: ``collect_list`` aggregates
+    partially before its shuffle, copying every list and sorting again once
+    a task holds more than a few groups."""
+
+    def runs(it: Iterable[Any]) -> Iterator[Any]:
+        import numpy as np
+        import pyarrow as pa
+
+        carry = None
+        for batch in it:
+            if carry is not None:
+                batch = pa.Table.from_batches([carry, batch]).combine_chunks().to_batches()[0]
+            if batch.num_rows == 0:
+                continue
+            change = np.zeros(batch.num_rows, bool)
+            change[0] = True
+            for key in keys:
+                column = batch.column(key).to_numpy()
+                change[1:] |= column[1:] != column[:-1]
+            starts = np.flatnonzero(change)
+            # The last run may go on in the next batch.
+            last = int(starts[-1])
+            carry = batch.slice(last)
+            if last:
+                yield work(batch.slice(0, last), np.append(starts[:-1], last).astype(np.int64))
+        if carry is not None and carry.num_rows:
+            yield work(carry, np.array([0, carry.num_rows], np.int64))
+
+    return df.repartition(*keys).sortWithinPartitions(*keys).mapInArrow(runs, schema)
+
+
+def _fingerprint_pairs(fps: DataFrame, k: int) -> DataFrame:
+    """Pairs ``(fp_a, fp_b, distance)`` of the distinct fingerprints in
+    column ``fp`` of ``fps`` within ``k`` bits, each once: on the driver by
+    the CLI's in-memory join while they fit (:data:`_DRIVER_FINGERPRINTS`),
+    else by grouping rows (:func:`_keyed_pairs`)."""
+    from neardup import _neardup
+
+    with _step(fps, "distinct fingerprints"):
+        # One job: all of them, or one more than the driver takes.
+        (flat,) = _collect_longs(fps.limit(_DRIVER_FINGERPRINTS + 1), "fp")
+    if len(flat) > _DRIVER_FINGERPRINTS:
+        return _keyed_pairs(fps, k)
+    a, b, d = _neardup.fingerprint_pairs(flat, k)
+    return _frame(
+        fps.sparkSession,
+        {"fp_a": flat[a], "fp_b": flat[b], "distance": d},
+        "fp_a long, fp_b long, distance int",
+    )
+
+
+def _keyed_pairs(fps: DataFrame, k: int) -> DataFrame:
+    """:func:`_fingerprint_pairs` by grouping rows: each fingerprint goes
+    out under its key in each of ``k + 1`` tables, and each ``(table,
+    key)`` group's pairs are found in Rust, each pair by the first table it
+    shares."""
+    from neardup import _neardup
+
+    blocks = _neardup.spark_plan_blocks(k)
+    keyed_schema = "table int, key long, fp long"
+
+    def keyed(it: Iterable[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        for batch in it:
+            fp = batch.column(0).to_numpy()
+            rows, tables, keys = _neardup.table_keys(fp, k, blocks)
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(tables), pa.array(keys), pa.array(fp[rows])], names=["table", "key", "fp"]
+            )
+
+    def pairs(batch: Any, offsets: Any) -> Any:
+        import numpy as np
+        import pyarrow as pa
+
+        flat = batch.column("fp").to_numpy()
+        tables = batch.column("table").to_numpy()[offsets[:-1]].astype(np.int32)
+        a, b, d = _neardup.pairs_in_groups(tables, offsets, flat, k, blocks)
+        fa, fb = flat[a], flat[b]
+        return pa.RecordBatch.from_arrays(
+            [pa.array(np.minimum(fa, fb)), pa.array(np.maximum(fa, fb)), pa.array(d)],
+            names=["fp_a", "fp_b", "distance"],
+        )
+
+    keyed_rows = fps.select("fp").mapInArrow(keyed, keyed_schema)
+    return _in_runs(keyed_rows, ["table", "key"], pairs, "fp_a long, fp_b long, distance int")
+
+
+
+def _components(edges: DataFrame, max_rounds: int) -> DataFrame:
+    """``(node, label)`` for every node of the undirected ``edges`` (``u``,
+    ``v`` longs): the least node of its connected component.
+    Large-star/small-star rounds (Kiveris et al., 2014) until every
+    component is a star around its least node."""
+
+    def normal(e: DataFrame, x: str, y: str) -> DataFrame:
+        return e.where(F.col(x) != F.col(y)).select(
+            F.least(x, y).alias("u"), F.greatest(x, y).alias("v")
+        ).distinct()
+
+    e = normal(edges, "u", "v").localCheckpoint()
+    count = e.count()
+    for _ in range(max_rounds):
+        # Large star: each node's larger neighbours to its least neighbour.
+        both = e.unionByName(e.select(F.col("v").alias("u"), F.col("u").alias("v")))
+        least = both.groupBy("u").agg(F.least(F.min("v"), F.col("u")).alias("m"))
+        large = normal(both.join(least, "u").where(F.col("v") > F.col("u")), "v", "m")
+        # Small star: each node and its smaller neighbours to the least of them.
+        down = large.select(F.col("v").alias("u"), F.col("u").alias("v"))  # v < u
+        least = down.groupBy("u").agg(F.min("v").alias("m"))
+        spokes = down.join(least, "u").select(F.col("v").alias("x"), "m")
+        small = normal(spokes.unionByName(least.select(F.col("u").alias("x"), "m")), "x", "m")
+        small = small.localCheckpoint()
+        new_count = small.count()
+        if new_count == count and small.exceptAll(e).isEmpty():
+            break
+        e, count = small, new_count
+    else:
+        raise RuntimeError(f"components did not settle in {max_rounds} rounds; give more max_rounds")
+    # A star forest: each edge joins a node to its component's least.
+    return e.select(F.col("v").alias("node"), F.col("u").alias("label")).unionByName(
+        e.select(F.col("u").alias("node"), F.col("u").alias("label"))
+    ).distinct()
+
+
+def _judged(
+    candidates: DataFrame, texts: DataFrame, spec: str, k: int, short_rule: bool, profile: "_Profile"
+) -> Any:
+    """The ``(u, v)`` of ``candidates`` (units ``u < v`` and their
+    fingerprints ``fu``, ``fv``) that the rule calls near-duplicates,
+    judged on the texts (``texts``: rank, text) in Rust, per batch: numpy
+    arrays on the driver while the pairs fit (:data:`_BROADCAST_PAIRS`),
+    else a DataFrame."""
+    with _step(candidates, "candidate pairs (by fingerprint and by the short-document rule)"):
+        candidates = candidates.localCheckpoint()
+        pairs = candidates.count()
+    judge = _Judge(spec, k, short_rule, profile)
+    with _step(candidates, "verifying the candidate pairs"):
+        if pairs <= _BROADCAST_PAIRS:
+            return _judged_in_tasks(candidates, texts, judge)
+        return _judged_by_joins(candidates, texts, judge).localCheckpoint()
+
+
+class _Judge:
+    """The library's verdict on pairs of texts, as `neardup dedup` gives
+    it (the rule every front asks), with this run's settings."""
+
+    def __init__(self, spec: str, k: int, short_rule: bool, profile: "_Profile") -> None:
+        self.spec, self.k, self.short_rule, self.profile = spec, k, short_rule, profile
+
+    def __call__(self, a: Any, b: Any, fa: Any, fb: Any) -> Any:
+        from neardup import _neardup
+
+        return _neardup.judge_pairs(
+            a, b, fa, fb, verify=self.spec, k=self.k, short_rule=self.short_rule, profile=self.profile
+        )
+
+
+def _judged_in_tasks(candidates: DataFrame, texts: DataFrame, judge: _Judge) -> Any:
+    """:func:`_judged` with the pairs in every task's memory (a broadcast,
+    48 bytes a pair): each text is read where it lies and goes out
+    once for each pair it is in, through one shuffle that brings a pair's
+    two texts together; the pairs that pass come back to the driver."""
+    import numpy as np
+
+    u, v, fu, fv = _collect_longs(candidates, "u", "v", "fu", "fv")
+    n = len(u)
+    ends = np.concatenate([u, v])
+    order = np.argsort(ends, kind="stable")
+    # End e is pair e % n, its first unit when e < n.
+    shared = candidates.sparkSession.sparkContext.broadcast((ends[order], order.astype(np.int64), fu, fv))
+
+    def ended(it: Iterable[Any]) -> Iterator[Any]:
+        import numpy as np
+        import pyarrow as pa
+
+        units, end_of = shared.value[0], shared.value[1]
+        for batch in it:
+            rank = batch.column(0).to_numpy()
+            low = np.searchsorted(units, rank, "left")
+            counts = np.searchsorted(units, rank, "right") - low
+            rows = np.repeat(np.arange(len(rank)), counts)
+            if not len(rows):
+                continue
+            at = np.repeat(low, counts) + np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
+            e = end_of[at]
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(e % n), pa.array((e >= n).astype(np.int8)), batch.column(1).take(pa.array(rows))],
+                names=["pair", "side", "text"],
+            )
+
+    def verified(batch: Any, offsets: Any) -> Any:
+        import numpy as np
+        import pyarrow as pa
+
+        fu, fv = shared.value[2], shared.value[3]
+        side, pair = batch.column("side").to_numpy(), batch.column("pair").to_numpy()
+        a, b = np.flatnonzero(side == 0), np.flatnonzero(side == 1)
+        if len(a) != len(offsets) - 1 or len(b) != len(a):
+            raise RuntimeError("neardup: a candidate pair without both of its texts")
+        p, text = pair[a], batch.column("text")
+        near = judge(text.take(pa.array(a)), text.take(pa.array(b)), fu[p], fv[p])
+        return pa.RecordBatch.from_arrays([pa.array(p[near])], names=["pair"])
+
+    rows = texts.mapInArrow(ended, "pair long, side byte, text string")
+    (passed,) = _collect_longs(_in_runs(rows, ["pair"], verified, "pair long"), "pair")
+    shared.destroy()
+    return u[passed], v[passed]
+
+
+def _judged_by_joins(candidates: DataFrame, texts: DataFrame, judge: _Judge) -> DataFrame:
+    """:func:`_judged` by Spark's joins, for more pairs than fit in a
+    task's memory: each text joined to the pairs it is in (a shuffle of
+    every text), then the two ends of a pair brought together."""
+    ends = candidates.select(F.col("u").alias(_UNIT), "u", "v", F.col("fu").alias(_FP)).unionByName(
+        candidates.select(F.col("v").alias(_UNIT), "u", "v", F.col("fv").alias(_FP))
+    )
+    text_col = texts.columns[1]
+    ended = texts.select(F.col(_RANK).alias(_UNIT), F.col(text_col).alias("text")).join(ends, _UNIT)
+
+    def verified(batch: Any, offsets: Any) -> Any:
+        import numpy as np
+        import pyarrow as pa
+
+        # A run is a pair's two ends: the end of unit u, the end of unit v.
+        first = batch.column(_UNIT).to_numpy() == batch.column("u").to_numpy()
+        a, b = np.flatnonzero(first), np.flatnonzero(~first)
+        if len(a) != len(offsets) - 1 or len(b) != len(a):
+            raise RuntimeError("neardup: a candidate pair without both of its texts")
+        text, prints = batch.column("text"), batch.column(_FP).to_numpy()
+        near = judge(text.take(pa.array(a)), text.take(pa.array(b)), prints[a], prints[b])
+        return pa.RecordBatch.from_arrays(
+            [batch.column("u").take(pa.array(a)), batch.column("v").take(pa.array(a))], names=["u", "v"]
+        ).filter(pa.array(near))
+
+    return _in_runs(ended, ["u", "v"], verified, "u long, v long")
+
+
+def _labels(edges: Any, max_rounds: int, spark: Any) -> DataFrame:
+    """``(node, label)`` for every node of ``edges`` (a DataFrame of
+    ``u``, ``v`` or two numpy arrays): the least node of its connected
+    component. On the driver, by the library's union-find, when the edges
+    fit (:data:`_DRIVER_EDGES`); otherwise by :func:`_components` rounds."""
+    from neardup import _neardup
+
+    with _step_of(spark, "connected components"):
+        if isinstance(edges, DataFrame):
+            if edges.count() > _DRIVER_EDGES:
+                return _components(edges, max_rounds)
+            edges = _collect_longs(edges, "u", "v")
+        u, v = edges
+        if len(u) > _DRIVER_EDGES:
+            return _components(_frame(spark, {"u": u, "v": v}, "u long, v long"), max_rounds)
+        nodes, labels = _neardup.least_in_components(u, v)
+    return _frame(spark, {"node": nodes, "label": labels}, "node long, label long")
+
+
+def _collect_longs(df: DataFrame, *columns: str) -> List[Any]:
+    """The long columns ``columns`` of ``df``, on the driver, as numpy
+    arrays (through Arrow: no Python object per row)."""
+    import pyarrow as pa
+
+    schema = pa.schema([(c, pa.int64()) for c in columns])
+    batches = df.select(*(F.col(c).cast("long") for c in columns))._collect_as_arrow()
+    table = pa.Table.from_batches(batches, schema=schema)
+    return [table.column(c).to_numpy() for c in columns]
+
+
+def _frame(spark: Any, columns: Dict[str, Any], schema: str) -> DataFrame:
+    """A DataFrame of the numpy arrays ``columns``, made through Arrow
+    (Spark's Arrow conversion on for the call, as it was after it)."""
+    import pandas as pd
+
+    key = "spark.sql.execution.arrow.pyspark.enabled"
+    was = spark.conf.get(key, "false")
+    spark.conf.set(key, "true")
+    try:
+        frame: DataFrame = spark.createDataFrame(pd.DataFrame(columns), schema)
+        return frame
+    finally:
+        spark.conf.set(key, was)

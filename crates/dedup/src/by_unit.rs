@@ -38,7 +38,7 @@ where
     pub(crate) fn take_lists<T>(
         &mut self,
         block: std::ops::Range<u32>,
-        entry: impl Fn([u32; N]) -> T,
+        mut entry: impl FnMut([u32; N]) -> T,
     ) -> std::result::Result<Vec<Vec<T>>, neardup_index::Error> {
         let mut lists: Vec<Vec<T>> = (block.start..block.end).map(|_| Vec::new()).collect();
         self.take_before(block.end, |record| {

@@ -25,7 +25,7 @@ use crate::error::Result;
 
 /// A pair as listed: `[later, distance, earlier]`, so that the sort puts
 /// each unit's neighbours together, nearest first and then earliest.
-type Listed = [u32; 3];
+pub(crate) type Listed = [u32; 3];
 
 /// The neighbours of each unit before it, and which units have any.
 pub(crate) struct Earlier {
@@ -37,6 +37,9 @@ pub(crate) struct Earlier {
     spill: PathBuf,
     /// Whether the pairs outgrew their budget and went to sorted runs.
     spilled: bool,
+    /// The pairs taken so far, kept to be read again (grouping by
+    /// connected components reads them after greedy grouping took them).
+    replay: Option<Mutex<SpillSort<Listed>>>,
 }
 
 /// The pairs as the join hands them over: gathered up to a budget, then
@@ -85,7 +88,9 @@ impl Earlier {
     /// `searched` units (in keep order) whose fingerprints are
     /// `searched_bits`; `None` when there are more than `most` pairs. The
     /// pairs take up to `budget` bytes of memory, and sorted runs in a
-    /// temporary file in `spill` past it.
+    /// temporary file in `spill` past it. With `replay`, the pairs taken are
+    /// kept to be read again ([`Earlier::replay`]), and each copy has half
+    /// the budget.
     ///
     /// # Errors
     ///
@@ -94,9 +99,10 @@ impl Earlier {
         plan: &TablePlan,
         (units, searched, searched_bits): (usize, &[u32], &[B]),
         most: u64,
-        budget: u64,
+        (budget, replay): (u64, bool),
         spill: &Path,
     ) -> Result<Option<Earlier>> {
+        let budget = if replay { budget / 2 } else { budget };
         // Half the budget gathers pairs, the other half sorts the last of
         // them in memory.
         let capacity = (budget / 2 / Earlier::BYTES_PER_PAIR).max(1);
@@ -139,6 +145,7 @@ impl Earlier {
             near,
             spill: spill.to_path_buf(),
             spilled,
+            replay: replay.then(|| Mutex::new(SpillSort::new(budget, spill))),
         }))
     }
 
@@ -150,9 +157,46 @@ impl Earlier {
     /// A run that cannot be read back.
     pub(crate) fn take(&self, block: Range<u32>) -> Result<Vec<Vec<(u32, u32)>>> {
         let mut taken = self.lists.lock().unwrap_or_else(|e| e.into_inner());
-        taken
-            .take_lists(block, |[_, distance, earlier]| (distance, earlier))
-            .map_err(|e| sort_error(DOING, &self.spill, e))
+        let Some(replay) = &self.replay else {
+            return taken
+                .take_lists(block, |[_, distance, earlier]| (distance, earlier))
+                .map_err(|e| sort_error(DOING, &self.spill, e));
+        };
+        let mut records = Vec::new();
+        let lists = taken
+            .take_lists(block, |record| {
+                records.push(record);
+                (record[1], record[2])
+            })
+            .map_err(|e| sort_error(DOING, &self.spill, e))?;
+        let mut replay = replay.lock().unwrap_or_else(|e| e.into_inner());
+        replay
+            .push(&records)
+            .map_err(|e| sort_error(DOING, &self.spill, e))?;
+        Ok(lists)
+    }
+
+    /// Every pair taken, as `[later, distance, earlier]` by later unit,
+    /// when the lists were made to be read again; `None` otherwise, or
+    /// when they were read again already.
+    ///
+    /// # Errors
+    ///
+    /// A run that cannot be written or read back.
+    pub(crate) fn replay(&self) -> Result<Option<impl Iterator<Item = Result<Listed>>>> {
+        let Some(replay) = &self.replay else {
+            return Ok(None);
+        };
+        let mut replay = replay.lock().unwrap_or_else(|e| e.into_inner());
+        let sort = std::mem::replace(&mut *replay, SpillSort::new(0, &self.spill));
+        if sort.is_empty() {
+            return Ok(None);
+        }
+        let spill = self.spill.clone();
+        let sorted = sort.finish().map_err(|e| sort_error(DOING, &spill, e))?;
+        Ok(Some(sorted.map(move |record| {
+            record.map_err(|e| sort_error(DOING, &spill, e))
+        })))
     }
 
     /// Whether each unit has a neighbour within k.
@@ -190,7 +234,7 @@ mod tests {
             let searched: Vec<u32> = (0..fps.len() as u32).filter(|&u| skip >> (u % 64) & 1 == 0).collect();
             let bits: Vec<u64> = searched.iter().map(|&u| fps[u as usize]).collect();
             let plan = TablePlan::pigeonhole(Width::W64, 3).unwrap();
-            let earlier = Earlier::join(&plan, (fps.len(), &searched, &bits), u64::MAX, budget, dir.path()).unwrap().unwrap();
+            let earlier = Earlier::join(&plan, (fps.len(), &searched, &bits), u64::MAX, (budget, true), dir.path()).unwrap().unwrap();
             let mut expected: Vec<(u32, u32, u32)> = brute_force_pairs(3, &bits)
                 .into_iter()
                 .map(|p| (searched[p.b as usize], p.distance, searched[p.a as usize]))
@@ -207,13 +251,19 @@ mod tests {
                 }
             }
             prop_assert_eq!(&listed, &expected);
+            // Read again, in the same order, as grouping by components does.
+            let replayed: Vec<(u32, u32, u32)> = earlier.replay().unwrap().into_iter().flatten()
+                .map(|r| { let [b, d, a] = r.unwrap(); (b, d, a) })
+                .collect();
+            prop_assert_eq!(&replayed, &expected);
+            prop_assert!(earlier.replay().unwrap().is_none(), "read again once");
             for u in 0..fps.len() as u32 {
                 let has = expected.iter().any(|&(b, _, a)| a == u || b == u);
                 prop_assert_eq!(earlier.near()[u as usize], has);
             }
             let pairs = expected.len() as u64;
             if pairs > 0 {
-                let refused = Earlier::join(&plan, (fps.len(), &searched, &bits), pairs - 1, budget, dir.path()).unwrap();
+                let refused = Earlier::join(&plan, (fps.len(), &searched, &bits), pairs - 1, (budget, false), dir.path()).unwrap();
                 prop_assert!(refused.is_none());
             }
         }

@@ -579,7 +579,7 @@ mod tests {
             let searched_bits: Vec<u64> = searched.iter().map(|&u| bits[u as usize]).collect();
             let plan = join_plan(Width::W64, 3, searched.len()).unwrap();
             // A budget of a few pairs: the lists come back from sorted runs.
-            let earlier = Earlier::join(&plan, (n, &searched, &searched_bits), u64::MAX, 64, spill.path()).unwrap().unwrap();
+            let earlier = Earlier::join(&plan, (n, &searched, &searched_bits), u64::MAX, (64, false), spill.path()).unwrap().unwrap();
             let listed = Search { near: Some(earlier.near()), earlier: Some(&earlier), ..rule };
             let from_lists = greedy(&bits, &listed, &Silent).unwrap();
             let fates: Vec<Fate> = from_lists.fates.iter().map(|&f| f.into()).collect();

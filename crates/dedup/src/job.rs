@@ -400,10 +400,7 @@ impl Dedup {
         // the pairs are few: at most a few per unit, and an eighth of the
         // free memory.
         progress.working("pairing near fingerprints");
-        let earlier = match self.grouping {
-            Grouping::Greedy => self.earlier_by_fingerprint(bits, &rule, free / 8, spill)?,
-            Grouping::Components => None,
-        };
+        let earlier = self.earlier_by_fingerprint(bits, &rule, free / 8, spill)?;
         if earlier.as_ref().is_some_and(Earlier::spilled) {
             progress.spilling("the pairs of near fingerprints", spill);
         }
@@ -504,7 +501,8 @@ impl Dedup {
             &join_plan(B::WIDTH, self.rule.k, searched.len())?,
             (bits.len(), &searched, &searched_bits),
             Earlier::PAIRS_PER_UNIT * searched.len() as u64,
-            bytes,
+            // Grouping by components reads the pairs again after greedy.
+            (bytes, self.grouping == Grouping::Components),
             spill,
         )
     }

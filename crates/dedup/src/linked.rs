@@ -3,18 +3,22 @@
 //!
 //! Greedy grouping runs first: each unit it drops is verified near the unit
 //! it keeps, so its groups lie inside components, and what is left is to
-//! join groups. Then, in each table of a join, the units of a run of equal
-//! keys are gathered by group, and only units of different groups are
-//! compared, two groups at a time until one pair of them passes
-//! verification: a run of templated pages already in one group costs a
-//! sort, and pairs between units already linked, through any chain, are
-//! never compared. Groups are joined in a union-find that all cores share.
+//! join groups. When the join's pairs are few, greedy grouping had them
+//! listed ([`Earlier`]), and they are read again: a pair is verified only
+//! if its units are in two groups still. Otherwise, in each table of a
+//! join, the units of a run of equal keys are gathered by group, and only
+//! units of different groups are compared, two groups at a time until one
+//! pair of them passes verification: a run of templated pages already in
+//! one group costs a sort, and pairs between units already linked, through
+//! any chain, are never compared. Groups are joined in a union-find that
+//! all cores share.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use neardup_index::{Bits, for_each_run};
 use rayon::prelude::*;
 
+use crate::earlier::{Earlier, Listed};
 use crate::error::{Error, Result};
 use crate::greedy::{Grouped, Search, greedy, join_plan};
 use crate::grouping::{Fate, PackedFate};
@@ -44,31 +48,36 @@ pub(crate) fn linked<B: Bits>(
         .iter()
         .map(|&c| AtomicU64::new(c))
         .collect();
-    let stop = AtomicBool::new(false);
-    let linked_in = |members: &mut dyn Iterator<Item = u32>,
-                     within: &dyn Fn(u32, u32) -> Option<u32>| {
-        if stop.load(Ordering::Relaxed) || progress.cancelled() {
-            stop.store(true, Ordering::Relaxed);
-            return;
-        }
-        let met = join_in_run(members, within, rule, &groups, &by_distance);
-        candidates.fetch_add(met, Ordering::Relaxed);
+    let linker = Linker {
+        rule,
+        progress,
+        groups: &groups,
+        by_distance: &by_distance,
+        candidates: &candidates,
+        stop: AtomicBool::new(false),
     };
-    // The search by fingerprint, among the units it holds.
-    let searched: Vec<u32> = (0..n as u32).filter(|&u| rule.searched(u)).collect();
-    let searched_bits: Vec<B> = searched.iter().map(|&u| bits[u as usize]).collect();
-    let plan = join_plan(B::WIDTH, rule.k, searched.len())?;
-    for_each_run(&plan, &searched_bits, |run| {
-        let within = |a: u32, b: u32| {
-            let (fa, fb) = (bits[a as usize], bits[b as usize]);
-            let distance = fa.distance(fb);
-            (distance <= rule.k && run.first_met_here(fa, fb)).then_some(distance)
-        };
-        linked_in(
-            &mut run.ids().iter().map(|&id| searched[id as usize]),
-            &within,
-        );
-    })?;
+    // The search by fingerprint, among the units it holds: the join's
+    // pairs read again when greedy grouping had them listed (they are few),
+    // else each run of the join, its fingerprints with its units.
+    match rule.earlier.map(Earlier::replay).transpose()?.flatten() {
+        Some(pairs) => linker.join_listed(pairs)?,
+        None => {
+            let searched: Vec<u32> = (0..n as u32).filter(|&u| rule.searched(u)).collect();
+            let searched_bits: Vec<B> = searched.iter().map(|&u| bits[u as usize]).collect();
+            let plan = join_plan(B::WIDTH, rule.k, searched.len())?;
+            for_each_run(&plan, &searched_bits, |run| {
+                let members = run
+                    .ids()
+                    .iter()
+                    .zip(run.fingerprints())
+                    .map(|(&id, &fp)| (searched[id as usize], fp));
+                linker.join_in_run(members, |(_, fa), (_, fb)| {
+                    let distance = fa.distance(fb);
+                    (distance <= rule.k && run.first_met_here(fa, fb)).then_some(distance)
+                });
+            })?;
+        }
+    }
     if let Some(short) = rule.short {
         // Pairs of units the prefix filter holds, by its lists; those the
         // search by fingerprint met are not compared again.
@@ -84,13 +93,20 @@ pub(crate) fn linked<B: Bits>(
             }
         }
         index.lists().par_iter().for_each(|(key, list)| {
-            let within = |a: u32, b: u32| {
+            let members = list.iter().map(|&u| (u, ()));
+            linker.join_in_run(members, |(a, ()), (b, ())| {
+                // The cheap tests first: a short unit, not a pair the
+                // search by fingerprint met.
+                if !short.pairs(a, b) {
+                    return None;
+                }
+                let distance = bits[a as usize].distance(bits[b as usize]);
+                if distance <= rule.k && rule.searched(a) && rule.searched(b) {
+                    return None;
+                }
                 let (Some(pa), Some(pb)) = (&prefixes[a as usize], &prefixes[b as usize]) else {
                     return None;
                 };
-                let distance = bits[a as usize].distance(bits[b as usize]);
-                let first_here = first_common(&pa.keys, &pb.keys) == Some(*key);
-                let met = distance <= rule.k && rule.searched(a) && rule.searched(b);
                 // Under any common key (the first by the top 32 bits may
                 // be two elements that share them), by its ranks.
                 let may_pass = || {
@@ -100,12 +116,11 @@ pub(crate) fn linked<B: Bits>(
                         })
                     })
                 };
-                (!met && short.pairs(a, b) && first_here && may_pass()).then_some(distance)
-            };
-            linked_in(&mut list.iter().copied(), &within);
+                (first_common(&pa.keys, &pb.keys) == Some(*key) && may_pass()).then_some(distance)
+            });
         });
     }
-    if stop.load(Ordering::Relaxed) {
+    if linker.stop.load(Ordering::Relaxed) {
         return Err(Error::Cancelled);
     }
     let fates = (0..n as u32)
@@ -127,51 +142,126 @@ pub(crate) fn linked<B: Bits>(
     })
 }
 
-/// Joins the groups of a run's units that have a verified pair, a pair
-/// being compared when `within` gives its distance; returns the pairs
-/// compared.
-fn join_in_run(
-    units: &mut dyn Iterator<Item = u32>,
-    within: &dyn Fn(u32, u32) -> Option<u32>,
-    rule: &Search,
-    groups: &Groups,
-    by_distance: &[AtomicU64],
-) -> u64 {
-    // The run's units by group.
-    let mut members: Vec<(u32, u32)> = units
-        .filter(|&u| !(rule.excluded)(u))
-        .map(|u| (groups.root(u), u))
-        .collect();
-    members.sort_unstable();
-    let by_group: Vec<&[(u32, u32)]> = members.chunk_by(|x, y| x.0 == y.0).collect();
-    let mut met = 0;
-    for (i, one) in by_group.iter().enumerate() {
-        for other in &by_group[i + 1..] {
-            'groups: for &(_, x) in *one {
-                if groups.root(x) == groups.root(other[0].1) {
-                    break 'groups;
-                }
-                for &(_, y) in *other {
-                    let (a, b) = (x.min(y), x.max(y));
-                    let Some(distance) = within(a, b) else {
-                        continue;
-                    };
-                    met += 1;
+/// Pairs read again and judged at a time, on all cores.
+const LISTED_CHUNK: usize = 1 << 16;
+
+/// What joins groups in the runs of a join: the rule, the shared groups and
+/// the counts, and whether the run was cancelled.
+struct Linker<'a> {
+    rule: &'a Search<'a>,
+    progress: &'a dyn Progress,
+    groups: &'a Groups,
+    by_distance: &'a [AtomicU64],
+    candidates: &'a AtomicU64,
+    stop: AtomicBool,
+}
+
+impl Linker<'_> {
+    /// Joins the groups of the pairs `[later, distance, earlier]` of
+    /// `pairs` that pass verification, a chunk at a time on all cores; a
+    /// pair whose units are in one group already is not compared.
+    ///
+    /// # Errors
+    ///
+    /// A run of the pairs that cannot be read back.
+    fn join_listed(&self, mut pairs: impl Iterator<Item = Result<Listed>>) -> Result<()> {
+        let (rule, groups) = (self.rule, self.groups);
+        let mut chunk: Vec<Listed> = Vec::with_capacity(LISTED_CHUNK);
+        loop {
+            chunk.clear();
+            for record in pairs.by_ref().take(LISTED_CHUNK) {
+                chunk.push(record?);
+            }
+            if chunk.is_empty() || self.cancelled() {
+                return Ok(());
+            }
+            let met: u64 = chunk
+                .par_iter()
+                .filter(|&&[b, _, a]| !(rule.excluded)(a) && !(rule.excluded)(b))
+                .filter(|&&[b, _, a]| groups.root(a) != groups.root(b))
+                .map(|&[b, distance, a]| {
                     if rule.verify.is_none_or(|v| v(a, b).is_some()) {
-                        // Counted only if this pair joined them, not a pair
-                        // another thread verified at the same time.
-                        if groups.join(a, b)
-                            && let Some(count) = by_distance.get(distance as usize)
-                        {
-                            count.fetch_add(1, Ordering::Relaxed);
+                        self.joined(a, b, distance);
+                    }
+                    1
+                })
+                .sum();
+            self.candidates.fetch_add(met, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the run was cancelled (and says so to the other threads).
+    fn cancelled(&self) -> bool {
+        if self.stop.load(Ordering::Relaxed) || self.progress.cancelled() {
+            self.stop.store(true, Ordering::Relaxed);
+            return true;
+        }
+        false
+    }
+
+    /// Joins the groups of `a` and `b`, a verified pair `distance` apart.
+    fn joined(&self, a: u32, b: u32, distance: u32) {
+        // Counted only if this pair joined them, not a pair another thread
+        // verified at the same time.
+        if self.groups.join(a, b)
+            && let Some(count) = self.by_distance.get(distance as usize)
+        {
+            count.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Joins the groups of a run's members (units, each with what `within`
+    /// reads of it) that have a verified pair, a pair being compared when
+    /// `within` gives its distance (its lesser unit first).
+    ///
+    /// The members are sorted by group, and two groups are compared until
+    /// one pair of them passes. Whether two groups are one already (joined
+    /// by this run or another thread) is looked up only for a pair
+    /// `within` gives: the roots are random reads, `within` the cheap test
+    /// that most pairs fail.
+    fn join_in_run<T: Copy>(
+        &self,
+        members: impl Iterator<Item = (u32, T)>,
+        within: impl Fn((u32, T), (u32, T)) -> Option<u32>,
+    ) {
+        if self.cancelled() {
+            return;
+        }
+        let (rule, groups) = (self.rule, self.groups);
+        let mut members: Vec<(u32, u32, T)> = members
+            .filter(|&(u, _)| !(rule.excluded)(u))
+            .map(|(u, t)| (groups.root(u), u, t))
+            .collect();
+        members.sort_unstable_by_key(|&(root, u, _)| (root, u));
+        let by_group: Vec<&[(u32, u32, T)]> = members.chunk_by(|x, y| x.0 == y.0).collect();
+        let mut met = 0;
+        for (i, one) in by_group.iter().enumerate() {
+            for other in &by_group[i + 1..] {
+                'groups: for &(_, x, tx) in *one {
+                    for &(_, y, ty) in *other {
+                        let (a, b) = if x < y {
+                            ((x, tx), (y, ty))
+                        } else {
+                            ((y, ty), (x, tx))
+                        };
+                        let Some(distance) = within(a, b) else {
+                            continue;
+                        };
+                        if groups.root(x) == groups.root(y) {
+                            break 'groups;
                         }
-                        break 'groups;
+                        met += 1;
+                        let (a, b) = (a.0, b.0);
+                        if rule.verify.is_none_or(|v| v(a, b).is_some()) {
+                            self.joined(a, b, distance);
+                            break 'groups;
+                        }
                     }
                 }
             }
         }
+        self.candidates.fetch_add(met, Ordering::Relaxed);
     }
-    met
 }
 
 /// The first key of prefix `a` (in the filter's order) that prefix `b`
@@ -233,6 +323,7 @@ impl Groups {
 
 #[cfg(test)]
 mod tests {
+    use neardup_core::Width;
     use neardup_index::{Pair, brute_force_pairs};
     use proptest::prelude::*;
 
@@ -306,7 +397,18 @@ mod tests {
             }
             let grouped = linked(&bits, &rule, &Silent).unwrap();
             let fates: Vec<Fate> = grouped.fates.iter().map(|&f| f.into()).collect();
-            prop_assert_eq!(fates, expected);
+            prop_assert_eq!(&fates, &expected);
+            // The same when greedy grouping reads the join's lists of
+            // earlier neighbours (as the job gives them when they are few),
+            // spilled to sorted runs.
+            let searched: Vec<u32> = (0..n as u32).filter(|&u| rule.searched(u)).collect();
+            let searched_bits: Vec<u64> = searched.iter().map(|&u| bits[u as usize]).collect();
+            let plan = join_plan(Width::W64, 2, searched.len()).unwrap();
+            let earlier = Earlier::join(&plan, (n, &searched, &searched_bits), u64::MAX, (64, true), spill.path()).unwrap().unwrap();
+            let listed = Search { near: Some(earlier.near()), earlier: Some(&earlier), ..rule };
+            let from_lists = linked(&bits, &listed, &Silent).unwrap();
+            let fates: Vec<Fate> = from_lists.fates.iter().map(|&f| f.into()).collect();
+            prop_assert_eq!(&fates, &expected);
         }
     }
 

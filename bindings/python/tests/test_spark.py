@@ -268,6 +268,21 @@ def test_null_texts_as_on_null_says(spark):
     assert sorted(r.id for r in nds.fingerprint(df, on_null="drop").collect()) == ["a", "c", "e"]
 
 
+def test_ids_of_one_hash_are_told_apart_by_their_values(spark, monkeypatch):
+    from pyspark.sql import functions as F
+
+    from neardup import _spark_checks
+
+    # The ids are counted by their 64-bit hashes first; two ids of one hash
+    # send the check to count the values themselves, which names no id.
+    monkeypatch.setattr(_spark_checks.F, "xxhash64", lambda column: F.lit(7).cast("long"))
+    distinct = spark.createDataFrame([("a", 1), ("b", 2)], "id string, pos long")
+    _spark_checks._check_unique(distinct, ("id", "id"), ("pos", "order"))
+    twice = spark.createDataFrame([("a", 1), ("a", 2)], "id string, pos long")
+    with pytest.raises(InputError, match="id column 'id': the id 'a' is in 2 rows"):
+        _spark_checks._check_unique(twice, ("id", "id"), ("pos", "order"))
+
+
 def test_ids_must_be_unique_and_present(spark):
     from neardup import spark as nds
 

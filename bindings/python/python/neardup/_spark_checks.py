@@ -134,8 +134,31 @@ def _on_null(df: DataFrame, text_col: str, on_null: str, name_by: List[str]) -> 
 def _check_unique(df: DataFrame, *columns: Tuple[str, str]) -> None:
     """Each row's ``what`` (its id, its order) must be there and its own,
     for each ``(name, what)`` of ``columns``: one aggregation over all of
-    them (a pass and a shuffle of their values)."""
+    them, of 64-bit hashes of the values (a pass and a shuffle of 12 bytes
+    a value); only when it finds a null or a repeated hash (a repeat, or
+    two values of one hash) are the values themselves counted, to name
+    the one repeated."""
     text = {name: isinstance(df.schema[name].dataType, T.StringType) for name, _ in columns}
+
+    def hashed(i: int, name: str) -> DataFrame:
+        value = F.col(name)
+        # An integer is its own hash; xxhash64 of a null is its seed, not null.
+        h = F.xxhash64(value) if text[name] else value.cast("long")
+        return df.select(F.lit(i).alias("i"), F.when(value.isNotNull(), h).alias("h"))
+
+    every = hashed(0, columns[0][0])
+    for i, (name, _) in enumerate(columns[1:], 1):
+        every = every.unionByName(hashed(i, name))
+    counts = every.groupBy("i", "h").agg(F.count(F.lit(1)).alias(_COUNT))
+    with _step(df, "checking that each " + " and each ".join(w for _, w in columns) + " is there and its own"):
+        suspect = counts.where(F.col("h").isNull() | (F.col(_COUNT) > 1)).limit(1).collect()
+    if suspect:
+        _name_repeated(df, columns, text)
+
+
+def _name_repeated(df: DataFrame, columns: Tuple[Tuple[str, str], ...], text: Dict[str, bool]) -> None:
+    """Raises naming a null or repeated value of ``columns``, counted by
+    value, if there is one (none when only two hashes met)."""
 
     def values(name: str, what: str) -> DataFrame:
         # Strings in one column, integers in the other, so that an error
@@ -153,7 +176,7 @@ def _check_unique(df: DataFrame, *columns: Tuple[str, str]) -> None:
         every = every.unionByName(values(*more))
     counts = every.groupBy("what", "name", "s", "n").agg(F.count(F.lit(1)).alias(_COUNT))
     missing = F.col("s").isNull() & F.col("n").isNull()
-    with _step(df, "checking that each " + " and each ".join(w for _, w in columns) + " is there and its own"):
+    with _step(df, "naming the null or repeated value"):
         found = counts.where(missing | (F.col(_COUNT) > 1)).limit(1).collect()
     for what, name, s, n, count in found:
         value = s if text[name] else n

@@ -38,8 +38,9 @@ pub(crate) struct Earlier {
     /// Whether the pairs outgrew their budget and went to sorted runs.
     spilled: bool,
     /// The pairs taken so far, kept to be read again (grouping by
-    /// connected components reads them after greedy grouping took them).
-    replay: Option<Mutex<SpillSort<Listed>>>,
+    /// connected components reads them after greedy grouping took them);
+    /// `None` when not kept, or read again already.
+    replay: Mutex<Option<SpillSort<Listed>>>,
 }
 
 /// The pairs as the join hands them over: gathered up to a budget, then
@@ -145,7 +146,7 @@ impl Earlier {
             near,
             spill: spill.to_path_buf(),
             spilled,
-            replay: replay.then(|| Mutex::new(SpillSort::new(budget, spill))),
+            replay: Mutex::new(replay.then(|| SpillSort::new(budget, spill))),
         }))
     }
 
@@ -157,7 +158,8 @@ impl Earlier {
     /// A run that cannot be read back.
     pub(crate) fn take(&self, block: Range<u32>) -> Result<Vec<Vec<(u32, u32)>>> {
         let mut taken = self.lists.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(replay) = &self.replay else {
+        let mut replay = self.replay.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(replay) = replay.as_mut() else {
             return taken
                 .take_lists(block, |[_, distance, earlier]| (distance, earlier))
                 .map_err(|e| sort_error(DOING, &self.spill, e));
@@ -169,7 +171,6 @@ impl Earlier {
                 (record[1], record[2])
             })
             .map_err(|e| sort_error(DOING, &self.spill, e))?;
-        let mut replay = replay.lock().unwrap_or_else(|e| e.into_inner());
         replay
             .push(&records)
             .map_err(|e| sort_error(DOING, &self.spill, e))?;
@@ -184,14 +185,10 @@ impl Earlier {
     ///
     /// A run that cannot be written or read back.
     pub(crate) fn replay(&self) -> Result<Option<impl Iterator<Item = Result<Listed>>>> {
-        let Some(replay) = &self.replay else {
+        let taken = self.replay.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let Some(sort) = taken else {
             return Ok(None);
         };
-        let mut replay = replay.lock().unwrap_or_else(|e| e.into_inner());
-        let sort = std::mem::replace(&mut *replay, SpillSort::new(0, &self.spill));
-        if sort.is_empty() {
-            return Ok(None);
-        }
         let spill = self.spill.clone();
         let sorted = sort.finish().map_err(|e| sort_error(DOING, &spill, e))?;
         Ok(Some(sorted.map(move |record| {

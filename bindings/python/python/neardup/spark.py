@@ -380,8 +380,10 @@ def dedup(
       job that stops at the first null text it finds and names its id;
       ``"keep"`` keeps those rows, never duplicates of anything;
       ``"drop"`` leaves them out of the output;
-    - the ids: unique and not null, by one aggregation over the id column
-      (a pass over it and a shuffle of the ids), since ``duplicate_of``
+    - the ids: unique and not null, by one aggregation of their 64-bit
+      hashes (a pass over the id column and a shuffle of 12 bytes an id;
+      the ids themselves are counted only when two hashes meet, to name
+      the repeated one), since ``duplicate_of``
       names a row by its id; ``order_col`` the same way when given.
 
     Raises:

@@ -10,12 +10,17 @@
 //! units of different groups are compared, two groups at a time until one
 //! pair of them passes verification: a run of templated pages already in
 //! one group costs a sort, and pairs between units already linked, through
-//! any chain, are never compared. Groups are joined in a union-find that
-//! all cores share.
+//! any chain, are never compared.
+//!
+//! Pairs are judged on all cores while the groups stand still (a chunk of
+//! listed pairs, a table's runs, a batch of the prefix filter's lists),
+//! then the pairs that passed join groups in one order: what is compared
+//! and counted is the same on any number of threads, so two runs on one
+//! input give one report.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use neardup_index::{Bits, for_each_run};
+use neardup_index::{Bits, map_runs};
 use rayon::prelude::*;
 
 use crate::earlier::{Earlier, Listed};
@@ -42,39 +47,38 @@ pub(crate) fn linked<B: Bits>(
             .map(|(u, &f)| AtomicU32::new(Fate::from(f).duplicate_of().unwrap_or(u as u32)))
             .collect(),
     };
-    let candidates = AtomicU64::new(first.candidates);
-    let by_distance: Vec<AtomicU64> = first
-        .pairs_by_distance
-        .iter()
-        .map(|&c| AtomicU64::new(c))
-        .collect();
     let linker = Linker {
         rule,
         progress,
         groups: &groups,
-        by_distance: &by_distance,
-        candidates: &candidates,
         stop: AtomicBool::new(false),
+    };
+    let mut counts = Counts {
+        candidates: first.candidates,
+        by_distance: first.pairs_by_distance,
     };
     // The search by fingerprint, among the units it holds: the join's
     // pairs read again when greedy grouping had them listed (they are few),
     // else each run of the join, its fingerprints with its units.
     match rule.earlier.map(Earlier::replay).transpose()?.flatten() {
-        Some(pairs) => linker.join_listed(pairs)?,
+        Some(pairs) => linker.join_listed(pairs, &mut counts)?,
         None => {
             let searched: Vec<u32> = (0..n as u32).filter(|&u| rule.searched(u)).collect();
             let searched_bits: Vec<B> = searched.iter().map(|&u| bits[u as usize]).collect();
             let plan = join_plan(B::WIDTH, rule.k, searched.len())?;
-            for_each_run(&plan, &searched_bits, |run| {
+            let visit = |run: &neardup_index::Run<'_, B>| {
                 let members = run
                     .ids()
                     .iter()
                     .zip(run.fingerprints())
                     .map(|(&id, &fp)| (searched[id as usize], fp));
-                linker.join_in_run(members, |(_, fa), (_, fb)| {
+                linker.judge_run(members, |(_, fa), (_, fb)| {
                     let distance = fa.distance(fb);
                     (distance <= rule.k && run.first_met_here(fa, fb)).then_some(distance)
-                });
+                })
+            };
+            map_runs(&plan, &searched_bits, visit, |_, judged| {
+                counts.link(&groups, judged);
             })?;
         }
     }
@@ -92,9 +96,9 @@ pub(crate) fn linked<B: Bits>(
                 index.insert(u as u32, prefix.len, &keys);
             }
         }
-        index.lists().par_iter().for_each(|(key, list)| {
+        let judge = |(key, list): &(u32, Vec<u32>)| {
             let members = list.iter().map(|&u| (u, ()));
-            linker.join_in_run(members, |(a, ()), (b, ())| {
+            linker.judge_run(members, |(a, ()), (b, ())| {
                 // The cheap tests first: a short unit, not a pair the
                 // search by fingerprint met.
                 if !short.pairs(a, b) {
@@ -117,8 +121,11 @@ pub(crate) fn linked<B: Bits>(
                     })
                 };
                 (first_common(&pa.keys, &pb.keys) == Some(*key) && may_pass()).then_some(distance)
-            });
-        });
+            })
+        };
+        for batch in index.lists().chunks(LISTS_BATCH) {
+            counts.link(&groups, batch.par_iter().map(judge).collect());
+        }
     }
     if linker.stop.load(Ordering::Relaxed) {
         return Err(Error::Cancelled);
@@ -136,8 +143,8 @@ pub(crate) fn linked<B: Bits>(
         .collect();
     Ok(Grouped {
         fates,
-        candidates: candidates.into_inner(),
-        pairs_by_distance: by_distance.into_iter().map(AtomicU64::into_inner).collect(),
+        candidates: counts.candidates,
+        pairs_by_distance: counts.by_distance,
         similarity: Vec::new(),
     })
 }
@@ -145,26 +152,65 @@ pub(crate) fn linked<B: Bits>(
 /// Pairs read again and judged at a time, on all cores.
 const LISTED_CHUNK: usize = 1 << 16;
 
-/// What joins groups in the runs of a join: the rule, the shared groups and
-/// the counts, and whether the run was cancelled.
+/// Lists of the prefix filter judged at a time, on all cores.
+const LISTS_BATCH: usize = 1 << 12;
+
+/// What judging a run (or a chunk of listed pairs) found while the groups
+/// stood still: how many pairs it compared, and the verified pairs
+/// `(a, b, distance)` that join two groups.
+#[derive(Default)]
+struct Judged {
+    compared: u64,
+    links: Vec<(u32, u32, u32)>,
+}
+
+/// What judges pairs on all cores: the rule, the groups it reads, and
+/// whether the run was cancelled.
 struct Linker<'a> {
     rule: &'a Search<'a>,
     progress: &'a dyn Progress,
     groups: &'a Groups,
-    by_distance: &'a [AtomicU64],
-    candidates: &'a AtomicU64,
     stop: AtomicBool,
+}
+
+/// What the summary says of the pairs: how many were compared, and how
+/// many joined two groups, by distance.
+struct Counts {
+    candidates: u64,
+    by_distance: Vec<u64>,
+}
+
+impl Counts {
+    /// Joins the groups of what `judged` found, in its order, counting
+    /// each pair that joined two groups by its distance.
+    fn link(&mut self, groups: &Groups, judged: Vec<Judged>) {
+        for Judged { compared, links } in judged {
+            self.candidates += compared;
+            for (a, b, distance) in links {
+                if groups.join(a, b)
+                    && let Some(count) = self.by_distance.get_mut(distance as usize)
+                {
+                    *count += 1;
+                }
+            }
+        }
+    }
 }
 
 impl Linker<'_> {
     /// Joins the groups of the pairs `[later, distance, earlier]` of
-    /// `pairs` that pass verification, a chunk at a time on all cores; a
-    /// pair whose units are in one group already is not compared.
+    /// `pairs` that pass verification, judged a chunk at a time on all
+    /// cores; a pair whose units were in one group when its chunk began is
+    /// not compared.
     ///
     /// # Errors
     ///
     /// A run of the pairs that cannot be read back.
-    fn join_listed(&self, mut pairs: impl Iterator<Item = Result<Listed>>) -> Result<()> {
+    fn join_listed(
+        &self,
+        mut pairs: impl Iterator<Item = Result<Listed>>,
+        counts: &mut Counts,
+    ) -> Result<()> {
         let (rule, groups) = (self.rule, self.groups);
         let mut chunk: Vec<Listed> = Vec::with_capacity(LISTED_CHUNK);
         loop {
@@ -175,18 +221,32 @@ impl Linker<'_> {
             if chunk.is_empty() || self.cancelled() {
                 return Ok(());
             }
-            let met: u64 = chunk
+            // The pairs between two groups, by the groups' roots, in the
+            // order read; those of two groups are verified until one passes.
+            let mut between: Vec<((u32, u32), [u32; 3])> = chunk
                 .par_iter()
                 .filter(|&&[b, _, a]| !(rule.excluded)(a) && !(rule.excluded)(b))
-                .filter(|&&[b, _, a]| groups.root(a) != groups.root(b))
-                .map(|&[b, distance, a]| {
-                    if rule.verify.is_none_or(|v| v(a, b).is_some()) {
-                        self.joined(a, b, distance);
-                    }
-                    1
+                .filter_map(|&[b, distance, a]| {
+                    let (ra, rb) = (groups.root(a), groups.root(b));
+                    (ra != rb).then_some(((ra.min(rb), ra.max(rb)), [a, b, distance]))
                 })
-                .sum();
-            self.candidates.fetch_add(met, Ordering::Relaxed);
+                .collect();
+            between.par_sort_by_key(|&(roots, _)| roots);
+            let judged: Vec<Judged> = between
+                .par_chunk_by(|x, y| x.0 == y.0)
+                .map(|pairs| {
+                    let mut judged = Judged::default();
+                    for &(_, [a, b, distance]) in pairs {
+                        judged.compared += 1;
+                        if rule.verify.is_none_or(|v| v(a, b).is_some()) {
+                            judged.links.push((a, b, distance));
+                            break;
+                        }
+                    }
+                    judged
+                })
+                .collect();
+            counts.link(groups, judged);
         }
     }
 
@@ -199,33 +259,21 @@ impl Linker<'_> {
         false
     }
 
-    /// Joins the groups of `a` and `b`, a verified pair `distance` apart.
-    fn joined(&self, a: u32, b: u32, distance: u32) {
-        // Counted only if this pair joined them, not a pair another thread
-        // verified at the same time.
-        if self.groups.join(a, b)
-            && let Some(count) = self.by_distance.get(distance as usize)
-        {
-            count.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    /// Joins the groups of a run's members (units, each with what `within`
-    /// reads of it) that have a verified pair, a pair being compared when
-    /// `within` gives its distance (its lesser unit first).
+    /// The verified pairs that join the groups of a run's members (units,
+    /// each with what `within` reads of it), a pair being compared when
+    /// `within` gives its distance (its lesser unit first). The groups are
+    /// read, not joined: [`Counts::link`] joins them.
     ///
     /// The members are sorted by group, and two groups are compared until
-    /// one pair of them passes. Whether two groups are one already (joined
-    /// by this run or another thread) is looked up only for a pair
-    /// `within` gives: the roots are random reads, `within` the cheap test
-    /// that most pairs fail.
-    fn join_in_run<T: Copy>(
+    /// one pair of them passes.
+    fn judge_run<T: Copy>(
         &self,
         members: impl Iterator<Item = (u32, T)>,
         within: impl Fn((u32, T), (u32, T)) -> Option<u32>,
-    ) {
+    ) -> Judged {
+        let mut judged = Judged::default();
         if self.cancelled() {
-            return;
+            return judged;
         }
         let (rule, groups) = (self.rule, self.groups);
         let mut members: Vec<(u32, u32, T)> = members
@@ -234,7 +282,6 @@ impl Linker<'_> {
             .collect();
         members.sort_unstable_by_key(|&(root, u, _)| (root, u));
         let by_group: Vec<&[(u32, u32, T)]> = members.chunk_by(|x, y| x.0 == y.0).collect();
-        let mut met = 0;
         for (i, one) in by_group.iter().enumerate() {
             for other in &by_group[i + 1..] {
                 'groups: for &(_, x, tx) in *one {
@@ -247,20 +294,17 @@ impl Linker<'_> {
                         let Some(distance) = within(a, b) else {
                             continue;
                         };
-                        if groups.root(x) == groups.root(y) {
-                            break 'groups;
-                        }
-                        met += 1;
+                        judged.compared += 1;
                         let (a, b) = (a.0, b.0);
                         if rule.verify.is_none_or(|v| v(a, b).is_some()) {
-                            self.joined(a, b, distance);
+                            judged.links.push((a, b, distance));
                             break 'groups;
                         }
                     }
                 }
             }
         }
-        self.candidates.fetch_add(met, Ordering::Relaxed);
+        judged
     }
 }
 
@@ -277,8 +321,8 @@ fn top(key: u64) -> u32 {
     (key >> 32) as u32
 }
 
-/// A union-find over units that threads share: each group's root is its
-/// smallest unit, the first in keep order.
+/// A union-find over units that all cores read and one joins: each group's
+/// root is its smallest unit, the first in keep order.
 struct Groups {
     parent: Vec<AtomicU32>,
 }
@@ -404,11 +448,25 @@ mod tests {
             let searched: Vec<u32> = (0..n as u32).filter(|&u| rule.searched(u)).collect();
             let searched_bits: Vec<u64> = searched.iter().map(|&u| bits[u as usize]).collect();
             let plan = join_plan(Width::W64, 2, searched.len()).unwrap();
-            let earlier = Earlier::join(&plan, (n, &searched, &searched_bits), u64::MAX, (64, true), spill.path()).unwrap().unwrap();
-            let listed = Search { near: Some(earlier.near()), earlier: Some(&earlier), ..rule };
-            let from_lists = linked(&bits, &listed, &Silent).unwrap();
-            let fates: Vec<Fate> = from_lists.fates.iter().map(|&f| f.into()).collect();
+            // Greedy grouping reads the lists once: a run needs its own.
+            let from_lists = |threads: usize| {
+                let earlier = Earlier::join(&plan, (n, &searched, &searched_bits), u64::MAX, (64, true), spill.path()).unwrap().unwrap();
+                let listed = Search { near: Some(earlier.near()), earlier: Some(&earlier), ..rule };
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                pool.install(|| linked(&bits, &listed, &Silent)).unwrap()
+            };
+            let listed = from_lists(4);
+            let fates: Vec<Fate> = listed.fates.iter().map(|&f| f.into()).collect();
             prop_assert_eq!(&fates, &expected);
+            // What is compared and counted does not depend on the threads.
+            let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+            for (alone, many) in [
+                (one.install(|| linked(&bits, &rule, &Silent)).unwrap(), grouped),
+                (from_lists(1), listed),
+            ] {
+                prop_assert_eq!(alone.candidates, many.candidates);
+                prop_assert_eq!(&alone.pairs_by_distance, &many.pairs_by_distance);
+            }
         }
     }
 

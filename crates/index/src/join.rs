@@ -489,34 +489,69 @@ pub fn for_each_run<B: Bits>(
     fingerprints: &[B],
     visit: impl Fn(&Run<'_, B>) + Sync,
 ) -> Result<()> {
+    map_runs(plan, fingerprints, visit, |_, _| {})
+}
+
+/// As [`for_each_run`], and what `visit` makes of each run of a table is
+/// handed to `table_done` once the table is joined, in the order of the
+/// runs' keys, whatever threads visited them: for callers that must act
+/// on what a table found in an order that does not depend on the number of
+/// threads, before the next table is joined.
+///
+/// ```
+/// use neardup_core::Width;
+/// use neardup_index::{TablePlan, map_runs};
+///
+/// let plan = TablePlan::pigeonhole(Width::W64, 1)?;
+/// let fps = [0u64, 1, 1 << 40, 0xffff_0000_0000_0000];
+/// let mut sizes = Vec::new();
+/// map_runs(&plan, &fps, |run| run.ids().len(), |table, found| sizes.push((table, found)))?;
+/// // Table 0 keys the low 32 bits, table 1 the high 32.
+/// assert_eq!(sizes, [(0, vec![3]), (1, vec![2])]);
+/// # Ok::<(), neardup_index::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`self_join`].
+pub fn map_runs<B: Bits, R: Send>(
+    plan: &TablePlan,
+    fingerprints: &[B],
+    visit: impl Fn(&Run<'_, B>) -> R + Sync,
+    mut table_done: impl FnMut(usize, Vec<R>),
+) -> Result<()> {
     let join = Join::new(plan, Sides::One(fingerprints))?;
     let mut entries = join.entries();
     for (t, &mask) in join.masks.iter().enumerate() {
         entries.par_sort_unstable_by_key(|e| e.masked(mask));
-        segments(&entries, mask)
+        let found: Vec<Vec<R>> = segments(&entries, mask)
             .into_par_iter()
-            .for_each(|segment| {
-                let (mut ids, mut fps) = (Vec::new(), Vec::new());
+            .map(|segment| {
+                let (mut ids, mut fps, mut found) = (Vec::new(), Vec::new(), Vec::new());
                 for run in segment.chunk_by(|x, y| x.masked(mask) == y.masked(mask)) {
                     if run.len() > 1 {
                         ids.clear();
                         ids.extend(run.iter().map(|e| e.id));
                         fps.clear();
                         fps.extend(run.iter().map(|e| e.fp));
-                        visit(&Run {
+                        found.push(visit(&Run {
                             table: t,
                             ids: &ids,
                             fingerprints: &fps,
                             masks: &join.masks,
-                        });
+                        }));
                     }
                 }
-            });
+                found
+            })
+            .collect();
+        table_done(t, found.into_iter().flatten().collect());
     }
     Ok(())
 }
 
-/// Fingerprints that share their key in one table ([`for_each_run`]).
+/// Fingerprints that share their key in one table ([`for_each_run`],
+/// [`map_runs`]).
 #[derive(Debug)]
 pub struct Run<'a, B> {
     table: usize,

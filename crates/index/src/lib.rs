@@ -56,7 +56,7 @@ pub use bits::Bits;
 pub use brute::{brute_force_cross, brute_force_pairs};
 pub use error::{Error, Result};
 pub use join::{
-    Pair, Run, cross_join, cross_join_each, for_each_run, self_join, self_join_each,
+    Pair, Run, cross_join, cross_join_each, for_each_run, map_runs, self_join, self_join_each,
     self_join_where, with_neighbours,
 };
 pub use keyed::{pairs_in_group, shuffle_plan};

@@ -305,6 +305,60 @@ impl<B: Bits> Segment<B> {
     pub fn file_bytes(&self) -> usize {
         self.map.len()
     }
+
+    /// Lets go of the segment's pages `step` bytes at a time, calling
+    /// `between` after each piece: unmapped from this process and dropped
+    /// from the system's file cache. Freeing a segment of gigabytes at
+    /// once (unmapping it, then removing its file) keeps a core busy for a
+    /// second or more; a piece at a time, the work is spread out and
+    /// queries go on between the pieces. The segment stays readable: a page
+    /// read again is read from its file. The advice is a hint, so the
+    /// first piece the system refuses ends it early, and what is left goes
+    /// with the segment.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("index.seg");
+    /// use neardup_core::Width;
+    /// use neardup_index::{Segment, TablePlan};
+    ///
+    /// let plan = TablePlan::pigeonhole(Width::W64, 3)?;
+    /// Segment::write(&path, plan, &[0xff00u64, 0xff01], &["a", "b"])?;
+    /// let segment = Segment::<u64>::open(&path)?;
+    /// let mut pieces = 0;
+    /// segment.release_pages(4096, || pieces += 1);
+    /// assert!(pieces >= 1);
+    /// assert_eq!(segment.name(1), Some("b"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn release_pages(&self, step: usize, mut between: impl FnMut()) {
+        let Ok(file) = File::open(&self.path) else {
+            return;
+        };
+        let step = step.max(1);
+        let mut start = 0;
+        while start < self.map.len() {
+            let len = step.min(self.map.len() - start);
+            // SAFETY: a shared, read-only mapping of a file that is never
+            // changed in place: a page dropped is read again from the file,
+            // the same bytes, and no reference into the map is invalidated.
+            let unmapped = unsafe {
+                self.map
+                    .unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, len)
+            };
+            let dropped = rustix::fs::fadvise(
+                &file,
+                start as u64,
+                std::num::NonZeroU64::new(len as u64),
+                rustix::fs::Advice::DontNeed,
+            );
+            if unmapped.is_err() || dropped.is_err() {
+                return;
+            }
+            between();
+            start += len;
+        }
+    }
 }
 
 pub(crate) fn align(n: usize) -> usize {

@@ -16,9 +16,11 @@
 //!   shutdown deadline.
 //!
 //! At most `max_connections` are open. At the cap a new connection closes
-//! one that has begun a head and not finished it; else one waiting, new
-//! or kept alive; else the one that has read a body for longest. Among
-//! the first two, the one its own limit would close soonest goes first;
+//! one that has begun a head and not finished it, two ticks of the clock
+//! ([`SWEEP_EVERY`]) or more ago; else one waiting, new or kept alive, or
+//! whose head has just begun; else the one that has read a body for
+//! longest. Among the first two, the one its own limit would close
+//! soonest goes first;
 //! only when every open connection is working (bounded by
 //! `--max-concurrent`, below the cap) is the new one refused. The listener
 //! never stops accepting, so a probe always gets in.
@@ -26,7 +28,10 @@
 //! Why this order: a head stalled part-way is what a slow-loris attack
 //! looks like, while a new connection may simply not have been read yet
 //! (a burst of connections outruns the reading of them) and a client
-//! kept alive between requests has finished every request it began. And
+//! kept alive between requests has finished every request it began. A
+//! head begun this instant is most likely a whole request being read: in
+//! a burst of connections not yet read, it would be the only head, and
+//! a health check that had just come in was closed (seen in CI). And
 //! "soonest by its own limit" rather than "stalest": a kept-alive client
 //! idle for a moment has most of `idle_timeout` left, a new one less than
 //! `header_timeout`; at a clock that moves every [`SWEEP_EVERY`],
@@ -259,9 +264,9 @@ impl Connections {
     pub fn admit(self: &Arc<Self>) -> Option<Admitted> {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         if open.len() >= self.most {
-            let soonest = |phases: &[Phase]| {
+            let soonest = |which: &dyn Fn(&Connection) -> bool| {
                 open.values()
-                    .filter(|c| phases.contains(&c.phase()))
+                    .filter(|c| which(c))
                     .filter_map(|c| Some((c.deadline(&self.limits)?, c.id)))
                     .min()
             };
@@ -271,8 +276,17 @@ impl Connections {
                     .map(|c| (c.since.load(Ordering::Relaxed), c.id))
                     .min()
             };
-            let victim = soonest(&[Phase::Head])
-                .or_else(|| soonest(&[Phase::New, Phase::Waiting]))
+            // A head begun at this tick of the clock or the last may be a
+            // whole request being read right now, not a stalled one.
+            let now = self.clock.load(Ordering::Relaxed);
+            let stalled = |c: &Connection| {
+                c.phase() == Phase::Head
+                    && c.since.load(Ordering::Relaxed) + 2 * millis(SWEEP_EVERY) <= now
+            };
+            let before_a_body =
+                |c: &Connection| matches!(c.phase(), Phase::New | Phase::Waiting | Phase::Head);
+            let victim = soonest(&stalled)
+                .or_else(|| soonest(&before_a_body))
                 .or_else(longest_body)
                 .map(|(_, id)| id);
             match victim.and_then(|id| open.remove(&id)) {
@@ -470,6 +484,23 @@ mod tests {
         assert!(!is_open(&open, &unread) && is_open(&open, &client));
         let _last = open.admit().expect("room made");
         assert!(!is_open(&open, &new) && is_open(&open, &client));
+    }
+
+    #[test]
+    fn at_the_cap_a_head_just_begun_outlasts_the_unread() {
+        let open = registry(3);
+        let [unread, older, client] = [(); 3].map(|()| open.admit().expect("room"));
+        // At 1 s, a burst not read yet (two connections from 0 s) and a
+        // client whose request is being read this instant.
+        open.clock.store(1_000, Ordering::Relaxed);
+        client.connection.moved(true);
+        let _new = open.admit().expect("room made");
+        assert!(!is_open(&open, &unread) && is_open(&open, &client));
+        // Two ticks on, its head is stalled, and it goes first.
+        open.clock
+            .store(1_000 + 2 * millis(SWEEP_EVERY), Ordering::Relaxed);
+        let _newer = open.admit().expect("room made");
+        assert!(!is_open(&open, &client) && is_open(&open, &older));
     }
 
     #[test]

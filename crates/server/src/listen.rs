@@ -251,6 +251,12 @@ impl Listening {
                     };
                     let _ = stream.set_nodelay(true);
                     tokio::spawn(self.clone().connection(stream, admitted));
+                    // Let the connection read its request before the next
+                    // is admitted: a burst waiting in the backlog would
+                    // otherwise be accepted a hundred at a time (tokio's
+                    // budget), and at the cap each of them closes one
+                    // before it was ever read, a health check included.
+                    tokio::task::yield_now().await;
                 }
                 Err(_) => {
                     self.metrics.accept_errors.fetch_add(1, Ordering::Relaxed);

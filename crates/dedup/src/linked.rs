@@ -72,15 +72,20 @@ pub(crate) fn linked<B: Bits>(
                     .iter()
                     .zip(run.fingerprints())
                     .map(|(&id, &fp)| (searched[id as usize], fp));
-                linker.judge_run(members, |(_, fa), (_, fb)| {
+                let judged = linker.judge_run(members, |(_, fa), (_, fb)| {
                     let distance = fa.distance(fb);
                     (distance <= rule.k && run.first_met_here(fa, fb)).then_some(distance)
-                })
+                });
+                // Most runs compare nothing: not kept for the table's end.
+                (judged.compared > 0).then_some(judged)
             };
             map_runs(&plan, &searched_bits, visit, |_, judged| {
                 counts.link(&groups, judged);
             })?;
         }
+    }
+    if linker.cancelled() {
+        return Err(Error::Cancelled);
     }
     if let Some(short) = rule.short {
         // Pairs of units the prefix filter holds, by its lists; those the
@@ -282,8 +287,15 @@ impl Linker<'_> {
             .collect();
         members.sort_unstable_by_key(|&(root, u, _)| (root, u));
         let by_group: Vec<&[(u32, u32, T)]> = members.chunk_by(|x, y| x.0 == y.0).collect();
+        // The groups this run linked, by their place in `by_group`: two
+        // groups linked through a third are not compared.
+        let mut linked: Vec<usize> = (0..by_group.len()).collect();
         for (i, one) in by_group.iter().enumerate() {
-            for other in &by_group[i + 1..] {
+            for (j, other) in by_group.iter().enumerate().skip(i + 1) {
+                let (li, lj) = (local_root(&mut linked, i), local_root(&mut linked, j));
+                if li == lj {
+                    continue;
+                }
                 'groups: for &(_, x, tx) in *one {
                     for &(_, y, ty) in *other {
                         let (a, b) = if x < y {
@@ -298,6 +310,7 @@ impl Linker<'_> {
                         let (a, b) = (a.0, b.0);
                         if rule.verify.is_none_or(|v| v(a, b).is_some()) {
                             judged.links.push((a, b, distance));
+                            linked[li.max(lj)] = li.min(lj);
                             break 'groups;
                         }
                     }
@@ -306,6 +319,15 @@ impl Linker<'_> {
         }
         judged
     }
+}
+
+/// The root of `x` in a union-find local to one thread, halving the path.
+fn local_root(parent: &mut [usize], mut x: usize) -> usize {
+    while parent[x] != x {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    x
 }
 
 /// The first key of prefix `a` (in the filter's order) that prefix `b`
@@ -439,7 +461,8 @@ mod tests {
                     expected[u as usize] = Fate::Duplicate { of: group[0], distance };
                 }
             }
-            let grouped = linked(&bits, &rule, &Silent).unwrap();
+            let four = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+            let grouped = four.install(|| linked(&bits, &rule, &Silent)).unwrap();
             let fates: Vec<Fate> = grouped.fates.iter().map(|&f| f.into()).collect();
             prop_assert_eq!(&fates, &expected);
             // The same when greedy grouping reads the join's lists of

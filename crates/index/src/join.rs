@@ -489,14 +489,22 @@ pub fn for_each_run<B: Bits>(
     fingerprints: &[B],
     visit: impl Fn(&Run<'_, B>) + Sync,
 ) -> Result<()> {
-    map_runs(plan, fingerprints, visit, |_, _| {})
+    map_runs(
+        plan,
+        fingerprints,
+        |run| {
+            visit(run);
+            None::<()>
+        },
+        |_, _| {},
+    )
 }
 
-/// As [`for_each_run`], and what `visit` makes of each run of a table is
-/// handed to `table_done` once the table is joined, in the order of the
-/// runs' keys, whatever threads visited them: for callers that must act
-/// on what a table found in an order that does not depend on the number of
-/// threads, before the next table is joined.
+/// As [`for_each_run`], and what `visit` makes of each run of a table
+/// (when it makes something) is handed to `table_done` once the table is
+/// joined, in the order of the runs' keys, whatever threads visited them:
+/// for callers that must act on what a table found in an order that does
+/// not depend on the number of threads, before the next table is joined.
 ///
 /// ```
 /// use neardup_core::Width;
@@ -505,7 +513,7 @@ pub fn for_each_run<B: Bits>(
 /// let plan = TablePlan::pigeonhole(Width::W64, 1)?;
 /// let fps = [0u64, 1, 1 << 40, 0xffff_0000_0000_0000];
 /// let mut sizes = Vec::new();
-/// map_runs(&plan, &fps, |run| run.ids().len(), |table, found| sizes.push((table, found)))?;
+/// map_runs(&plan, &fps, |run| Some(run.ids().len()), |table, found| sizes.push((table, found)))?;
 /// // Table 0 keys the low 32 bits, table 1 the high 32.
 /// assert_eq!(sizes, [(0, vec![3]), (1, vec![2])]);
 /// # Ok::<(), neardup_index::Error>(())
@@ -517,7 +525,7 @@ pub fn for_each_run<B: Bits>(
 pub fn map_runs<B: Bits, R: Send>(
     plan: &TablePlan,
     fingerprints: &[B],
-    visit: impl Fn(&Run<'_, B>) -> R + Sync,
+    visit: impl Fn(&Run<'_, B>) -> Option<R> + Sync,
     mut table_done: impl FnMut(usize, Vec<R>),
 ) -> Result<()> {
     let join = Join::new(plan, Sides::One(fingerprints))?;
@@ -534,7 +542,7 @@ pub fn map_runs<B: Bits, R: Send>(
                         ids.extend(run.iter().map(|e| e.id));
                         fps.clear();
                         fps.extend(run.iter().map(|e| e.fp));
-                        found.push(visit(&Run {
+                        found.extend(visit(&Run {
                             table: t,
                             ids: &ids,
                             fingerprints: &fps,

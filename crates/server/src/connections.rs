@@ -125,12 +125,13 @@ impl Connection {
     pub fn enter(&self, phase: Phase) {
         self.since
             .store(self.clock.load(Ordering::Relaxed), Ordering::Relaxed);
-        self.phase.store(phase as u8, Ordering::Relaxed);
+        // Released after `since`: who reads the phase reads its start.
+        self.phase.store(phase as u8, Ordering::Release);
     }
 
     /// What it is doing.
     pub fn phase(&self) -> Phase {
-        Phase::of(self.phase.load(Ordering::Relaxed))
+        Phase::of(self.phase.load(Ordering::Acquire))
     }
 
     /// The registry's clock at which its phase's limit closes it, if its

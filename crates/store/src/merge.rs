@@ -281,6 +281,7 @@ impl<B: Bits> Store<B> {
             }
         }
         drop(counters);
+        inner.merges.fetch_add(1, Ordering::Relaxed);
         for member in members {
             member.retire();
             // The last holder (here, unless a query still reads it) frees
@@ -291,7 +292,6 @@ impl<B: Bits> Store<B> {
                 });
             }
         }
-        inner.merges.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 }

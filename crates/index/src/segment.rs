@@ -305,69 +305,6 @@ impl<B: Bits> Segment<B> {
     pub fn file_bytes(&self) -> usize {
         self.map.len()
     }
-
-    /// Lets go of the segment's pages `step` bytes at a time, calling
-    /// `between` after each piece: unmapped from this process and dropped
-    /// from the system's file cache. Freeing a segment of gigabytes at
-    /// once (unmapping it, then removing its file) keeps a core busy for
-    /// half a second or more; a piece at a time, the work is spread out and
-    /// queries go on between the pieces. The segment stays readable: a page
-    /// read again is read from its file. The advice is a hint: a piece the
-    /// system will not unmap ends it early, and what is left goes with the
-    /// segment. On Linux only; elsewhere it does nothing.
-    ///
-    /// ```
-    /// # let dir = tempfile::tempdir()?;
-    /// # let path = dir.path().join("index.seg");
-    /// use neardup_core::Width;
-    /// use neardup_index::{Segment, TablePlan};
-    ///
-    /// let plan = TablePlan::pigeonhole(Width::W64, 3)?;
-    /// Segment::write(&path, plan, &[0xff00u64, 0xff01], &["a", "b"])?;
-    /// let segment = Segment::<u64>::open(&path)?;
-    /// let mut pieces = 0;
-    /// segment.release_pages(4096, || pieces += 1);
-    /// assert!(pieces >= 1 || !cfg!(target_os = "linux"));
-    /// assert_eq!(segment.name(1), Some("b"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[cfg(target_os = "linux")]
-    pub fn release_pages(&self, step: usize, mut between: impl FnMut()) {
-        let file = File::open(&self.path).ok();
-        let step = step.max(1);
-        let mut start = 0;
-        while start < self.map.len() {
-            let len = step.min(self.map.len() - start);
-            // SAFETY: a shared, read-only mapping of a file that is never
-            // changed in place: a page dropped is read again from the file,
-            // the same bytes, and no reference into the map is invalidated.
-            let unmapped = unsafe {
-                self.map
-                    .unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, len)
-            };
-            if unmapped.is_err() {
-                return;
-            }
-            // Pages unmapped, then dropped from the cache (those no other
-            // process maps); a file system that declines still had them
-            // unmapped a piece at a time.
-            if let Some(file) = &file {
-                let _ = rustix::fs::fadvise(
-                    file,
-                    start as u64,
-                    std::num::NonZeroU64::new(len as u64),
-                    rustix::fs::Advice::DontNeed,
-                );
-            }
-            between();
-            start += len;
-        }
-    }
-
-    /// Lets go of the segment's pages a piece at a time: on Linux only
-    /// (see there); here it does nothing.
-    #[cfg(not(target_os = "linux"))]
-    pub fn release_pages(&self, _step: usize, _between: impl FnMut()) {}
 }
 
 pub(crate) fn align(n: usize) -> usize {

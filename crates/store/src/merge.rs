@@ -10,8 +10,7 @@
 //! The merged segment is written with no lock held; only the swap takes
 //! the writer lock: deletions made during the merge are carried over to
 //! the new segment's entries, and the manifest names the new segment in the
-//! same transaction. Replaced files are removed once no query holds them,
-//! their pages let go a piece at a time first.
+//! same transaction. Replaced files are removed once no query holds them.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -26,14 +25,6 @@ use crate::options::plan_for;
 use crate::store::{Store, segment_name};
 use crate::view::{LiveSegment, is_set, set};
 use crate::write::sync_dir;
-
-/// A replaced segment's pages let go at a time, and the pause after each
-/// piece. Freed at once, the 0.7 GB of segments that a store of 10⁷ merges
-/// into one took the merge thread 55 ms (at 10⁸, ten times the bytes, on
-/// one of two cores); by pieces of 8 MiB, each well under a millisecond of the
-/// kernel's work, queries go on between them.
-const RELEASE_STEP: usize = 8 << 20;
-const RELEASE_PAUSE: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// The segments to merge next, if a tier is full: the `factor` smallest of
 /// the first full tier (the unit test below shows a few).
@@ -281,17 +272,10 @@ impl<B: Bits> Store<B> {
             }
         }
         drop(counters);
-        inner.merges.fetch_add(1, Ordering::Relaxed);
         for member in members {
             member.retire();
-            // The last holder (here, unless a query still reads it) frees
-            // it: its pages a piece at a time, then its mapping and file.
-            if let Some(member) = Arc::into_inner(member) {
-                member.segment.release_pages(RELEASE_STEP, || {
-                    std::thread::sleep(RELEASE_PAUSE);
-                });
-            }
         }
+        inner.merges.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 }

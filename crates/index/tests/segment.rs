@@ -172,3 +172,33 @@ fn a_segment_written_as_made_answers_as_brute_force() {
         }
     }
 }
+
+#[test]
+fn a_crowd_near_one_fingerprint_is_found_whole() {
+    // Hundreds of fingerprints within 2 bits of one: more candidates than
+    // a query holds before checking, so most are checked as they come.
+    let crowd = 0x0123_4567_89ab_cdefu64;
+    let fps: Vec<u64> = (0..300)
+        .map(|i| crowd ^ 1 << (i % 64) ^ 1 << (i / 64))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.ndx");
+    let plan = TablePlan::pigeonhole(Width::W64, 3).unwrap();
+    Segment::write(&path, plan, &fps, names(fps.len())).unwrap();
+    let segment = Segment::<u64>::open(&path).unwrap();
+    for q in [crowd, crowd ^ 1 << 63, !crowd] {
+        let mut expected: Vec<(u32, u32)> = fps
+            .iter()
+            .enumerate()
+            .map(|(i, &fp)| ((fp ^ q).count_ones(), i as u32))
+            .filter(|&(d, _)| d <= 3)
+            .collect();
+        expected.sort_unstable();
+        let found: Vec<(u32, u32)> = segment
+            .query(q)
+            .iter()
+            .map(|n| (n.distance, n.id))
+            .collect();
+        assert_eq!(found, expected, "query {q:#x}");
+    }
+}

@@ -104,7 +104,13 @@ impl<B: Bits> View<B> {
                 }
             }
         }
-        for m in self.recent.query(query) {
+        // Most of the time nothing is recent (a flush empties it): skip
+        // its lookups then.
+        let recent = match self.recent.is_empty() {
+            true => Vec::new(),
+            false => self.recent.query(query),
+        };
+        for m in recent {
             if m.distance > k {
                 continue;
             }

@@ -87,7 +87,7 @@ impl<'a, B: Bits, F: Fn(usize) -> &'a [u32]> Tables<'a, B, F> {
             });
         }
         for &(t, id) in candidates.held() {
-            self.check(query, t, id, &stored, &mut out);
+            self.check(query, t as usize, id, &stored, &mut out);
         }
         out.sort_unstable();
         out
@@ -126,15 +126,16 @@ impl<'a, B: Bits, F: Fn(usize) -> &'a [u32]> Tables<'a, B, F> {
 /// `HELD_CANDIDATES`, on the stack; past that, each is checked as it
 /// comes.
 struct Candidates {
-    held: [(usize, u32); HELD_CANDIDATES],
+    /// Each candidate's table (fewer than [`crate::MAX_TABLES`]) and number.
+    held: [(u32, u32); HELD_CANDIDATES],
     len: usize,
 }
 
 /// Candidates held before checking (a query on one segment of 10⁷ has
-/// about 2.5, on one of 10⁸ about 15). Few: the array is made for every
-/// segment a query searches, and at 64 its making and moving took 2% of a
-/// query of 7 segments.
-const HELD_CANDIDATES: usize = 16;
+/// about 2.5, on one of 10⁸ about 15). Few and small: the array is made for
+/// every segment a query searches, and at 64 of `(usize, u32)` its making
+/// and moving took 2% of a query of 7 segments.
+const HELD_CANDIDATES: usize = 32;
 
 impl Candidates {
     fn new() -> Candidates {
@@ -149,7 +150,7 @@ impl Candidates {
     fn push(&mut self, t: usize, id: u32) -> Option<(usize, u32)> {
         match self.held.get_mut(self.len) {
             Some(slot) => {
-                *slot = (t, id);
+                *slot = (t as u32, id);
                 self.len += 1;
                 None
             }
@@ -157,7 +158,7 @@ impl Candidates {
         }
     }
 
-    fn held(&self) -> &[(usize, u32)] {
+    fn held(&self) -> &[(u32, u32)] {
         &self.held[..self.len]
     }
 }

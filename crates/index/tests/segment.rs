@@ -136,6 +136,28 @@ fn names_that_do_not_match_leave_no_file() {
     }
 }
 
+/// (distance, number) of every fingerprint of `fps` within 3 bits of `q`,
+/// by brute force, sorted.
+fn within_3(fps: &[u64], q: u64) -> Vec<(u32, u32)> {
+    let mut near: Vec<(u32, u32)> = fps
+        .iter()
+        .enumerate()
+        .map(|(i, &fp)| ((fp ^ q).count_ones(), i as u32))
+        .filter(|&(d, _)| d <= 3)
+        .collect();
+    near.sort_unstable();
+    near
+}
+
+/// (distance, number) of what `segment`'s query of `q` finds.
+fn found(segment: &Segment<u64>, q: u64) -> Vec<(u32, u32)> {
+    segment
+        .query(q)
+        .iter()
+        .map(|n| (n.distance, n.id))
+        .collect()
+}
+
 #[test]
 fn a_segment_written_as_made_answers_as_brute_force() {
     // Numbers past 16 bits, names read from an iterator made on the fly,
@@ -154,18 +176,7 @@ fn a_segment_written_as_made_answers_as_brute_force() {
     assert_eq!(segment.fingerprints(), &fps[..]);
     for _ in 0..300 {
         let q = fps[rng.below(fps.len() as u64) as usize] ^ 1 << rng.below(64);
-        let mut expected: Vec<(u32, u32)> = fps
-            .iter()
-            .enumerate()
-            .map(|(i, &fp)| ((fp ^ q).count_ones(), i as u32))
-            .filter(|&(d, _)| d <= 3)
-            .collect();
-        expected.sort_unstable();
-        let found: Vec<(u32, u32)> = segment
-            .query(q)
-            .iter()
-            .map(|n| (n.distance, n.id))
-            .collect();
+        let (found, expected) = (found(&segment, q), within_3(&fps, q));
         assert_eq!(found, expected);
         for &(_, id) in &found {
             assert_eq!(segment.name(id), Some(format!("d{id}").as_str()));
@@ -187,18 +198,7 @@ fn a_crowd_near_one_fingerprint_is_found_whole() {
     Segment::write(&path, plan, &fps, names(fps.len())).unwrap();
     let segment = Segment::<u64>::open(&path).unwrap();
     for q in [crowd, crowd ^ 1 << 63, !crowd] {
-        let mut expected: Vec<(u32, u32)> = fps
-            .iter()
-            .enumerate()
-            .map(|(i, &fp)| ((fp ^ q).count_ones(), i as u32))
-            .filter(|&(d, _)| d <= 3)
-            .collect();
-        expected.sort_unstable();
-        let found: Vec<(u32, u32)> = segment
-            .query(q)
-            .iter()
-            .map(|n| (n.distance, n.id))
-            .collect();
+        let (found, expected) = (found(&segment, q), within_3(&fps, q));
         assert_eq!(found, expected, "query {q:#x}");
     }
 }

@@ -341,8 +341,14 @@ async fn compact_when_idle<B: Bits>(app: Arc<App<B>>, idle: Duration) {
             continue;
         }
         let store = app.store.clone();
-        if let Ok(Ok(())) = tokio::task::spawn_blocking(move || store.compact()).await {
-            app.metrics.compactions.fetch_add(1, Ordering::Relaxed);
+        match tokio::task::spawn_blocking(move || store.compact()).await {
+            Ok(Ok(())) => {
+                app.metrics.compactions.fetch_add(1, Ordering::Relaxed);
+            }
+            // Also in `/v1/stats` as `merge_error`; tried again when next
+            // idle.
+            Ok(Err(e)) => eprintln!("neardup: the idle compaction failed: {e}"),
+            Err(e) => eprintln!("neardup: the idle compaction stopped: {e}"),
         }
         quiet_since = Instant::now();
     }

@@ -117,6 +117,9 @@ impl<B: Bits> Store<B> {
         } else {
             Ok(())
         };
+        // Shown in the stats as a background merge's is, until one works.
+        *inner.merge_error.lock().unwrap_or_else(|e| e.into_inner()) =
+            result.as_ref().err().map(|e| e.to_string());
         inner.merging.store(false, Ordering::Release);
         result
     }
@@ -310,6 +313,43 @@ mod tests {
             pick(&[(1, 400), (2, 500), (3, 450), (4, 1000)], 100, 4),
             Some(vec![1, 3, 2, 4])
         );
+    }
+
+    #[test]
+    fn a_compaction_that_fails_says_so_in_the_stats_until_one_works() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = StoreSettings::builder(3).build();
+        let options = StoreOptions::builder()
+            .flush_at(8)
+            .merge_factor(usize::MAX)
+            .build();
+        let store = Store::<u64>::open(dir.path(), Some(&settings), options).unwrap();
+        for batch in 0..2u64 {
+            let writes = (batch * 8..batch * 8 + 8)
+                .map(|i| Write::Insert(Insert::new(fingerprint(i), 3).id(format!("d{i}"))))
+                .collect();
+            store.write(writes, None).unwrap();
+        }
+        // A directory where the merged segment's temporary file goes: its
+        // writing fails, as on a full disk.
+        let next = store.inner.lock_writer().next_segment;
+        let name = crate::store::segment_name(next);
+        let blocker = dir
+            .path()
+            .join(format!(".{name}.{}.tmp", std::process::id()));
+        std::fs::create_dir(&blocker).unwrap();
+        assert!(store.compact().is_err());
+        let stats = store.stats();
+        assert_eq!(stats.segments.len(), 2, "nothing swapped in");
+        assert!(
+            stats.merge_error.is_some_and(|e| e.contains(&name)),
+            "{:?}",
+            store.stats().merge_error
+        );
+        std::fs::remove_dir(&blocker).unwrap();
+        store.compact().unwrap();
+        let stats = store.stats();
+        assert_eq!((stats.segments, stats.merge_error), (vec![16], None));
     }
 
     fn fingerprint(i: u64) -> u64 {

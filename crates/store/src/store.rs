@@ -89,7 +89,8 @@ pub struct StoreStats {
     pub deleted: usize,
     /// Merges done since the store was opened.
     pub merges: u64,
-    /// The last merge's error, if it failed.
+    /// The last merge's error, if it failed (a background merge's or a
+    /// [`Store::compact`]'s); `None` again once one works.
     pub merge_error: Option<String>,
 }
 

@@ -111,6 +111,34 @@ bench_segments() { # url
     curl -s "$1/v1/stats" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["segments"]))'
 }
 
+# Waits until the service at $1 (pid $2, log $3) has merged its store into
+# one segment; fails if it dies first or a merge fails.
+bench_wait_merged() { # url pid log
+    local stats
+    while true; do
+        kill -0 "$2" 2>/dev/null || { cat "$3" >&2; echo "the server died" >&2; exit 1; }
+        stats=$(curl -s "$1/v1/stats" || true)
+        case "$(python3 -c 'import json,sys
+s = json.load(sys.stdin)
+print("error" if s["merge_error"] else len(s["segments"]))' <<<"$stats" 2>/dev/null)" in
+            1) return ;;
+            error) echo "a merge failed: $stats" >&2; exit 1 ;;
+        esac
+        sleep 0.5
+    done
+}
+
+# Fails unless the service at $1 holds $2 documents (a store that
+# `load fill DIR N` made, for N).
+bench_check_documents() { # url count
+    local stored
+    stored=$(curl -s "$1/v1/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["documents"])')
+    if [ "$stored" != "$2" ]; then
+        echo "the store holds $stored fingerprints, not N = $2: fill it with N (load fill DIR N)" >&2
+        exit 1
+    fi
+}
+
 # Sets $wrk_rps and $wrk_p99 from wrk's output $1 (run with --latency);
 # fails when wrk saw errors or answers other than 2xx.
 bench_wrk_read() { # wrk-output

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The seconds after a large merge, looked at closely: serves a copy of the
-# store STORE (of N fingerprints, as `load fill` makes it; segments
-# hard-linked, log copied, STORE left as it was) with --compact-after 5,
-# waits until the idle service has merged it into one segment, then runs
-# WINDOWS short wrk rounds of WIN seconds (single-fingerprint queries, 32
-# connections) back to back. Each round prints its rate and p99 with the
-# server's minor and major page faults and the system's major faults and
+# store STORE (of N fingerprints, as `load fill` makes it; its segments
+# hard-linked, so STORE must be on the filesystem of bench/results; its
+# log copied; STORE left as it was) with --compact-after 5, waits until
+# the idle service has merged it into one segment, then runs WINDOWS short
+# wrk rounds of WIN seconds (single-fingerprint queries, 32 connections)
+# back to back. Each round prints its rate and p99 with the server's minor
+# and major page faults and the system's major faults and
 # file refaults in it. A diagnostic, not a benchmark: nothing is recorded.
 #
 #   STORE=DIR N=1e8 bench/serve-tail.sh
@@ -35,9 +36,10 @@ target/release/neardup serve --index "$scratch/store" -k 3 --listen "127.0.0.1:$
     --compact-after 5 2>>"$scratch/server.log" &
 server=$!
 bench_wait_ready "$url" "$server" "$scratch/server.log"
+bench_check_documents "$url" "$(printf '%.0f' "$n")"
 from=$(bench_segments "$url")
 t0=$(date +%s)
-until [ "$(bench_segments "$url")" = 1 ]; do sleep 0.5; done
+bench_wait_merged "$url" "$server" "$scratch/server.log"
 echo "{\"what\": \"merged\", \"from_segments\": $from, \"seconds\": $(( $(date +%s) - t0 ))}"
 sleep "${DELAY:-0}"
 for w in $(seq "$windows"); do

@@ -83,10 +83,15 @@ impl<B: Bits> Store<B> {
             .spawn(move || {
                 let result = store.merge(&chosen);
                 let inner = &store.inner;
+                let failed = result.is_err();
                 *inner.merge_error.lock().unwrap_or_else(|e| e.into_inner()) =
                     result.err().map(|e| e.to_string());
                 inner.merging.store(false, Ordering::Release);
-                store.maybe_merge();
+                // A failed merge waits for the next write: tried again at
+                // once, a full disk would keep it failing in a loop.
+                if !failed {
+                    store.maybe_merge();
+                }
             });
         if spawned.is_err() {
             inner.merging.store(false, Ordering::Release);
@@ -350,6 +355,54 @@ mod tests {
         store.compact().unwrap();
         let stats = store.stats();
         assert_eq!((stats.segments, stats.merge_error), (vec![16], None));
+    }
+
+    #[test]
+    fn a_failed_background_merge_waits_for_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = StoreSettings::builder(3).build();
+        // A segment every 8 documents, merged two at a time.
+        let options = StoreOptions::builder().flush_at(8).merge_factor(2).build();
+        let store = Store::<u64>::open(dir.path(), Some(&settings), options).unwrap();
+        let write = |batch: u64| {
+            let writes = (batch * 8..batch * 8 + 8)
+                .map(|i| Write::Insert(Insert::new(fingerprint(i), 3).id(format!("d{i}"))))
+                .collect();
+            store.write(writes, None).unwrap();
+        };
+        write(0);
+        // The merge after the second segment gets the number after it;
+        // its temporary file cannot be made.
+        let number = store.inner.lock_writer().next_segment + 1;
+        let name = crate::store::segment_name(number);
+        let blocker = dir
+            .path()
+            .join(format!(".{name}.{}.tmp", std::process::id()));
+        std::fs::create_dir(&blocker).unwrap();
+        write(1);
+        let failed = || store.stats().merge_error.is_some();
+        let started = std::time::Instant::now();
+        while !failed() && started.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        // Tried again at once, it would take the next number and work.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let stats = store.stats();
+        assert!(stats.merge_error.is_some(), "the failure is shown");
+        assert_eq!((stats.segments.len(), stats.merges), (2, 0), "no retry yet");
+        std::fs::remove_dir(&blocker).unwrap();
+        write(2);
+        let started = std::time::Instant::now();
+        while store.stats().merges == 0 && started.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let stats = store.stats();
+        assert_eq!(
+            (stats.merges, stats.merge_error),
+            (1, None),
+            "merged after the write"
+        );
+        assert_eq!(stats.documents, 24);
     }
 
     fn fingerprint(i: u64) -> u64 {

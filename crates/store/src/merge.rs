@@ -323,26 +323,13 @@ mod tests {
     #[test]
     fn a_compaction_that_fails_says_so_in_the_stats_until_one_works() {
         let dir = tempfile::tempdir().unwrap();
-        let settings = StoreSettings::builder(3).build();
-        let options = StoreOptions::builder()
-            .flush_at(8)
-            .merge_factor(usize::MAX)
-            .build();
-        let store = Store::<u64>::open(dir.path(), Some(&settings), options).unwrap();
-        for batch in 0..2u64 {
-            let writes = (batch * 8..batch * 8 + 8)
-                .map(|i| Write::Insert(Insert::new(fingerprint(i), 3).id(format!("d{i}"))))
-                .collect();
-            store.write(writes, None).unwrap();
-        }
+        let store = store_in(dir.path(), usize::MAX);
+        insert_batch(&store, 0);
+        insert_batch(&store, 1);
         // A directory where the merged segment's temporary file goes: its
         // writing fails, as on a full disk.
         let next = store.inner.lock_writer().next_segment;
-        let name = crate::store::segment_name(next);
-        let blocker = dir
-            .path()
-            .join(format!(".{name}.{}.tmp", std::process::id()));
-        std::fs::create_dir(&blocker).unwrap();
+        let (name, blocker) = block_segment(dir.path(), next);
         assert!(store.compact().is_err());
         let stats = store.stats();
         assert_eq!(stats.segments.len(), 2, "nothing swapped in");
@@ -360,25 +347,14 @@ mod tests {
     #[test]
     fn a_failed_background_merge_waits_for_the_next_write() {
         let dir = tempfile::tempdir().unwrap();
-        let settings = StoreSettings::builder(3).build();
-        // A segment every 8 documents, merged two at a time.
-        let options = StoreOptions::builder().flush_at(8).merge_factor(2).build();
-        let store = Store::<u64>::open(dir.path(), Some(&settings), options).unwrap();
-        let write = |batch: u64| {
-            let writes = (batch * 8..batch * 8 + 8)
-                .map(|i| Write::Insert(Insert::new(fingerprint(i), 3).id(format!("d{i}"))))
-                .collect();
-            store.write(writes, None).unwrap();
-        };
+        // Segments merged two at a time.
+        let store = store_in(dir.path(), 2);
+        let write = |batch| insert_batch(&store, batch);
         write(0);
         // The merge after the second segment gets the number after it;
         // its temporary file cannot be made.
-        let number = store.inner.lock_writer().next_segment + 1;
-        let name = crate::store::segment_name(number);
-        let blocker = dir
-            .path()
-            .join(format!(".{name}.{}.tmp", std::process::id()));
-        std::fs::create_dir(&blocker).unwrap();
+        let next = store.inner.lock_writer().next_segment + 1;
+        let (_, blocker) = block_segment(dir.path(), next);
         write(1);
         let failed = || store.stats().merge_error.is_some();
         let started = std::time::Instant::now();
@@ -409,22 +385,43 @@ mod tests {
         i.wrapping_mul(0x9e37_79b9_7f4a_7c15)
     }
 
+    /// A store in `dir` that makes a segment every 8 documents and merges
+    /// `merge_factor` of them at a time.
+    fn store_in(dir: &std::path::Path, merge_factor: usize) -> Store<u64> {
+        let settings = StoreSettings::builder(3).build();
+        let options = StoreOptions::builder()
+            .flush_at(8)
+            .merge_factor(merge_factor)
+            .build();
+        Store::<u64>::open(dir, Some(&settings), options).unwrap()
+    }
+
+    /// A directory where segment `number`'s temporary file goes, so that
+    /// writing it fails (as on a full disk); the segment's name and the
+    /// directory.
+    fn block_segment(dir: &std::path::Path, number: u64) -> (String, std::path::PathBuf) {
+        let name = crate::store::segment_name(number);
+        let blocker = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        std::fs::create_dir(&blocker).unwrap();
+        (name, blocker)
+    }
+
+    /// Inserts documents `d{8 batch}` to `d{8 batch + 7}`: one segment.
+    fn insert_batch(store: &Store<u64>, batch: u64) {
+        let writes = (batch * 8..batch * 8 + 8)
+            .map(|i| Write::Insert(Insert::new(fingerprint(i), 3).id(format!("d{i}"))))
+            .collect();
+        store.write(writes, None).unwrap();
+    }
+
     #[test]
     fn deletions_made_while_a_merge_runs_are_carried_to_its_entries() {
         let dir = tempfile::tempdir().unwrap();
-        let settings = StoreSettings::builder(3).build();
-        // A segment every 8 documents, and no merge but this test's.
-        let options = StoreOptions::builder()
-            .flush_at(8)
-            .merge_factor(usize::MAX)
-            .build();
-        let open = || Store::<u64>::open(dir.path(), Some(&settings), options.clone()).unwrap();
+        // No merge but this test's.
+        let open = || store_in(dir.path(), usize::MAX);
         let store = open();
         for batch in 0..3u64 {
-            let writes = (batch * 8..batch * 8 + 8)
-                .map(|i| Write::Insert(Insert::new(fingerprint(i), 3).id(format!("d{i}"))))
-                .collect();
-            store.write(writes, None).unwrap();
+            insert_batch(&store, batch);
         }
         let delete = |ids: &[u64]| {
             let writes = ids.iter().map(|i| Write::Delete(format!("d{i}"))).collect();

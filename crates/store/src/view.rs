@@ -104,8 +104,8 @@ impl<B: Bits> View<B> {
                 }
             }
         }
-        // Most of the time nothing is recent (a flush empties it): skip
-        // its lookups then.
+        // Nothing is recent after a flush (or in a store loaded in bulk and
+        // then read): skip its lookups then.
         let recent = match self.recent.is_empty() {
             true => Vec::new(),
             false => self.recent.query(query),

@@ -52,7 +52,7 @@ def main():
             checks._check_unique(df, *columns)
             seconds["hashes"].append(time.perf_counter() - start)
             start = time.perf_counter()
-            checks._name_repeated(df, columns, {"id": True, "pos": False})
+            checks._name_repeated(df, columns)
             seconds["values"].append(time.perf_counter() - start)
         print(
             f"{name} ({length:.0f} characters): by hashes {statistics.median(seconds['hashes']):.2f} s, "

@@ -57,11 +57,23 @@ def test_fingerprint_column_is_the_librarys(spark, samples):
 @pytest.fixture
 def beyond_the_driver(monkeypatch):
     """The paths taken when the data does not fit where neardup.spark
-    gathers it: fingerprints joined by grouping rows, texts joined by a
-    sort-merge join, components by large-star/small-star rounds."""
+    gathers it: the checks, exact copies and candidates by Spark's joins,
+    fingerprints joined by grouping rows, texts joined by a sort-merge
+    join, components by large-star/small-star rounds."""
     from neardup import _spark_steps as steps
 
-    for limit in ("_DRIVER_FINGERPRINTS", "_DRIVER_EDGES", "_BROADCAST_PAIRS"):
+    for limit in ("_DRIVER_ROWS", "_DRIVER_FINGERPRINTS", "_DRIVER_EDGES", "_BROADCAST_PAIRS"):
+        monkeypatch.setattr(steps, limit, 0)
+
+
+@pytest.fixture
+def gathered_alone(monkeypatch):
+    """Rows gathered on the driver, and every later step that can leave it
+    past a limit left: short-rule keys grouped by a shuffle, texts joined
+    by a sort-merge join, fates joined to the input by a shuffle."""
+    from neardup import _spark_steps as steps
+
+    for limit in ("_DRIVER_KEYS", "_BROADCAST_PAIRS", "_BROADCAST_FATES"):
         monkeypatch.setattr(steps, limit, 0)
 
 
@@ -86,6 +98,31 @@ def test_pairs_are_exact(spark, request, where):
             if i < j and bin(a ^ b).count("1") <= k
         )
         assert got == want and len(want) > 300
+
+
+def test_gathered_candidates_are_every_pair_within_k_once():
+    # The driver's join of units by fingerprint (_spark_gathered), against
+    # brute force: units of one fingerprint among themselves too.
+    import numpy as np
+
+    from neardup import _spark_gathered as gathered
+
+    rng = np.random.default_rng(5)
+    base = rng.integers(-(2**63), 2**63 - 1, 300, dtype=np.int64)
+    flips = (np.int64(1) << rng.integers(0, 63, 300)).astype(np.int64)
+    fps = np.concatenate([base, base ^ flips, base[:40], base[:5]])
+    units = rng.permutation(len(fps)).astype(np.int64) * 7 + 3
+    for k in [0, 3, 8]:
+        x, y = gathered.fingerprint_candidates(units, fps, k)
+        got = sorted(zip(np.minimum(x, y).tolist(), np.maximum(x, y).tolist()))
+        bits = [int(f) & (2**64 - 1) for f in fps]
+        want = sorted(
+            (min(units[i], units[j]), max(units[i], units[j]))
+            for i in range(len(fps))
+            for j in range(i + 1, len(fps))
+            if bin(bits[i] ^ bits[j]).count("1") <= k
+        )
+        assert got == want and len(want) > 45
 
 
 @pytest.mark.parametrize("where", ["driver", "beyond"])
@@ -161,10 +198,13 @@ def test_dedup_keeps_what_the_cli_keeps_on_the_conformance_corpus(spark, cli, tm
     assert {r.id for r in kept.select("id").collect()} == want and len(dropped) > 300
 
 
-def test_dedup_beyond_the_driver_keeps_what_the_cli_keeps(spark, cli, tmp_path, beyond_the_driver):
-    # The same job with no step gathered on the driver or in every task.
+@pytest.mark.parametrize("where", ["beyond_the_driver", "gathered_alone"])
+def test_dedup_past_each_limit_keeps_what_the_cli_keeps(spark, cli, tmp_path, request, where):
+    # The same job with no step gathered on the driver or in every task,
+    # and with only the rows gathered.
     from neardup import spark as nds
 
+    request.getfixturevalue(where)
     ids, texts = conformance_corpus()
     want, dropped = cli_kept(cli, tmp_path, ids, texts)
     kept = nds.dedup(frame(spark, ids, texts), order_col="pos")
@@ -245,9 +285,12 @@ def test_column_types_fail_before_any_job(spark):
     refused(spark, InputError, wrong, nds.near_duplicate_pairs, df, id_col="name", fp_col="pos")
 
 
-def test_null_texts_as_on_null_says(spark):
+@pytest.mark.parametrize("where", ["driver", "beyond"])
+def test_null_texts_as_on_null_says(spark, request, where):
     from neardup import spark as nds
 
+    if where == "beyond":
+        request.getfixturevalue("beyond_the_driver")
     river = "the river rose in the night and the town woke to water in every street"
     rows = [("a", river, 0), ("b", None, 1), ("c", river + "!", 2), ("d", None, 3), ("e", "bread and salt", 4)]
     df = spark.createDataFrame(rows, "id string, text string, pos long")
@@ -283,9 +326,12 @@ def test_ids_of_one_hash_are_told_apart_by_their_values(spark, monkeypatch):
         _spark_checks._check_unique(twice, ("id", "id"), ("pos", "order"))
 
 
-def test_ids_must_be_unique_and_present(spark):
+@pytest.mark.parametrize("where", ["driver", "beyond"])
+def test_ids_must_be_unique_and_present(spark, request, where):
     from neardup import spark as nds
 
+    if where == "beyond":
+        request.getfixturevalue("beyond_the_driver")
     twice = spark.createDataFrame([("a", "x", 1), ("a", "y", 2), ("b", "z", 3)], "id string, text string, pos long")
     with pytest.raises(InputError, match="id column 'id': the id 'a' is in 2 rows; give each row its own id"):
         nds.dedup(twice)

@@ -1,4 +1,5 @@
-"""What :mod:`neardup.spark` checks on the driver before any task runs."""
+"""What :mod:`neardup.spark` checks first: settings and column types on
+the driver before any job, the data in the first pass over it."""
 
 from __future__ import annotations
 
@@ -21,11 +22,13 @@ _IDS = (_INTEGERS + (T.StringType,), "a string or integer column")
 _ON_NULL = ("raise", "keep", "drop")
 
 
-# Checks on the driver. Everything a task would trip on is checked before
-# the first task runs: a failure inside a task names a position in an
-# Arrow batch, after minutes of work, where these name the column, the
-# setting, the id. Settings and types cost nothing (the schema is on the
-# driver); nulls and ids cost a Spark job each, said where they run.
+# Everything a task would trip on is checked first: a failure inside a
+# task names a position in an Arrow batch, after minutes of work, where
+# these name the column, the setting, the id. Settings and types cost
+# nothing (the schema is on the driver). Nulls and ids cost a Spark job
+# each in fingerprint and near_duplicate_pairs; dedup and fates read them
+# in their first pass (spark.py, _check_sketched) and run a job here only
+# to name what that pass found.
 
 
 def _refuse_taken(df: DataFrame, *names: str) -> None:
@@ -117,18 +120,31 @@ def _on_null(df: DataFrame, text_col: str, on_null: str, name_by: List[str]) -> 
     row groups by their null counts) and fails naming its row by the
     columns ``name_by``; for ``"drop"``, the rows with a text; for
     ``"keep"``, as it is."""
-    text = F.col(text_col)
     if on_null == "drop":
-        return df.where(text.isNotNull())
+        return df.where(F.col(text_col).isNotNull())
     if on_null == "raise":
         with _step(df, "checking for null texts"):
-            nulls = df.where(text.isNull()).select(*name_by).limit(1).collect()
-        for row in nulls:
-            raise _InputError(
-                f"text column {text_col!r} is null in {_name(row)}; drop or fill those rows, "
-                "or give on_null='keep' or on_null='drop'"
-            )
+            _name_null_text(df, text_col, name_by)
     return df
+
+
+def _name_null_text(df: DataFrame, text_col: str, name_by: List[str]) -> None:
+    """Raises naming a row of ``df`` (by the columns ``name_by``) whose
+    text is null, if there is one."""
+    for row in df.where(F.col(text_col).isNull()).select(*name_by).limit(1).collect():
+        raise _InputError(
+            f"text column {text_col!r} is null in {_name(row)}; drop or fill those rows, "
+            "or give on_null='keep' or on_null='drop'"
+        )
+
+
+def _hashed(df: DataFrame, name: str) -> Any:
+    """The column ``name`` of ``df`` as a 64-bit hash, null where the value
+    is: an integer is its own hash, a string its ``xxhash64``."""
+    value = F.col(name)
+    # xxhash64 of a null is its seed, not null.
+    h = F.xxhash64(value) if isinstance(df.schema[name].dataType, T.StringType) else value.cast("long")
+    return F.when(value.isNotNull(), h)
 
 
 def _check_unique(df: DataFrame, *columns: Tuple[str, str]) -> None:
@@ -138,27 +154,28 @@ def _check_unique(df: DataFrame, *columns: Tuple[str, str]) -> None:
     a value); only when it finds a null or a repeated hash (a repeat, or
     two values of one hash) are the values themselves counted, to name
     the one repeated."""
-    text = {name: isinstance(df.schema[name].dataType, T.StringType) for name, _ in columns}
-
-    def hashed(i: int, name: str) -> DataFrame:
-        value = F.col(name)
-        # An integer is its own hash; xxhash64 of a null is its seed, not null.
-        h = F.xxhash64(value) if text[name] else value.cast("long")
-        return df.select(F.lit(i).alias("i"), F.when(value.isNotNull(), h).alias("h"))
-
-    every = hashed(0, columns[0][0])
-    for i, (name, _) in enumerate(columns[1:], 1):
-        every = every.unionByName(hashed(i, name))
-    counts = every.groupBy("i", "h").agg(F.count(F.lit(1)).alias(_COUNT))
-    with _step(df, "checking that each " + " and each ".join(w for _, w in columns) + " is there and its own"):
-        suspect = counts.where(F.col("h").isNull() | (F.col(_COUNT) > 1)).limit(1).collect()
+    hashes = [df.select(_hashed(df, name).alias("h")) for name, _ in columns]
+    what = " and each ".join(w for _, w in columns)
+    with _step(df, f"checking that each {what} is there and its own"):
+        suspect = _suspect(hashes)
     if suspect:
-        _name_repeated(df, columns, text)
+        _name_repeated(df, columns)
 
 
-def _name_repeated(df: DataFrame, columns: Tuple[Tuple[str, str], ...], text: Dict[str, bool]) -> None:
+def _suspect(hashes: List[DataFrame]) -> bool:
+    """Whether any of the one-column frames ``hashes`` (column ``h``) holds
+    a null or a repeated value: one aggregation over all of them."""
+    every = hashes[0].select(F.lit(0).alias("i"), "h")
+    for i, more in enumerate(hashes[1:], 1):
+        every = every.unionByName(more.select(F.lit(i).alias("i"), "h"))
+    counts = every.groupBy("i", "h").agg(F.count(F.lit(1)).alias(_COUNT))
+    return bool(counts.where(F.col("h").isNull() | (F.col(_COUNT) > 1)).limit(1).collect())
+
+
+def _name_repeated(df: DataFrame, columns: Tuple[Tuple[str, str], ...]) -> None:
     """Raises naming a null or repeated value of ``columns``, counted by
     value, if there is one (none when only two hashes met)."""
+    text = {name: isinstance(df.schema[name].dataType, T.StringType) for name, _ in columns}
 
     def values(name: str, what: str) -> DataFrame:
         # Strings in one column, integers in the other, so that an error

@@ -23,6 +23,8 @@ _KEYS = "__neardup_keys"
 _UNIT = "__neardup_unit"
 _LABEL = "__neardup_label"
 _COUNT = "__neardup_count"
+_ID_HASH = "__neardup_id_hash"
+_ORDER = "__neardup_order"
 
 # Where the data fits, the driver or every task's memory does what a shuffle
 # would. Candidate pairs up to this many go to every Python worker (a
@@ -36,6 +38,23 @@ _BROADCAST_PAIRS = 5_000_000
 # the library's union-find: 160 MB at most, within Spark's default driver
 # memory and result size); beyond it by large-star/small-star rounds.
 _DRIVER_EDGES = 10_000_000
+
+# Rows up to this many have their sketches gathered on the driver (about
+# 45 bytes a row: 450 MB at most, within Spark's default
+# spark.driver.maxResultSize of 1 GB), where exact copies, candidate pairs
+# and components are found as the CLI finds them; beyond it every step is
+# a Spark job.
+_DRIVER_ROWS = 10_000_000
+
+# Short-rule keys up to this many (of the gathered rows' units) are grouped
+# on the driver (24 bytes a key while sorting: 480 MB at most); beyond it
+# by a shuffle of the keys.
+_DRIVER_KEYS = 20_000_000
+
+# Dropped rows up to this many are joined to the input by a broadcast (a
+# scan of the input, no shuffle; about 50 bytes a row in each executor);
+# beyond it by a shuffle.
+_BROADCAST_FATES = 5_000_000
 
 # Distinct fingerprints up to this many are joined on the driver (8 bytes
 # each, 160 MB at most; the CLI's join, a few seconds a million); beyond it
@@ -158,6 +177,30 @@ def _keyed_pairs(fps: DataFrame, k: int) -> DataFrame:
 
 
 
+def _short_pairs(keyed: DataFrame) -> DataFrame:
+    """The short-document rule's pairs ``(x, y, fx, fy)`` of the units in
+    ``keyed`` (``key``, ``unit``, ``short``, ``fp``: a row per key of a
+    near-short unit), by a shuffle of the keys: two units that share a
+    key, one of them short; a pair once for each key they share."""
+    from neardup import _neardup
+
+    def short_pairs(batch: Any, offsets: Any) -> Any:
+        import numpy as np
+        import pyarrow as pa
+
+        units_, prints = batch.column("unit").to_numpy(), batch.column("fp").to_numpy()
+        short = batch.column("short").to_numpy(zero_copy_only=False).astype(bool)
+        x, y = _neardup.short_pairs_in_groups(offsets, units_, short)
+        # Each unit's fingerprint, from its row in this batch.
+        order = np.argsort(units_, kind="stable")
+        fx, fy = (prints[order[np.searchsorted(units_[order], z)]] for z in (x, y))
+        return pa.RecordBatch.from_arrays(
+            [pa.array(x), pa.array(y), pa.array(fx), pa.array(fy)], names=["x", "y", "fx", "fy"]
+        )
+
+    return _in_runs(keyed, ["key"], short_pairs, "x long, y long, fx long, fy long")
+
+
 def _components(edges: DataFrame, max_rounds: int) -> DataFrame:
     """``(node, label)`` for every node of the undirected ``edges`` (``u``,
     ``v`` longs): the least node of its connected component.
@@ -208,8 +251,20 @@ def _judged(
     judge = _Judge(spec, k, short_rule, profile)
     with _step(candidates, "verifying the candidate pairs"):
         if pairs <= _BROADCAST_PAIRS:
-            return _judged_in_tasks(candidates, texts, judge)
+            u, v, fu, fv = _collect_longs(candidates, "u", "v", "fu", "fv")
+            return _judged_in_tasks(u, v, fu, fv, texts, judge)
         return _judged_by_joins(candidates, texts, judge).localCheckpoint()
+
+
+def _verified(u: Any, v: Any, fu: Any, fv: Any, texts: DataFrame, judge: "_Judge") -> Any:
+    """:func:`_judged` for candidate pairs on the driver (arrays ``u < v``
+    of units, ``fu``, ``fv`` their fingerprints): the pairs that pass, as
+    arrays."""
+    with _step(texts, "verifying the candidate pairs"):
+        if len(u) <= _BROADCAST_PAIRS:
+            return _judged_in_tasks(u, v, fu, fv, texts, judge)
+        pairs = _frame(texts.sparkSession, {"u": u, "v": v, "fu": fu, "fv": fv}, "u long, v long, fu long, fv long")
+        return _collect_longs(_judged_by_joins(pairs, texts, judge), "u", "v")
 
 
 class _Judge:
@@ -227,19 +282,23 @@ class _Judge:
         )
 
 
-def _judged_in_tasks(candidates: DataFrame, texts: DataFrame, judge: _Judge) -> Any:
-    """:func:`_judged` with the pairs in every task's memory (a broadcast,
-    48 bytes a pair): each text is read where it lies and goes out
-    once for each pair it is in, through one shuffle that brings a pair's
-    two texts together; the pairs that pass come back to the driver."""
+def _judged_in_tasks(u: Any, v: Any, fu: Any, fv: Any, texts: DataFrame, judge: _Judge) -> Any:
+    """:func:`_judged` with the pairs ``(u, v)`` (arrays, fingerprints
+    ``fu``, ``fv``) in every task's memory (a broadcast, 48 bytes a pair):
+    the texts of the units in a pair are picked where they lie (a
+    broadcast join in the JVM, so no other text goes to Python) and go out
+    once for each pair they are in, through one shuffle that brings a
+    pair's two texts together; the pairs that pass come back to the
+    driver."""
     import numpy as np
 
-    u, v, fu, fv = _collect_longs(candidates, "u", "v", "fu", "fv")
     n = len(u)
     ends = np.concatenate([u, v])
     order = np.argsort(ends, kind="stable")
     # End e is pair e % n, its first unit when e < n.
-    shared = candidates.sparkSession.sparkContext.broadcast((ends[order], order.astype(np.int64), fu, fv))
+    shared = texts.sparkSession.sparkContext.broadcast((ends[order], order.astype(np.int64), fu, fv))
+    rank_col, text_col = texts.columns[:2]
+    wanted = _frame(texts.sparkSession, {rank_col: np.unique(ends)}, f"{rank_col} long")
 
     def ended(it: Iterable[Any]) -> Iterator[Any]:
         import numpy as np
@@ -273,7 +332,8 @@ def _judged_in_tasks(candidates: DataFrame, texts: DataFrame, judge: _Judge) -> 
         near = judge(text.take(pa.array(a)), text.take(pa.array(b)), fu[p], fv[p])
         return pa.RecordBatch.from_arrays([pa.array(p[near])], names=["pair"])
 
-    rows = texts.mapInArrow(ended, "pair long, side byte, text string")
+    picked = texts.join(F.broadcast(wanted), rank_col).select(rank_col, text_col)
+    rows = picked.mapInArrow(ended, "pair long, side byte, text string")
     (passed,) = _collect_longs(_in_runs(rows, ["pair"], verified, "pair long"), "pair")
     shared.destroy()
     return u[passed], v[passed]

@@ -11,21 +11,25 @@ batch (``mapInArrow``: Python is called once per batch, never per row):
   CLI's in-memory join on the driver while they fit there, else each goes
   out under its key in ``k + 1`` tables, each ``(table, key)`` group is
   joined in Rust, and a pair is reported by the first table it shares;
-- :func:`dedup`: the kept rows, with every column. Rows with the same
-  fingerprint and text are taken as one unit first (a text seen a million
+- :func:`dedup`: the kept rows, with every column. One pass over the
+  input fingerprints every row (and hashes its text and id); rows with the
+  same fingerprint and text are taken as one unit (a text seen a million
   times is one row in the joins), candidate pairs of units come from the
   fingerprint join and the short-document rule, each is verified on the
   texts (the library's rule: Jaccard of shingles, as the CLI), and
-  connected components of the verified pairs (the library's union-find on
-  the driver while they fit, else large-star/small-star iterations) keep
-  their first row in keep order: the CLI's ``--cluster components``.
+  connected components of the verified pairs keep their first row in keep
+  order: the CLI's ``--cluster components``. While the rows' sketches fit
+  on the driver, units, candidates and components are found there, as the
+  CLI finds them in one process; past that, by Spark's joins and
+  large-star/small-star iterations.
 
-Each function checks on the driver, before any task runs, what a task
-would otherwise fail on minutes later, naming a place in an Arrow batch:
-settings (by the library's own checks), column types, null texts (as
-``on_null`` says) and, where rows are named by id, unique ids. Bad input
-raises ``neardup.InputError``, bad settings ``neardup.SettingsError``
-(both :class:`neardup.NeardupError`, a ``ValueError``).
+Each function checks, first, what a task would otherwise fail on minutes
+later, naming a place in an Arrow batch: settings (by the library's own
+checks) and column types on the driver before any job; null texts (as
+``on_null`` says) and, where rows are named by id, unique ids, in the
+first pass over the data, before any other work. Bad input raises
+``neardup.InputError``, bad settings ``neardup.SettingsError`` (both
+:class:`neardup.NeardupError`, a ``ValueError``).
 
 >>> from neardup import spark as nds           # doctest: +SKIP
 >>> kept = nds.dedup(df, id_col="id", text_col="text")  # doctest: +SKIP
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
 
+import numpy as np
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -45,6 +50,8 @@ import neardup
 if TYPE_CHECKING:
     from neardup._result import _Profile
 
+from neardup import _spark_gathered as _gathered
+from neardup import _spark_steps as _steps
 from neardup._spark_checks import (
     _IDS,
     _INTEGERS,
@@ -52,25 +59,33 @@ from neardup._spark_checks import (
     _check_kinds,
     _check_on_null,
     _check_unique,
+    _hashed,
     _library_check,
+    _name_null_text,
+    _name_repeated,
     _on_null,
     _refuse_taken,
     _require_text,
     _require_type,
+    _suspect,
 )
 from neardup._spark_steps import (
     _FP,
     _HASH,
+    _ID_HASH,
     _KEYS,
     _KIND,
     _LABEL,
+    _ORDER,
     _RANK,
     _UNIT,
     _fingerprint_pairs,
-    _in_runs,
+    _Judge,
     _judged,
     _labels,
+    _short_pairs,
     _step,
+    _verified,
 )
 
 __all__ = ["dedup", "fates", "fingerprint", "near_duplicate_pairs"]
@@ -210,11 +225,8 @@ def fates(
     _refuse_taken(df, "keep", "duplicate_of")
     if order_col is not None:
         _require_type(df, order_col, "order", _INTEGERS, "an integer column")
-    df = _on_null(df, text_col, on_null, [id_col])
-    # duplicate_of names the kept row by its id; a null or repeated one
-    # would name none, or two. Ranks name units and components: a repeated
-    # or null order would merge rows or lose them without a word.
-    _check_unique(df, (id_col, "id"), *([] if order_col is None else [(order_col, "order")]))
+    if on_null == "drop":
+        df = df.where(F.col(text_col).isNotNull())
     spec = _verify_spec(threshold, verify)
     rule = short_rule and spec is not None
     # The short rule's verification, when it runs (spec is then given).
@@ -239,20 +251,25 @@ def fates(
         # are the data's own, and the input is read again instead.
         with _step(df, "ranks in keep order"):
             df = df.localCheckpoint()
-    # The rows the job sees: a null text (on_null="keep") is in no unit,
-    # no pair and no component, and comes back kept.
-    texted = df.where(F.col(text_col).isNotNull()) if on_null == "keep" else df
 
-    # Each row's fingerprint, short kind and short-rule keys, per batch.
+    # Each row's fingerprint, short kind (-1: a null text) and short-rule
+    # keys, per batch, with the hashes of its text and id passed through.
     def sketch(it: Iterable[Any]) -> Iterator[Any]:
         import numpy as np
         import pyarrow as pa
+        import pyarrow.compute as pc
 
         fp = _neardup.Fingerprinter(profile)
         for batch in it:
             texts = batch.column(1)
+            null = None
+            if texts.null_count:
+                null = texts.is_null().to_numpy(zero_copy_only=False)
+                texts = pc.fill_null(texts, "")
             bits = fp.fingerprint_batch(texts).view(np.int64)
             kinds = _neardup.short_kinds(texts) if rule else np.zeros(len(bits), np.int8)
+            if null is not None:
+                kinds[null] = -1
             near = np.flatnonzero(kinds > 0)
             rows: Any
             keys: Any
@@ -262,16 +279,42 @@ def fates(
                 counts = np.bincount(near[rows], minlength=len(bits)) if len(rows) else np.zeros(len(bits), np.int64)
                 offsets[1:] = np.cumsum(counts)
             key_lists = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(keys, pa.int64()))
+            passed = [batch.column(0)] + batch.columns[2:]
             yield pa.RecordBatch.from_arrays(
-                [batch.column(0), batch.column(2), pa.array(bits), pa.array(kinds), key_lists],
-                names=[_RANK, _HASH, _FP, _KIND, _KEYS],
+                passed + [pa.array(bits), pa.array(kinds), key_lists],
+                names=[batch.schema.names[0]] + batch.schema.names[2:] + [_FP, _KIND, _KEYS],
             )
 
-    sketched = texted.select(_RANK, text_col, F.xxhash64(text_col).alias(_HASH)).mapInArrow(
-        sketch, f"{_RANK} long, {_HASH} long, {_FP} long, {_KIND} byte, {_KEYS} array<long>"
+    # One pass over the input; every later step reads its checkpoint, and
+    # the input again only for the texts of candidate pairs and the output.
+    # Null texts are sketched too (kind -1), so that on_null="keep" rows
+    # have their ids checked with the others.
+    passed = [F.xxhash64(text_col).alias(_HASH), _hashed(df, id_col).alias(_ID_HASH)]
+    # The order, checked as the id is: the rank itself in input order.
+    order = None if order_col is None else (_RANK if keep == "first" else _ORDER)
+    if order == _ORDER and order_col is not None:
+        passed.append(_hashed(df, order_col).alias(_ORDER))
+    sketched = df.select(_RANK, text_col, *passed).mapInArrow(
+        sketch,
+        f"{_RANK} long, {_HASH} long, {_ID_HASH} long, "
+        + (f"{_ORDER} long, " if order == _ORDER else "")
+        + f"{_FP} long, {_KIND} byte, {_KEYS} array<long>",
     )
+    with _step(df, "fingerprints, short-rule keys and hashes of every row"):
+        sketched = sketched.localCheckpoint()
+    gathered = _gathered.gather(sketched, order == _ORDER)
+    _check_sketched(df, sketched, gathered, id_col, text_col, order_col, order, on_null)
+    texts = df.where(F.col(text_col).isNotNull()).select(_RANK, text_col)
+    if on_null == "keep":
+        sketched = sketched.where(F.col(_KIND) >= 0)
+    judge = None if spec is None else _Judge(spec, k, short_rule, profile)
+    if gathered is not None:
+        if on_null == "keep":
+            gathered = _gathered.with_text(gathered)
+        return _fates_gathered(df, sketched, gathered, id_col, texts, judge, k, rule, alone)
+
     # Units: rows with the same fingerprint and text, named by their first rank.
-    with _step(df, "fingerprints, short-rule keys and exact copies"):
+    with _step(df, "exact copies"):
         docs = sketched.withColumn(_UNIT, F.min(_RANK).over(Window.partitionBy(_FP, _HASH))).localCheckpoint()
     units = docs.where(F.col(_RANK) == F.col(_UNIT)).select(_UNIT, _FP, _KIND, _KEYS)
 
@@ -290,30 +333,7 @@ def fates(
     )
     # Candidates by the short-document rule: units that share a key, one short.
     if rule:
-        keyed = units.where(F.col(_KIND) > 0).select(
-            F.explode(_KEYS).alias("key"),
-            F.col(_UNIT).alias("unit"),
-            (F.col(_KIND) == 2).alias("short"),
-            F.col(_FP).alias("fp"),
-        )
-
-        def short_pairs(batch: Any, offsets: Any) -> Any:
-            import numpy as np
-            import pyarrow as pa
-
-            units_, prints = batch.column("unit").to_numpy(), batch.column("fp").to_numpy()
-            short = batch.column("short").to_numpy(zero_copy_only=False).astype(bool)
-            x, y = _neardup.short_pairs_in_groups(offsets, units_, short)
-            # Each unit's fingerprint, from its row in this batch.
-            order = np.argsort(units_, kind="stable")
-            fx, fy = (prints[order[np.searchsorted(units_[order], z)]] for z in (x, y))
-            return pa.RecordBatch.from_arrays(
-                [pa.array(x), pa.array(y), pa.array(fx), pa.array(fy)], names=["x", "y", "fx", "fy"]
-            )
-
-        candidates = candidates.unionByName(
-            _in_runs(keyed, ["key"], short_pairs, "x long, y long, fx long, fy long")
-        )
+        candidates = candidates.unionByName(_short_pairs(_keyed(units.withColumnRenamed(_UNIT, _RANK))))
     first = F.col("x") < F.col("y")
     candidates = candidates.select(
         F.least("x", "y").alias("u"),
@@ -325,7 +345,7 @@ def fates(
     # Judged by the rule of `neardup dedup` (the library's, as every front
     # asks it) on the texts and fingerprints of the units' first rows.
     if spec is not None:
-        candidates = _judged(candidates, texted.select(_RANK, text_col), spec, k, short_rule, profile)
+        candidates = _judged(candidates, texts, spec, k, short_rule, profile)
 
     labels = _labels(candidates, max_rounds, df.sparkSession)
     ranked = (
@@ -342,6 +362,86 @@ def fates(
         return df.join(fated, _RANK).drop(_RANK)
     fated = df.join(fated, _RANK, "left").drop(_RANK)
     return fated.withColumn("keep", F.coalesce("keep", F.lit(True)))
+
+
+def _keyed(units: DataFrame) -> DataFrame:
+    """A row per short-rule key of each near-short unit of ``units`` (rows
+    of the sketch, by their rank), as :func:`_short_pairs` reads them."""
+    return units.where(F.col(_KIND) > 0).select(
+        F.explode(_KEYS).alias("key"),
+        F.col(_RANK).alias("unit"),
+        (F.col(_KIND) == 2).alias("short"),
+        F.col(_FP).alias("fp"),
+    )
+
+
+def _check_sketched(
+    df: DataFrame,
+    sketched: DataFrame,
+    gathered: Optional[_gathered.Sketches],
+    id_col: str,
+    text_col: str,
+    order_col: Optional[str],
+    order: Optional[str],
+    on_null: str,
+) -> None:
+    """What the first pass found out of place, said before any other work:
+    a null text (``on_null="raise"``), a null or repeated id or order (the
+    sketch's column ``order`` holds the order's hashes); by the gathered
+    arrays, or by one job over the checkpoint. The row or value is named
+    from the input, only when something was found."""
+    if on_null == "raise":
+        if gathered is not None:
+            null = bool(np.any(gathered.kind == -1))
+        else:
+            with _step(df, "checking for null texts"):
+                null = bool(sketched.where(F.col(_KIND) == -1).limit(1).collect())
+        if null:
+            _name_null_text(df, text_col, [id_col])
+    columns = [(id_col, "id")] + ([] if order_col is None else [(order_col, "order")])
+    if gathered is not None:
+        orders = {_RANK: gathered.rank, _ORDER: gathered.order}.get(order or "")
+        suspect = not _gathered.unique(gathered.id_hash) or (orders is not None and not _gathered.unique(orders))
+    else:
+        hashes = [sketched.select(F.col(_ID_HASH).alias("h"))]
+        if order is not None:
+            hashes.append(sketched.select(F.col(order).alias("h")))
+        with _step(df, "checking that each " + " and each ".join(w for _, w in columns) + " is there and its own"):
+            suspect = _suspect(hashes)
+    if suspect:
+        _name_repeated(df, tuple(columns))
+
+
+def _fates_gathered(
+    df: DataFrame,
+    sketched: DataFrame,
+    s: _gathered.Sketches,
+    id_col: str,
+    texts: DataFrame,
+    judge: Optional[_Judge],
+    k: int,
+    rule: bool,
+    alone: bool,
+) -> DataFrame:
+    """:func:`fates` past its first pass, for rows gathered on the driver:
+    exact copies, candidate pairs and components there, the texts of the
+    candidate pairs verified in the executors."""
+    from neardup import _neardup
+
+    with _step(df, "candidate pairs (by fingerprint and by the short-document rule)"):
+        unit = _gathered.units(s)
+        own = s.rank == unit
+        searched = own & (s.kind != 2) if alone else own
+        pairs = [_gathered.fingerprint_candidates(s.rank[searched], s.fp[searched], k)]
+        if rule:
+            pairs.append(_gathered.short_candidates(sketched, s, unit))
+        u, v, fu, fv = _gathered.distinct_pairs(pairs, s.rank[own], s.fp[own])
+    if judge is not None:
+        u, v = _verified(u, v, fu, fv, texts, judge)
+    with _step(df, "connected components"):
+        nodes, labels = _neardup.least_in_components(u, v)
+        ranks, kept = _gathered.dropped(s.rank, unit, nodes, labels)
+    return _gathered.fates_of(df, id_col, ranks, kept, len(ranks) <= _steps._BROADCAST_FATES)
 
 
 def dedup(
@@ -370,21 +470,24 @@ def dedup(
     :func:`neardup.dedup`. With ``out``, the kept rows are also written
     there as Parquet (a new directory).
 
-    Checked on the driver before any task runs, in this order:
+    Checked in this order, the settings and the schema on the driver
+    before any Spark job, the data in the first pass over it (the one that
+    fingerprints every row) before any other work:
 
     - the settings, by :func:`neardup.dedup`'s own checks (run over no
       texts), so the errors are its errors; ``on_null`` and ``max_rounds``;
     - the schema: ``text_col`` a string column, ``id_col`` a string or
       integer column, ``order_col`` an integer column;
-    - null texts, as ``on_null`` says: ``"raise"`` (the default) runs a
-      job that stops at the first null text it finds and names its id;
-      ``"keep"`` keeps those rows, never duplicates of anything;
-      ``"drop"`` leaves them out of the output;
-    - the ids: unique and not null, by one aggregation of their 64-bit
-      hashes (a pass over the id column and a shuffle of 12 bytes an id;
-      the ids themselves are counted only when two hashes meet, to name
-      the repeated one), since ``duplicate_of``
-      names a row by its id; ``order_col`` the same way when given.
+    - null texts, as ``on_null`` says: ``"raise"`` (the default) fails
+      naming the id of a row whose text is null; ``"keep"`` keeps those
+      rows, never duplicates of anything; ``"drop"`` leaves them out of
+      the output;
+    - the ids: unique and not null, by their 64-bit hashes (taken in the
+      first pass; sorted on the driver, or counted by one aggregation when
+      the rows are too many to gather there; the ids themselves are
+      counted only when two hashes meet, to name the repeated one), since
+      ``duplicate_of`` names a row by its id; ``order_col`` the same way
+      when given.
 
     Raises:
         InputError: a missing column or one of the wrong type, a null

@@ -1,0 +1,277 @@
+"""The middle of :func:`neardup.spark.fates` on the driver, for a corpus
+whose rows' sketches fit there (:data:`_DRIVER_ROWS`): the checks of ids
+and orders, the exact copies, the candidate pairs and, at the end, the
+kept row each dropped row names, from numpy arrays, as the CLI does them
+in one process. Spark still reads the input (once for the sketches,
+once for the texts of the candidate pairs, which never leave the
+executors) and writes the fates; what would have been a shuffle of every
+row for each step is a sort on the driver.
+
+A sketched row is what the first pass over the input makes of it (the
+frame the job checkpoints): its rank, the 64-bit hashes of its id and
+text, its order (when the input has one), its fingerprint, its short
+kind (-1 for a null text) and how many short-rule keys it has."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple
+
+import numpy as np
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from neardup import _spark_steps as _steps
+from neardup._spark_steps import (
+    _FP,
+    _HASH,
+    _ID_HASH,
+    _KEYS,
+    _KIND,
+    _LABEL,
+    _ORDER,
+    _RANK,
+    _frame,
+    _step,
+)
+
+# Pairs of units: two arrays of ranks, and their fingerprints.
+Pairs = Tuple[Any, Any]
+
+
+class Sketches(NamedTuple):
+    """The sketched rows on the driver, one array per column, aligned."""
+
+    rank: Any
+    id_hash: Any
+    order: Optional[Any]
+    text_hash: Any
+    fp: Any
+    kind: Any
+    keys: Any
+
+
+def gather(sketched: DataFrame, with_order: bool) -> Optional[Sketches]:
+    """The sketched rows, on the driver, if there are at most
+    :data:`_DRIVER_ROWS` of them (counted first, from the checkpoint)."""
+    with _step(sketched, "gathering the sketches on the driver"):
+        if sketched.count() > _steps._DRIVER_ROWS:
+            return None
+        columns = [_RANK, _ID_HASH] + ([_ORDER] if with_order else []) + [_HASH, _FP, _KIND]
+        picked = sketched.select(*columns, F.size(_KEYS).alias(_KEYS))
+        table = _collected(picked, _schema(columns))
+    arrays: Dict[str, Any] = {}
+    for name in table.column_names:
+        column = table.column(name)
+        # A null id or order is kept as a null (a masked array would be
+        # slower everywhere); unique() reads the null counts.
+        arrays[name] = column if column.null_count else column.to_numpy()
+    return Sketches(
+        rank=arrays[_RANK],
+        id_hash=arrays[_ID_HASH],
+        order=arrays.get(_ORDER),
+        text_hash=arrays[_HASH],
+        fp=arrays[_FP],
+        kind=arrays[_KIND],
+        keys=arrays[_KEYS],
+    )
+
+
+def _collected(df: DataFrame, schema: Any) -> Any:
+    """``df`` on the driver, as an Arrow table (``schema`` when empty)."""
+    import pyarrow as pa
+
+    batches = df._collect_as_arrow()
+    return pa.Table.from_batches(batches) if batches else schema.empty_table()
+
+
+def _schema(columns: List[str]) -> Any:
+    import pyarrow as pa
+
+    kinds = {_KIND: pa.int8()}
+    return pa.schema([(c, kinds.get(c, pa.int64())) for c in columns] + [(_KEYS, pa.int32())])
+
+
+def with_text(s: Sketches) -> Sketches:
+    """``s`` without its rows of a null text (``on_null="keep"``: their
+    ids were checked with the others; they are in no pair)."""
+    texted = s.kind >= 0
+    return Sketches(*(None if c is None else (c.filter(texted) if not isinstance(c, np.ndarray) else c[texted]) for c in s))
+
+
+def unique(values: Any) -> bool:
+    """Whether the hashes ``values`` (an array, or an Arrow column when it
+    holds nulls) are all there and all different."""
+    if not isinstance(values, np.ndarray):
+        return False
+    ordered = np.sort(values)
+    return not bool(np.any(ordered[1:] == ordered[:-1]))
+
+
+def units(s: Sketches) -> Any:
+    """Each row's unit: the least rank of the rows of its fingerprint and
+    text (its exact copies and itself)."""
+    order = np.lexsort((s.rank, s.text_hash, s.fp))
+    fp, text, rank = s.fp[order], s.text_hash[order], s.rank[order]
+    starts = np.ones(len(order), bool)
+    starts[1:] = (fp[1:] != fp[:-1]) | (text[1:] != text[:-1])
+    # Sorted by rank last, so a run's first rank is its least.
+    first = rank[starts][np.cumsum(starts) - 1]
+    unit = np.empty_like(rank)
+    unit[order] = first
+    return unit
+
+
+def fingerprint_candidates(unit: Any, fp: Any, k: int) -> Pairs:
+    """Every pair of the units ``unit`` (ranks, fingerprinted ``fp``)
+    within ``k`` bits: the distinct fingerprints joined by the CLI's join,
+    each pair of them crossed to their units, and the units of one
+    fingerprint paired among themselves."""
+    from neardup import _neardup
+
+    order = np.argsort(fp, kind="stable")
+    units_by_fp = unit[order]
+    flat, start, count = np.unique(fp[order], return_index=True, return_counts=True)
+    a, b, _ = _neardup.fingerprint_pairs(flat, k)
+    # Pair p of fingerprints is count[a] · count[b] pairs of units.
+    ca, cb = count[a], count[b]
+    sizes = ca * cb
+    p = np.repeat(np.arange(len(a)), sizes)
+    i = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    x = units_by_fp[start[a][p] + i // cb[p]]
+    y = units_by_fp[start[b][p] + i % cb[p]]
+    # Units of one fingerprint (texts that differ): each with those after it.
+    end = np.repeat(start + count, count)
+    after = end - np.arange(len(order)) - 1
+    first = np.repeat(np.arange(len(order)), after)
+    step = np.arange(int(after.sum())) - np.repeat(np.cumsum(after) - after, after) + 1
+    x = np.concatenate([x, units_by_fp[first]])
+    y = np.concatenate([y, units_by_fp[first + step]])
+    return x, y
+
+
+def short_candidates(sketched: DataFrame, s: Sketches, unit: Any) -> Pairs:
+    """The short-document rule's pairs of units (two units that share a
+    key, one of them short), from the keys of the near-short units:
+    gathered on the driver (one job) and grouped by a sort while there are
+    at most :data:`_DRIVER_KEYS` of them, else grouped by a shuffle (its
+    pairs gathered)."""
+    import pyarrow as pa
+
+    from neardup import _neardup
+
+    keyed = (s.kind > 0) & (s.rank == unit)
+    # Exact copies carry their unit's keys: only the units' own rows count.
+    reps = np.sort(s.rank[keyed])
+    near = sketched.where(F.col(_KIND) > 0).select(_RANK, _KIND, _FP, _KEYS)
+    if int(s.keys[keyed].sum()) > _steps._DRIVER_KEYS:
+        shared = sketched.sparkSession.sparkContext.broadcast(reps)
+
+        def own(it: Iterable[Any]) -> Iterator[Any]:
+            import pyarrow as pa
+
+            for batch in it:
+                keys, members, short, fp = _own_keys(batch, shared.value)
+                yield pa.RecordBatch.from_arrays(
+                    [pa.array(keys), pa.array(members), pa.array(short), pa.array(fp)],
+                    names=["key", "unit", "short", "fp"],
+                )
+
+        with _step(sketched, "short-rule candidates, by a shuffle of their keys"):
+            rows = near.mapInArrow(own, "key long, unit long, short boolean, fp long")
+            pairs = _steps._short_pairs(rows).select("x", "y").distinct()
+            x, y = _steps._collect_longs(pairs, "x", "y")
+        shared.destroy()
+        return x, y
+    with _step(sketched, "gathering the short-rule keys on the driver"):
+        schema = pa.schema([(_RANK, pa.int64()), (_KIND, pa.int8()), (_FP, pa.int64()), (_KEYS, pa.list_(pa.int64()))])
+        table = _collected(near, schema).combine_chunks()
+    keys, members, short, _ = _own_keys(table, reps)
+    # A group's order does not matter: its pairs come out ordered.
+    order = np.argsort(keys, kind="stable")
+    keys, members, short = keys[order], members[order], short[order]
+    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if len(keys) else np.zeros(0, np.int64)
+    offsets = np.append(starts, len(keys)).astype(np.int64)
+    return _neardup.short_pairs_in_groups(offsets, members, short)
+
+
+def _own_keys(rows: Any, reps: Any) -> Tuple[Any, Any, Any, Any]:
+    """``(key, unit, short, fp)``, a row per key, of the rows of ``rows``
+    (an Arrow batch or table of rank, kind, fingerprint and keys) whose
+    rank is among ``reps`` (sorted): the units' own rows."""
+    import pyarrow as pa
+
+    rank = rows.column(_RANK).to_numpy()
+    own = np.zeros(len(rank), bool)
+    if len(reps):
+        at = np.minimum(np.searchsorted(reps, rank), len(reps) - 1)
+        own = reps[at] == rank
+    lists = rows.column(_KEYS)
+    if isinstance(lists, pa.ChunkedArray):
+        lists = lists.combine_chunks() if lists.num_chunks != 1 else lists.chunk(0)
+    lengths = lists.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
+    keys = lists.flatten().to_numpy()[np.repeat(own, lengths)]
+    counts = np.where(own, lengths, 0)
+    short = rows.column(_KIND).to_numpy() == 2
+    fp = rows.column(_FP).to_numpy()
+    return keys, np.repeat(rank, counts), np.repeat(short, counts), np.repeat(fp, counts)
+
+
+def distinct_pairs(pairs: List[Pairs], unit: Any, fp: Any) -> Tuple[Any, Any, Any, Any]:
+    """``(u, v, fu, fv)``: the pairs of units ``pairs``, each once with
+    ``u < v``, and the units' fingerprints (``unit`` the units' ranks,
+    fingerprinted ``fp``)."""
+    x = np.concatenate([p[0] for p in pairs])
+    y = np.concatenate([p[1] for p in pairs])
+    u, v = np.minimum(x, y), np.maximum(x, y)
+    order = np.lexsort((v, u))
+    u, v = u[order], v[order]
+    keep = np.ones(len(u), bool)
+    keep[1:] = (u[1:] != u[:-1]) | (v[1:] != v[:-1])
+    u, v = u[keep], v[keep]
+    by_rank = np.argsort(unit)
+    ranks = unit[by_rank]
+    fu = fp[by_rank][np.searchsorted(ranks, u)]
+    fv = fp[by_rank][np.searchsorted(ranks, v)]
+    return u, v, fu, fv
+
+
+def dropped(rank: Any, unit: Any, nodes: Any, labels: Any) -> Tuple[Any, Any]:
+    """``(ranks, kept)``: the rows that are dropped, and the rank of the
+    row each is dropped for: its unit's component's least unit (``nodes``
+    ascending, ``labels`` theirs), or its unit itself outside every pair."""
+    label = unit.copy()
+    if len(nodes):
+        at = np.minimum(np.searchsorted(nodes, unit), len(nodes) - 1)
+        linked = nodes[at] == unit
+        label[linked] = labels[at[linked]]
+    gone = label != rank
+    return rank[gone], label[gone]
+
+
+def fates_of(df: DataFrame, id_col: str, ranks: Any, kept: Any, broadcast: bool) -> DataFrame:
+    """``df`` (with its rank column) with ``keep`` and ``duplicate_of``:
+    the rows ``ranks`` are dropped for the rows ``kept`` (ranks), every
+    other row is kept. The kept rows' ids are read in one job (a scan of
+    the rank and id columns, joined to the ranks wanted, broadcast); the
+    fates are joined to ``df`` by a broadcast join (a scan, no shuffle)
+    when ``broadcast``, else by a shuffle."""
+    spark = df.sparkSession
+    id_type = df.schema[id_col].dataType
+    wanted = _frame(spark, {_LABEL: np.unique(kept)}, f"{_LABEL} long")
+    named = df.select(F.col(_RANK).alias(_LABEL), F.col(id_col).alias("duplicate_of")).join(
+        F.broadcast(wanted), _LABEL
+    )
+    of = np.array([], object)
+    if len(kept):
+        import pyarrow as pa
+
+        with _step(df, "naming the kept rows"):
+            found = _collected(named, None)
+        labels = found.column(_LABEL).to_numpy()
+        order = np.argsort(labels)
+        names = found.column("duplicate_of").to_numpy(zero_copy_only=False)[order]
+        of = names[np.searchsorted(labels[order], kept)]
+    fated = _frame(spark, {_RANK: ranks, "duplicate_of": of}, f"{_RANK} long, duplicate_of {id_type.simpleString()}")
+    joined = df.join(F.broadcast(fated) if broadcast else fated, _RANK, "left")
+    columns = [c for c in df.columns if c != _RANK]
+    return joined.select(*columns, F.col("duplicate_of").isNull().alias("keep"), "duplicate_of")

@@ -20,6 +20,7 @@ mod index;
 mod interrupt;
 mod params;
 mod spark;
+mod spark_gathered;
 mod texts;
 mod utf8;
 
@@ -54,5 +55,12 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::short_pairs_in_groups, m)?)?;
     m.add_function(wrap_pyfunction!(spark::least_in_components, m)?)?;
     m.add_function(wrap_pyfunction!(spark::fingerprint_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_gathered::exact_units, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        spark_gathered::unit_pairs_by_fingerprint,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(spark_gathered::short_unit_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(spark_gathered::distinct_unit_pairs, m)?)?;
     Ok(())
 }

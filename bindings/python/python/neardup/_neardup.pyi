@@ -35,6 +35,10 @@ __all__ = [
     "short_pairs_in_groups",
     "least_in_components",
     "fingerprint_pairs",
+    "exact_units",
+    "unit_pairs_by_fingerprint",
+    "short_unit_pairs",
+    "distinct_unit_pairs",
 ]
 
 class NeardupError(ValueError):
@@ -229,6 +233,18 @@ def short_pairs_in_groups(
 def fingerprint_pairs(
     fingerprints: npt.NDArray[np.int64], k: int
 ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int32]]: ...
+def exact_units(
+    rank: npt.NDArray[np.int64], fp: npt.NDArray[np.int64], text_hash: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]: ...
+def unit_pairs_by_fingerprint(
+    unit: npt.NDArray[np.int64], fp: npt.NDArray[np.int64], k: int
+) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+def short_unit_pairs(
+    keys: npt.NDArray[np.int64], units: npt.NDArray[np.int64], short: npt.NDArray[np.bool_]
+) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+def distinct_unit_pairs(
+    x: npt.NDArray[np.int64], y: npt.NDArray[np.int64]
+) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 def least_in_components(
     u: npt.NDArray[np.int64], v: npt.NDArray[np.int64]
 ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...

@@ -22,6 +22,7 @@ from pyspark.sql import functions as F
 
 from neardup import _spark_steps as _steps
 from neardup._spark_steps import (
+    _BYTES,
     _FP,
     _HASH,
     _ID_HASH,
@@ -47,6 +48,7 @@ class Sketches(NamedTuple):
     text_hash: Any
     fp: Any
     kind: Any
+    text_bytes: Any
     keys: Any
 
 
@@ -56,7 +58,7 @@ def gather(sketched: DataFrame, with_order: bool) -> Optional[Sketches]:
     with _step(sketched, "gathering the sketches on the driver"):
         if sketched.count() > _steps._DRIVER_ROWS:
             return None
-        columns = [_RANK, _ID_HASH] + ([_ORDER] if with_order else []) + [_HASH, _FP, _KIND]
+        columns = [_RANK, _ID_HASH] + ([_ORDER] if with_order else []) + [_HASH, _FP, _KIND, _BYTES]
         picked = sketched.select(*columns, F.size(_KEYS).alias(_KEYS))
         table = _collected(picked, _schema(columns))
     arrays: Dict[str, Any] = {}
@@ -72,6 +74,7 @@ def gather(sketched: DataFrame, with_order: bool) -> Optional[Sketches]:
         text_hash=arrays[_HASH],
         fp=arrays[_FP],
         kind=arrays[_KIND],
+        text_bytes=arrays[_BYTES],
         keys=arrays[_KEYS],
     )
 
@@ -87,7 +90,7 @@ def _collected(df: DataFrame, schema: Any) -> Any:
 def _schema(columns: List[str]) -> Any:
     import pyarrow as pa
 
-    kinds = {_KIND: pa.int8()}
+    kinds = {_KIND: pa.int8(), _BYTES: pa.int32()}
     return pa.schema([(c, kinds.get(c, pa.int64())) for c in columns] + [(_KEYS, pa.int32())])
 
 
@@ -109,44 +112,20 @@ def unique(values: Any) -> bool:
 
 def units(s: Sketches) -> Any:
     """Each row's unit: the least rank of the rows of its fingerprint and
-    text (its exact copies and itself)."""
-    order = np.lexsort((s.rank, s.text_hash, s.fp))
-    fp, text, rank = s.fp[order], s.text_hash[order], s.rank[order]
-    starts = np.ones(len(order), bool)
-    starts[1:] = (fp[1:] != fp[:-1]) | (text[1:] != text[:-1])
-    # Sorted by rank last, so a run's first rank is its least.
-    first = rank[starts][np.cumsum(starts) - 1]
-    unit = np.empty_like(rank)
-    unit[order] = first
-    return unit
+    text (its exact copies and itself), by a parallel sort in Rust."""
+    from neardup import _neardup
+
+    return _neardup.exact_units(s.rank, s.fp, s.text_hash)
 
 
 def fingerprint_candidates(unit: Any, fp: Any, k: int) -> Pairs:
     """Every pair of the units ``unit`` (ranks, fingerprinted ``fp``)
-    within ``k`` bits: the distinct fingerprints joined by the CLI's join,
-    each pair of them crossed to their units, and the units of one
-    fingerprint paired among themselves."""
+    within ``k`` bits, each once: the distinct fingerprints joined by the
+    CLI's join, each pair of them crossed to their units, and the units of
+    one fingerprint paired among themselves."""
     from neardup import _neardup
 
-    order = np.argsort(fp, kind="stable")
-    units_by_fp = unit[order]
-    flat, start, count = np.unique(fp[order], return_index=True, return_counts=True)
-    a, b, _ = _neardup.fingerprint_pairs(flat, k)
-    # Pair p of fingerprints is count[a] · count[b] pairs of units.
-    ca, cb = count[a], count[b]
-    sizes = ca * cb
-    p = np.repeat(np.arange(len(a)), sizes)
-    i = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    x = units_by_fp[start[a][p] + i // cb[p]]
-    y = units_by_fp[start[b][p] + i % cb[p]]
-    # Units of one fingerprint (texts that differ): each with those after it.
-    end = np.repeat(start + count, count)
-    after = end - np.arange(len(order)) - 1
-    first = np.repeat(np.arange(len(order)), after)
-    step = np.arange(int(after.sum())) - np.repeat(np.cumsum(after) - after, after) + 1
-    x = np.concatenate([x, units_by_fp[first]])
-    y = np.concatenate([y, units_by_fp[first + step]])
-    return x, y
+    return _neardup.unit_pairs_by_fingerprint(unit, fp, k)
 
 
 def short_candidates(sketched: DataFrame, s: Sketches, unit: Any) -> Pairs:
@@ -186,12 +165,7 @@ def short_candidates(sketched: DataFrame, s: Sketches, unit: Any) -> Pairs:
         schema = pa.schema([(_RANK, pa.int64()), (_KIND, pa.int8()), (_FP, pa.int64()), (_KEYS, pa.list_(pa.int64()))])
         table = _collected(near, schema).combine_chunks()
     keys, members, short, _ = _own_keys(table, reps)
-    # A group's order does not matter: its pairs come out ordered.
-    order = np.argsort(keys, kind="stable")
-    keys, members, short = keys[order], members[order], short[order]
-    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if len(keys) else np.zeros(0, np.int64)
-    offsets = np.append(starts, len(keys)).astype(np.int64)
-    return _neardup.short_pairs_in_groups(offsets, members, short)
+    return _neardup.short_unit_pairs(keys, members, short)
 
 
 def _own_keys(rows: Any, reps: Any) -> Tuple[Any, Any, Any, Any]:
@@ -220,14 +194,9 @@ def distinct_pairs(pairs: List[Pairs], unit: Any, fp: Any) -> Tuple[Any, Any, An
     """``(u, v, fu, fv)``: the pairs of units ``pairs``, each once with
     ``u < v``, and the units' fingerprints (``unit`` the units' ranks,
     fingerprinted ``fp``)."""
-    x = np.concatenate([p[0] for p in pairs])
-    y = np.concatenate([p[1] for p in pairs])
-    u, v = np.minimum(x, y), np.maximum(x, y)
-    order = np.lexsort((v, u))
-    u, v = u[order], v[order]
-    keep = np.ones(len(u), bool)
-    keep[1:] = (u[1:] != u[:-1]) | (v[1:] != v[:-1])
-    u, v = u[keep], v[keep]
+    from neardup import _neardup
+
+    u, v = _neardup.distinct_unit_pairs(np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs]))
     by_rank = np.argsort(unit)
     ranks = unit[by_rank]
     fu = fp[by_rank][np.searchsorted(ranks, u)]

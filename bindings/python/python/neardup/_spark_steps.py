@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 if TYPE_CHECKING:
     from neardup._result import _Profile
@@ -25,6 +26,7 @@ _LABEL = "__neardup_label"
 _COUNT = "__neardup_count"
 _ID_HASH = "__neardup_id_hash"
 _ORDER = "__neardup_order"
+_BYTES = "__neardup_bytes"
 
 # Where the data fits, the driver or every task's memory does what a shuffle
 # would. Candidate pairs up to this many go to every Python worker (a
@@ -46,10 +48,17 @@ _DRIVER_EDGES = 10_000_000
 # a Spark job.
 _DRIVER_ROWS = 10_000_000
 
-# Short-rule keys up to this many (of the gathered rows' units) are grouped
-# on the driver (24 bytes a key while sorting: 480 MB at most); beyond it
-# by a shuffle of the keys.
-_DRIVER_KEYS = 20_000_000
+# Short-rule keys up to this many (of the gathered rows' near-short rows)
+# are gathered on the driver (8 bytes a key through Spark: 480 MB at most,
+# within the default spark.driver.maxResultSize of 1 GB; about 50 bytes a
+# key in the driver's Python at the peak, while they are sorted: 3 GB at
+# most) and grouped there; beyond it by a shuffle of the keys.
+_DRIVER_KEYS = 60_000_000
+
+# A shuffle of texts gets a partition for each this many bytes (or
+# spark.sql.shuffle.partitions, if more), so that each task sorts what fits
+# in an executor's memory instead of spilling it to disk.
+_SHUFFLE_PARTITION_BYTES = 64 << 20
 
 # Dropped rows up to this many are joined to the input by a broadcast (a
 # scan of the input, no shuffle; about 50 bytes a row in each executor);
@@ -83,14 +92,17 @@ def _step_of(spark: Any, what: str) -> Iterator[None]:
 
 
 
-def _in_runs(df: DataFrame, keys: List[str], work: Callable[[Any, Any], Any], schema: str) -> DataFrame:
+def _in_runs(
+    df: DataFrame, keys: List[str], work: Callable[[Any, Any], Any], schema: str, partitions: int = 0
+) -> DataFrame:
     """``df``'s rows gathered by ``keys`` (integer columns), given to
     ``work(batch, offsets)`` whole runs at a time: run ``r`` is rows
     ``offsets[r]`` to ``offsets[r + 1]`` of the Arrow batch, and ``work``
-    gives back a batch of ``schema``. One shuffle and a sort within each
-    partition, with no object per group: ``collect_list`` aggregates
-    partially before its shuffle, copying every list and sorting again once
-    a task holds more than a few groups."""
+    gives back a batch of ``schema``. One shuffle (into ``partitions``, or
+    spark.sql.shuffle.partitions) and a sort within each partition, with no
+    object per group: ``collect_list`` aggregates partially before its
+    shuffle, copying every list and sorting again once a task holds more
+    than a few groups."""
 
     def runs(it: Iterable[Any]) -> Iterator[Any]:
         import numpy as np
@@ -116,7 +128,8 @@ def _in_runs(df: DataFrame, keys: List[str], work: Callable[[Any, Any], Any], sc
         if carry is not None and carry.num_rows:
             yield work(carry, np.array([0, carry.num_rows], np.int64))
 
-    return df.repartition(*keys).sortWithinPartitions(*keys).mapInArrow(runs, schema)
+    gathered = df.repartition(partitions, *keys) if partitions else df.repartition(*keys)
+    return gathered.sortWithinPartitions(*keys).mapInArrow(runs, schema)
 
 
 def _fingerprint_pairs(fps: DataFrame, k: int) -> DataFrame:
@@ -237,34 +250,38 @@ def _components(edges: DataFrame, max_rounds: int) -> DataFrame:
     ).distinct()
 
 
-def _judged(
-    candidates: DataFrame, texts: DataFrame, spec: str, k: int, short_rule: bool, profile: "_Profile"
-) -> Any:
+def _judged(candidates: DataFrame, texts: DataFrame, judge: "_Judge", text_bytes: float) -> Any:
     """The ``(u, v)`` of ``candidates`` (units ``u < v`` and their
     fingerprints ``fu``, ``fv``) that the rule calls near-duplicates,
-    judged on the texts (``texts``: rank, text) in Rust, per batch: numpy
-    arrays on the driver while the pairs fit (:data:`_BROADCAST_PAIRS`),
-    else a DataFrame."""
+    judged on the texts (``texts``: rank, text; ``text_bytes`` the mean
+    length of one) in Rust, per batch: numpy arrays on the driver while the
+    pairs fit (:data:`_BROADCAST_PAIRS`), else a DataFrame."""
     with _step(candidates, "candidate pairs (by fingerprint and by the short-document rule)"):
         candidates = candidates.localCheckpoint()
         pairs = candidates.count()
-    judge = _Judge(spec, k, short_rule, profile)
     with _step(candidates, "verifying the candidate pairs"):
         if pairs <= _BROADCAST_PAIRS:
             u, v, fu, fv = _collect_longs(candidates, "u", "v", "fu", "fv")
-            return _judged_in_tasks(u, v, fu, fv, texts, judge)
+            return _judged_in_tasks(u, v, fu, fv, texts, judge, _partitions(pairs, text_bytes))
         return _judged_by_joins(candidates, texts, judge).localCheckpoint()
 
 
-def _verified(u: Any, v: Any, fu: Any, fv: Any, texts: DataFrame, judge: "_Judge") -> Any:
+def _verified(u: Any, v: Any, fu: Any, fv: Any, texts: DataFrame, judge: "_Judge", text_bytes: float) -> Any:
     """:func:`_judged` for candidate pairs on the driver (arrays ``u < v``
     of units, ``fu``, ``fv`` their fingerprints): the pairs that pass, as
     arrays."""
     with _step(texts, "verifying the candidate pairs"):
         if len(u) <= _BROADCAST_PAIRS:
-            return _judged_in_tasks(u, v, fu, fv, texts, judge)
+            return _judged_in_tasks(u, v, fu, fv, texts, judge, _partitions(len(u), text_bytes))
         pairs = _frame(texts.sparkSession, {"u": u, "v": v, "fu": fu, "fv": fv}, "u long, v long, fu long, fv long")
         return _collect_longs(_judged_by_joins(pairs, texts, judge), "u", "v")
+
+
+def _partitions(pairs: int, text_bytes: float) -> int:
+    """How many partitions the texts of ``pairs`` candidate pairs (two a
+    pair, ``text_bytes`` each on average) go to: one for each
+    :data:`_SHUFFLE_PARTITION_BYTES`."""
+    return int(2 * pairs * text_bytes // _SHUFFLE_PARTITION_BYTES) + 1
 
 
 class _Judge:
@@ -282,17 +299,20 @@ class _Judge:
         )
 
 
-def _judged_in_tasks(u: Any, v: Any, fu: Any, fv: Any, texts: DataFrame, judge: _Judge) -> Any:
+def _judged_in_tasks(
+    u: Any, v: Any, fu: Any, fv: Any, texts: DataFrame, judge: _Judge, partitions: int = 0
+) -> Any:
     """:func:`_judged` with the pairs ``(u, v)`` (arrays, fingerprints
     ``fu``, ``fv``) in every task's memory (a broadcast, 48 bytes a pair):
     the texts of the units in a pair are picked where they lie (a
     broadcast join in the JVM, so no other text goes to Python) and go out
     once for each pair they are in, through one shuffle that brings a
     pair's two texts together; the pairs that pass come back to the
-    driver."""
+    driver. The shuffle has ``partitions`` if more than Spark's own."""
     import numpy as np
 
     n = len(u)
+    partitions = max(partitions, int(texts.sparkSession.conf.get("spark.sql.shuffle.partitions") or 200))
     ends = np.concatenate([u, v])
     order = np.argsort(ends, kind="stable")
     # End e is pair e % n, its first unit when e < n.
@@ -319,22 +339,33 @@ def _judged_in_tasks(u: Any, v: Any, fu: Any, fv: Any, texts: DataFrame, judge: 
                 names=["pair", "side", "text"],
             )
 
-    def verified(batch: Any, offsets: Any) -> Any:
+    def verified(it: Iterable[Any]) -> Iterator[Any]:
         import numpy as np
         import pyarrow as pa
 
+        # A partition whole (a few tens of MB: partitions are sized by
+        # bytes), its pairs' two ends found by a sort here rather than by
+        # Spark's sort of every row with its text.
+        batches = [b for b in it if b.num_rows]
+        if not batches:
+            return
+        rows = pa.Table.from_batches(batches).combine_chunks()
         fu, fv = shared.value[2], shared.value[3]
-        side, pair = batch.column("side").to_numpy(), batch.column("pair").to_numpy()
-        a, b = np.flatnonzero(side == 0), np.flatnonzero(side == 1)
-        if len(a) != len(offsets) - 1 or len(b) != len(a):
+        side, pair = rows.column("side").to_numpy(), rows.column("pair").to_numpy()
+        order = np.lexsort((side, pair))
+        a, b = order[0::2], order[1::2]
+        if len(a) != len(b) or np.any(pair[a] != pair[b]) or np.any(side[a] != 0) or np.any(side[b] != 1):
             raise RuntimeError("neardup: a candidate pair without both of its texts")
-        p, text = pair[a], batch.column("text")
-        near = judge(text.take(pa.array(a)), text.take(pa.array(b)), fu[p], fv[p])
-        return pa.RecordBatch.from_arrays([pa.array(p[near])], names=["pair"])
+        text = rows.column("text")
+        for start in range(0, len(a), 10_000):
+            x, y = a[start : start + 10_000], b[start : start + 10_000]
+            p = pair[x]
+            near = judge(text.take(pa.array(x)), text.take(pa.array(y)), fu[p], fv[p])
+            yield pa.RecordBatch.from_arrays([pa.array(p[near])], names=["pair"])
 
     picked = texts.join(F.broadcast(wanted), rank_col).select(rank_col, text_col)
-    rows = picked.mapInArrow(ended, "pair long, side byte, text string")
-    (passed,) = _collect_longs(_in_runs(rows, ["pair"], verified, "pair long"), "pair")
+    rows = picked.mapInArrow(ended, "pair long, side byte, text string").repartition(partitions, "pair")
+    (passed,) = _collect_longs(rows.mapInArrow(verified, "pair long"), "pair")
     shared.destroy()
     return u[passed], v[passed]
 
@@ -398,15 +429,32 @@ def _collect_longs(df: DataFrame, *columns: str) -> List[Any]:
 
 
 def _frame(spark: Any, columns: Dict[str, Any], schema: str) -> DataFrame:
-    """A DataFrame of the numpy arrays ``columns``, made through Arrow
-    (Spark's Arrow conversion on for the call, as it was after it)."""
-    import pandas as pd
+    """A DataFrame of the numpy arrays ``columns`` (of the DDL ``schema``):
+    the arrays go to the executors as one broadcast, and each partition of
+    a range makes its slice of them into Arrow. (``createDataFrame`` of a
+    pandas frame ships the rows inside the tasks and joins them 3 times
+    slower: 5.9 s to make a frame of 4.5 million longs, 19.8 s to join it
+    to 2·10⁷ rows, against 0.3 s and 7.3 s.)"""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import _parse_datatype_string
 
-    key = "spark.sql.execution.arrow.pyspark.enabled"
-    was = spark.conf.get(key, "false")
-    spark.conf.set(key, "true")
-    try:
-        frame: DataFrame = spark.createDataFrame(pd.DataFrame(columns), schema)
-        return frame
-    finally:
-        spark.conf.set(key, was)
+    struct = _parse_datatype_string(schema)
+    if not isinstance(struct, T.StructType):
+        raise TypeError(f"not a row's schema: {schema}")
+    types = to_arrow_schema(struct)
+    shared = spark.sparkContext.broadcast([columns[name] for name in types.names])
+    rows = len(shared.value[0]) if shared.value else 0
+    parts = max(1, min(rows // (1 << 20) + 1, 64))
+
+    def sliced(it: Iterable[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        for batch in it:
+            for part in batch.column(0).to_pylist():
+                start, end = rows * part // parts, rows * (part + 1) // parts
+                yield pa.RecordBatch.from_arrays(
+                    [pa.array(c[start:end], type=f.type) for c, f in zip(shared.value, types)], schema=types
+                )
+
+    frame: DataFrame = spark.range(0, parts, numPartitions=parts).mapInArrow(sliced, schema)
+    return frame

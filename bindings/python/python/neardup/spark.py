@@ -38,6 +38,7 @@ first pass over the data, before any other work. Bad input raises
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
 
 import numpy as np
@@ -70,6 +71,7 @@ from neardup._spark_checks import (
     _suspect,
 )
 from neardup._spark_steps import (
+    _BYTES,
     _FP,
     _HASH,
     _ID_HASH,
@@ -281,8 +283,8 @@ def fates(
             key_lists = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(keys, pa.int64()))
             passed = [batch.column(0)] + batch.columns[2:]
             yield pa.RecordBatch.from_arrays(
-                passed + [pa.array(bits), pa.array(kinds), key_lists],
-                names=[batch.schema.names[0]] + batch.schema.names[2:] + [_FP, _KIND, _KEYS],
+                passed + [pa.array(bits), pa.array(kinds), pc.binary_length(texts), key_lists],
+                names=[batch.schema.names[0]] + batch.schema.names[2:] + [_FP, _KIND, _BYTES, _KEYS],
             )
 
     # One pass over the input; every later step reads its checkpoint, and
@@ -298,7 +300,7 @@ def fates(
         sketch,
         f"{_RANK} long, {_HASH} long, {_ID_HASH} long, "
         + (f"{_ORDER} long, " if order == _ORDER else "")
-        + f"{_FP} long, {_KIND} byte, {_KEYS} array<long>",
+        + f"{_FP} long, {_KIND} byte, {_BYTES} int, {_KEYS} array<long>",
     )
     with _step(df, "fingerprints, short-rule keys and hashes of every row"):
         sketched = sketched.localCheckpoint()
@@ -344,8 +346,11 @@ def fates(
 
     # Judged by the rule of `neardup dedup` (the library's, as every front
     # asks it) on the texts and fingerprints of the units' first rows.
-    if spec is not None:
-        candidates = _judged(candidates, texts, spec, k, short_rule, profile)
+    if judge is not None:
+        with _step(df, "the texts' mean length, to size the shuffle of texts"):
+            (mean,) = sketched.agg(F.avg(_BYTES)).collect()[0]
+        text_bytes = float(mean or 0.0)
+        candidates = _judged(candidates, texts, judge, text_bytes)
 
     labels = _labels(candidates, max_rounds, df.sparkSession)
     ranked = (
@@ -432,12 +437,15 @@ def _fates_gathered(
         unit = _gathered.units(s)
         own = s.rank == unit
         searched = own & (s.kind != 2) if alone else own
-        pairs = [_gathered.fingerprint_candidates(s.rank[searched], s.fp[searched], k)]
-        if rule:
-            pairs.append(_gathered.short_candidates(sketched, s, unit))
+        # The fingerprint join (Rust, no Spark job) runs while Spark
+        # gathers the short-rule keys.
+        with ThreadPoolExecutor(1) as beside:
+            by_fingerprint = beside.submit(_gathered.fingerprint_candidates, s.rank[searched], s.fp[searched], k)
+            pairs = [_gathered.short_candidates(sketched, s, unit)] if rule else []
+            pairs.append(by_fingerprint.result())
         u, v, fu, fv = _gathered.distinct_pairs(pairs, s.rank[own], s.fp[own])
     if judge is not None:
-        u, v = _verified(u, v, fu, fv, texts, judge)
+        u, v = _verified(u, v, fu, fv, texts, judge, float(np.mean(s.text_bytes)) if len(s.rank) else 0.0)
     with _step(df, "connected components"):
         nodes, labels = _neardup.least_in_components(u, v)
         ranks, kept = _gathered.dropped(s.rank, unit, nodes, labels)

@@ -5,6 +5,7 @@
 #   bench/spark.sh                       # N = 1,000,000
 #   N=10000000 bench/spark.sh            # 10⁶ and 10⁷ (the issue's sizes)
 #   N=100000 MASTER='local-cluster[2,1,2048]' bench/spark.sh
+#   ROUNDS=3 N=10000000 bench/spark.sh   # each size 3 times, CLI and Spark in turn
 #
 # Corpus: N generated documents with planted near-duplicates
 # (bindings/python/tests/planted.py, seed 3; English words, 20 to 400
@@ -27,6 +28,7 @@
 # (stage times: bench/spark_stages.py DIR).
 source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 n="${N:-1000000}"
+rounds="${ROUNDS:-1}"
 master="${MASTER:-local-cluster[2,1,1024]}"
 py=bindings/python/.venv/bin/python
 neardup=target/release/neardup
@@ -37,7 +39,7 @@ rm -f target/wheels/neardup-*.whl
 "$py" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps target/wheels/neardup-*.whl
 commit=$(bench_commit)
 bench_scratch
-bench_begin spark N MASTER
+bench_begin spark N ROUNDS MASTER
 
 for size in $((n / 10)) "$n"; do
     corpus=bench/results/spark-planted-$size.jsonl
@@ -67,25 +69,33 @@ with open(src, "rb") as f, pq.ParquetWriter(dst + ".tmp", schema, compression="s
 os.replace(dst + ".tmp", dst)
 PY
     fi
-    out="$scratch/out-$size"
-    start=$(bench_now_ns)
-    $neardup dedup "$corpus" --out "$out" --cluster components -q
-    cli_s=$(echo "scale=3; ($(bench_now_ns) - $start) / 1000000000" | bc)
-    spark=$($py bench/spark_dedup.py "$parquet" "$out/duplicates.jsonl" "$master")
-    rm -rf "$out"
-    line="{\"commit\": \"$commit\", \"master\": \"$master\", \"input\": \"parquet\", \"cli_input\": \"jsonl\", \"cli_seconds\": $cli_s, ${spark#\{}"
-    line=$(echo "$line" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r["per_core"]=round(r["cli_seconds"]/r["seconds"],3); print(json.dumps(r))')
-    echo "$line"
-    echo "$line" >> bench/results/spark.jsonl
+    for round in $(seq "$rounds"); do
+        out="$scratch/out-$size"
+        # Each tool starts with its input read once (as far as memory
+        # keeps it): the two files do not fit in this machine's page cache
+        # together, and the one read last would otherwise be favoured.
+        cat "$corpus" > /dev/null
+        start=$(bench_now_ns)
+        $neardup dedup "$corpus" --out "$out" --cluster components -q
+        cli_s=$(echo "scale=3; ($(bench_now_ns) - $start) / 1000000000" | bc)
+        cat "$parquet" > /dev/null
+        spark=$($py bench/spark_dedup.py "$parquet" "$out/duplicates.jsonl" "$master")
+        rm -rf "$out"
+        line="{\"commit\": \"$commit\", \"master\": \"$master\", \"round\": $round, \"input\": \"parquet\", \"cli_input\": \"jsonl\", \"cli_seconds\": $cli_s, ${spark#\{}"
+        line=$(echo "$line" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r["per_core"]=round(r["cli_seconds"]/r["seconds"],3); print(json.dumps(r))')
+        echo "$line"
+        echo "$line" >> bench/results/spark.jsonl
+    done
 done
 bench_record spark
 # docs/SPARK.md's projection rule: the marginal cost per document between
 # the two sizes carries on.
-tail -n 2 bench/results/spark.jsonl | python3 -c '
-import json, sys
-(a, b) = (json.loads(line) for line in sys.stdin)
-t, n = b["seconds"], b["documents"]
-per = (t - a["seconds"]) / (n - a["documents"])
+tail -n $((2 * rounds)) bench/results/spark.jsonl | python3 -c '
+import json, statistics, sys
+rows = [json.loads(line) for line in sys.stdin]
+sizes = sorted({r["documents"] for r in rows})
+(n0, t0), (n, t) = ((d, statistics.median(r["seconds"] for r in rows if r["documents"] == d)) for d in sizes)
+per = (t - t0) / (n - n0)
 print(f"projection for {10 * n:,} documents: {t:.1f} s + {9 * n:,} x {per * 1e6:.1f} us"
-      f" = {t + 9 * n * per:.0f} s (docs/SPARK.md)")
+      f" = {t + 9 * n * per:.0f} s (docs/SPARK.md; medians of {len(rows) // 2} rounds)")
 '

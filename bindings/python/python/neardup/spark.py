@@ -315,6 +315,24 @@ def fates(
             gathered = _gathered.with_text(gathered)
         return _fates_gathered(df, sketched, gathered, id_col, texts, judge, k, rule, alone)
 
+    return _fates_by_spark(df, sketched, id_col, texts, judge, k, rule, alone, max_rounds, on_null)
+
+
+def _fates_by_spark(
+    df: DataFrame,
+    sketched: DataFrame,
+    id_col: str,
+    texts: DataFrame,
+    judge: Optional[_Judge],
+    k: int,
+    rule: bool,
+    alone: bool,
+    max_rounds: int,
+    on_null: str,
+) -> DataFrame:
+    """:func:`fates` past its first pass, for more rows than the driver
+    gathers: every step a Spark job (or the driver's, each while its own
+    data fits there)."""
     # Units: rows with the same fingerprint and text, named by their first rank.
     with _step(df, "exact copies"):
         docs = sketched.withColumn(_UNIT, F.min(_RANK).over(Window.partitionBy(_FP, _HASH))).localCheckpoint()

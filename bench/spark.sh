@@ -77,7 +77,8 @@ PY
         cat "$corpus" > /dev/null
         start=$(bench_now_ns)
         $neardup dedup "$corpus" --out "$out" --cluster components -q
-        cli_s=$(echo "scale=3; ($(bench_now_ns) - $start) / 1000000000" | bc)
+        # awk, not bc: bc writes .925 for a run under a second, which is not JSON.
+        cli_s=$(awk -v ns=$(($(bench_now_ns) - start)) 'BEGIN { printf "%.3f", ns / 1e9 }')
         cat "$parquet" > /dev/null
         spark=$($py bench/spark_dedup.py "$parquet" "$out/duplicates.jsonl" "$master")
         rm -rf "$out"

@@ -3,8 +3,8 @@ neardup.spark does with what it finds there: `createDataFrame` of a pandas
 frame (Arrow on), and `neardup._spark_steps._frame` (one broadcast of the
 arrays, each partition of a range slicing its part into Arrow). Each is
 timed making a frame of 4.5·10⁶ longs and joining it, as a broadcast, to
-2·10⁷ rows; three rounds each, alternating, on local-cluster[2,1,1024];
-medians.
+2·10⁷ rows; three rounds each, alternating, on local-cluster[2,1,1024]
+(a driver of 3 GB); medians.
 
     bindings/python/.venv/bin/python bench/spark_frames.py
 
@@ -35,7 +35,7 @@ def main():
         SparkSession.builder.master("local-cluster[2,1,1024]")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "16")
-        .config("spark.driver.memory", "2g")
+        .config("spark.driver.memory", "3g")
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
@@ -53,6 +53,9 @@ def main():
             assert joined == len(values), joined
             seconds[name][0].append(made - start)
             seconds[name][1].append(time.perf_counter() - made)
+            # The driver keeps each broadcast until its plan is collected.
+            del frame, rows
+            spark.sparkContext._jvm.System.gc()
     for name, (make, join) in seconds.items():
         print(
             f"{name}: made in {statistics.median(make):.2f} s, joined in {statistics.median(join):.2f} s "

@@ -432,9 +432,9 @@ def _frame(spark: Any, columns: Dict[str, Any], schema: str) -> DataFrame:
     """A DataFrame of the numpy arrays ``columns`` (of the DDL ``schema``):
     the arrays go to the executors as one broadcast, and each partition of
     a range makes its slice of them into Arrow. (``createDataFrame`` of a
-    pandas frame ships the rows inside the tasks and joins them 3 times
-    slower: 5.9 s to make a frame of 4.5 million longs, 19.8 s to join it
-    to 2·10⁷ rows, against 0.3 s and 7.3 s.)"""
+    pandas frame ships the rows inside the tasks: 5.8 s to make a frame of
+    4.5 million longs and 16.8 s to join it to 2·10⁷ rows, against 0.2 s
+    and 3.5 s; bench/spark_frames.py.)"""
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.types import _parse_datatype_string
 

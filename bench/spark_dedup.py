@@ -15,6 +15,7 @@ driver's own work and the gaps between jobs).
 
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -47,10 +48,13 @@ def main():
     # any job but an application's first: what is timed is the job, not the
     # start of the executors' JVMs (about 5 s on local-cluster; the runs
     # before this wait, in bench/results/spark.json, include it).
+    cluster = re.match(r"local-cluster\[(\d+),", master)
+    executors = int(cluster.group(1)) if cluster else 0
     started = time.perf_counter()
-    while spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() < 3:
+    # The driver is one of the block managers counted.
+    while spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() < executors + 1:
         if time.perf_counter() - started > 120:
-            sys.exit("the local cluster's two executors did not start within 120 s")
+            sys.exit(f"the local cluster's {executors} executors did not start within 120 s")
         time.sleep(0.1)
     start = time.perf_counter()
     spark.sparkContext.setJobDescription("reading the input's schema")

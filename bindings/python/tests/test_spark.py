@@ -162,7 +162,7 @@ def cli_kept(cli, tmp_path, ids, texts, *flags):
     return {i for i in ids if i not in dropped}, dropped
 
 
-@pytest.mark.parametrize("keep", ["first", "longest"])
+@pytest.mark.parametrize("keep", ["first", "longest", "shortest"])
 def test_dedup_keeps_what_the_cli_keeps_on_the_samples(spark, cli, tmp_path, samples, keep):
     from neardup import spark as nds
 
@@ -209,6 +209,32 @@ def test_dedup_past_each_limit_keeps_what_the_cli_keeps(spark, cli, tmp_path, re
     want, dropped = cli_kept(cli, tmp_path, ids, texts)
     kept = nds.dedup(frame(spark, ids, texts), order_col="pos")
     assert {r.id for r in kept.select("id").collect()} == want and len(dropped) > 300
+
+
+@pytest.mark.parametrize("where", ["driver", "beyond"])
+def test_fates_in_read_order_name_kept_rows_by_integer_ids(spark, cli, tmp_path, request, where):
+    # No order_col: keep order is the order Spark reads the rows in, so the
+    # kept rows may differ from the CLI's, but not their number (one a
+    # component), and each dropped row names a kept one by its integer id.
+    from neardup import spark as nds
+
+    if where == "beyond":
+        request.getfixturevalue("beyond_the_driver")
+    ids, texts = conformance_corpus()
+    want, _ = cli_kept(cli, tmp_path, ids, texts)
+    df = spark.createDataFrame(list(enumerate(texts)), "id int, text string").repartition(4)
+    fated = {r.id: (r.keep, r.duplicate_of) for r in nds.fates(df).collect()}
+    kept = {i for i, (keep, _) in fated.items() if keep}
+    assert len(fated) == len(texts) and len(kept) == len(want)
+    assert all(of in kept for keep, of in fated.values() if not keep)
+    assert all(of is None for keep, of in fated.values() if keep)
+
+
+def test_an_empty_frame_has_no_fates(spark):
+    from neardup import spark as nds
+
+    empty = spark.createDataFrame([], "id string, text string")
+    assert nds.fates(empty).collect() == [] and nds.dedup(empty).columns == ["id", "text"]
 
 
 # Bad input and bad settings fail on the driver, before any task runs,

@@ -4,13 +4,15 @@ and orders, the exact copies, the candidate pairs and, at the end, the
 kept row each dropped row names, from numpy arrays, as the CLI does them
 in one process. Spark still reads the input (once for the sketches,
 once for the texts of the candidate pairs, which never leave the
-executors) and writes the fates; what would have been a shuffle of every
-row for each step is a sort on the driver.
+executors, once for the rank and id columns of the kept rows) and writes
+the fates; what would have been a shuffle of every row for each step is
+a sort on the driver.
 
 A sketched row is what the first pass over the input makes of it (the
 frame the job checkpoints): its rank, the 64-bit hashes of its id and
-text, its order (when the input has one), its fingerprint, its short
-kind (-1 for a null text) and how many short-rule keys it has."""
+text, its order (when keep order is not input order), its fingerprint,
+its short kind (-1 for a null text), its text's length in bytes and its
+short-rule keys (how many, on the driver)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import numpy as np
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+# The limits are read from the module when used (tests set them).
 from neardup import _spark_steps as _steps
 from neardup._spark_steps import (
     _BYTES,
@@ -35,7 +38,7 @@ from neardup._spark_steps import (
     _step,
 )
 
-# Pairs of units: two arrays of ranks, and their fingerprints.
+# Pairs of units: two arrays of ranks.
 Pairs = Tuple[Any, Any]
 
 
@@ -64,8 +67,8 @@ def gather(sketched: DataFrame, with_order: bool) -> Optional[Sketches]:
     arrays: Dict[str, Any] = {}
     for name in table.column_names:
         column = table.column(name)
-        # A null id or order is kept as a null (a masked array would be
-        # slower everywhere); unique() reads the null counts.
+        # A column with a null (an id or order) stays an Arrow column, which
+        # unique() takes for one that fails; the checks raise on it first.
         arrays[name] = column if column.null_count else column.to_numpy()
     return Sketches(
         rank=arrays[_RANK],
@@ -138,40 +141,43 @@ def short_candidates(sketched: DataFrame, s: Sketches, unit: Any) -> Pairs:
 
     from neardup import _neardup
 
-    keyed = (s.kind > 0) & (s.rank == unit)
+    near_short = s.kind > 0
     # Exact copies carry their unit's keys: only the units' own rows count.
-    reps = np.sort(s.rank[keyed])
-    near = sketched.where(F.col(_KIND) > 0).select(_RANK, _KIND, _FP, _KEYS)
-    if int(s.keys[keyed].sum()) > _steps._DRIVER_KEYS:
+    reps = np.sort(s.rank[near_short & (s.rank == unit)])
+    # What is gathered is every near-short row's keys, copies' too.
+    if int(s.keys[near_short].sum()) > _steps._DRIVER_KEYS:
         shared = sketched.sparkSession.sparkContext.broadcast(reps)
 
         def own(it: Iterable[Any]) -> Iterator[Any]:
-            import pyarrow as pa
-
             for batch in it:
-                keys, members, short, fp = _own_keys(batch, shared.value)
+                keys, members, short, fp = _own_keys(batch, shared.value, with_fp=True)
                 yield pa.RecordBatch.from_arrays(
                     [pa.array(keys), pa.array(members), pa.array(short), pa.array(fp)],
                     names=["key", "unit", "short", "fp"],
                 )
 
+        near = sketched.where(F.col(_KIND) > 0).select(_RANK, _KIND, _FP, _KEYS)
         with _step(sketched, "short-rule candidates, by a shuffle of their keys"):
             rows = near.mapInArrow(own, "key long, unit long, short boolean, fp long")
             pairs = _steps._short_pairs(rows).select("x", "y").distinct()
-            x, y = _steps._collect_longs(pairs, "x", "y")
-        shared.destroy()
+            try:
+                x, y = _steps._collect_longs(pairs, "x", "y")
+            finally:
+                shared.destroy()
         return x, y
     with _step(sketched, "gathering the short-rule keys on the driver"):
-        schema = pa.schema([(_RANK, pa.int64()), (_KIND, pa.int8()), (_FP, pa.int64()), (_KEYS, pa.list_(pa.int64()))])
-        table = _collected(near, schema).combine_chunks()
-    keys, members, short, _ = _own_keys(table, reps)
+        schema = pa.schema([(_RANK, pa.int64()), (_KIND, pa.int8()), (_KEYS, pa.list_(pa.int64()))])
+        table = _collected(sketched.where(F.col(_KIND) > 0).select(_RANK, _KIND, _KEYS), schema)
+    keys, members, short, _ = _own_keys(table, reps, with_fp=False)
+    del table
     return _neardup.short_unit_pairs(keys, members, short)
 
 
-def _own_keys(rows: Any, reps: Any) -> Tuple[Any, Any, Any, Any]:
+def _own_keys(rows: Any, reps: Any, with_fp: bool) -> Tuple[Any, Any, Any, Any]:
     """``(key, unit, short, fp)``, a row per key, of the rows of ``rows``
-    (an Arrow batch or table of rank, kind, fingerprint and keys) whose
-    rank is among ``reps`` (sorted): the units' own rows."""
+    (an Arrow batch or table of rank, kind, keys and, ``with_fp``, the
+    fingerprint; else ``fp`` is None) whose rank is among ``reps``
+    (sorted): the units' own rows."""
     import pyarrow as pa
 
     rank = rows.column(_RANK).to_numpy()
@@ -186,8 +192,8 @@ def _own_keys(rows: Any, reps: Any) -> Tuple[Any, Any, Any, Any]:
     keys = lists.flatten().to_numpy()[np.repeat(own, lengths)]
     counts = np.where(own, lengths, 0)
     short = rows.column(_KIND).to_numpy() == 2
-    fp = rows.column(_FP).to_numpy()
-    return keys, np.repeat(rank, counts), np.repeat(short, counts), np.repeat(fp, counts)
+    fp = np.repeat(rows.column(_FP).to_numpy(), counts) if with_fp else None
+    return keys, np.repeat(rank, counts), np.repeat(short, counts), fp
 
 
 def distinct_pairs(pairs: List[Pairs], unit: Any, fp: Any) -> Tuple[Any, Any, Any, Any]:
@@ -226,20 +232,23 @@ def fates_of(df: DataFrame, id_col: str, ranks: Any, kept: Any, broadcast: bool)
     when ``broadcast``, else by a shuffle."""
     spark = df.sparkSession
     id_type = df.schema[id_col].dataType
-    wanted = _frame(spark, {_LABEL: np.unique(kept)}, f"{_LABEL} long")
-    named = df.select(F.col(_RANK).alias(_LABEL), F.col(id_col).alias("duplicate_of")).join(
-        F.broadcast(wanted), _LABEL
-    )
     of = np.array([], object)
     if len(kept):
-        import pyarrow as pa
-
+        wanted = _frame(spark, {_LABEL: np.unique(kept)}, f"{_LABEL} long")
+        named = df.select(F.col(_RANK).alias(_LABEL), F.col(id_col).alias("duplicate_of")).join(
+            F.broadcast(wanted), _LABEL
+        )
         with _step(df, "naming the kept rows"):
-            found = _collected(named, None)
-        labels = found.column(_LABEL).to_numpy()
+            batches = named._collect_as_arrow()
+        labels = np.concatenate([b.column(0).to_numpy() for b in batches]) if batches else np.zeros(0, np.int64)
+        names = np.concatenate([b.column(1).to_numpy(zero_copy_only=False) for b in batches]) if batches else of
         order = np.argsort(labels)
-        names = found.column("duplicate_of").to_numpy(zero_copy_only=False)[order]
-        of = names[np.searchsorted(labels[order], kept)]
+        labels, names = labels[order], names[order]
+        at = np.minimum(np.searchsorted(labels, kept), max(len(labels) - 1, 0))
+        if not len(labels) or np.any(labels[at] != kept):
+            # The input read again had other rows than the first time.
+            raise RuntimeError("neardup: a kept row was not found again in the input; is it deterministic?")
+        of = names[at]
     fated = _frame(spark, {_RANK: ranks, "duplicate_of": of}, f"{_RANK} long, duplicate_of {id_type.simpleString()}")
     joined = df.join(F.broadcast(fated) if broadcast else fated, _RANK, "left")
     columns = [c for c in df.columns if c != _RANK]

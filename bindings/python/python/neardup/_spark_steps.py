@@ -48,12 +48,17 @@ _DRIVER_EDGES = 10_000_000
 # a Spark job.
 _DRIVER_ROWS = 10_000_000
 
-# Short-rule keys up to this many (of the gathered rows' near-short rows)
-# are gathered on the driver (8 bytes a key through Spark: 480 MB at most,
-# within the default spark.driver.maxResultSize of 1 GB; about 50 bytes a
-# key in the driver's Python at the peak, while they are sorted: 3 GB at
-# most) and grouped there; beyond it by a shuffle of the keys.
+# Short-rule keys up to this many (of the gathered rows' near-short rows,
+# exact copies included) are gathered on the driver (8 bytes a key through
+# Spark: 480 MB at most, within the default spark.driver.maxResultSize of
+# 1 GB; about 60 bytes a key in the driver's Python at the peak, while
+# they are sorted: 3.6 GB at most) and grouped there; beyond it by a
+# shuffle of the keys.
 _DRIVER_KEYS = 60_000_000
+
+# A frame made of driver arrays (_frame) gets a partition, and a broadcast,
+# for each this many rows.
+_FRAME_PART_ROWS = 1 << 20
 
 # A shuffle of texts gets a partition for each this many bytes (or
 # spark.sql.shuffle.partitions, if more), so that each task sorts what fits
@@ -62,7 +67,7 @@ _SHUFFLE_PARTITION_BYTES = 64 << 20
 
 # Dropped rows up to this many are joined to the input by a broadcast (a
 # scan of the input, no shuffle; about 50 bytes a row in each executor);
-# beyond it by a shuffle.
+# beyond it by a shuffle join.
 _BROADCAST_FATES = 5_000_000
 
 # Distinct fingerprints up to this many are joined on the driver (8 bytes
@@ -277,6 +282,10 @@ def _verified(u: Any, v: Any, fu: Any, fv: Any, texts: DataFrame, judge: "_Judge
         return _collect_longs(_judged_by_joins(pairs, texts, judge), "u", "v")
 
 
+# Pairs judged in one call within a partition (an Arrow batch's worth).
+_JUDGED_AT_ONCE = 10_000
+
+
 def _partitions(pairs: int, text_bytes: float) -> int:
     """How many partitions the texts of ``pairs`` candidate pairs (two a
     pair, ``text_bytes`` each on average) go to: one for each
@@ -312,7 +321,12 @@ def _judged_in_tasks(
     import numpy as np
 
     n = len(u)
-    partitions = max(partitions, int(texts.sparkSession.conf.get("spark.sql.shuffle.partitions") or 200))
+    if n == 0:
+        return u, v
+    # Databricks' spark.sql.shuffle.partitions may be "auto".
+    spark_own = texts.sparkSession.conf.get("spark.sql.shuffle.partitions") or ""
+    base = int(spark_own) if spark_own.isdigit() else texts.sparkSession.sparkContext.defaultParallelism
+    partitions = max(partitions, base)
     ends = np.concatenate([u, v])
     order = np.argsort(ends, kind="stable")
     # End e is pair e % n, its first unit when e < n.
@@ -357,16 +371,20 @@ def _judged_in_tasks(
         if len(a) != len(b) or np.any(pair[a] != pair[b]) or np.any(side[a] != 0) or np.any(side[b] != 1):
             raise RuntimeError("neardup: a candidate pair without both of its texts")
         text = rows.column("text")
-        for start in range(0, len(a), 10_000):
-            x, y = a[start : start + 10_000], b[start : start + 10_000]
+        # Judged a batch's worth at a time: the texts taken for a call are
+        # copies.
+        for start in range(0, len(a), _JUDGED_AT_ONCE):
+            x, y = a[start : start + _JUDGED_AT_ONCE], b[start : start + _JUDGED_AT_ONCE]
             p = pair[x]
             near = judge(text.take(pa.array(x)), text.take(pa.array(y)), fu[p], fv[p])
             yield pa.RecordBatch.from_arrays([pa.array(p[near])], names=["pair"])
 
     picked = texts.join(F.broadcast(wanted), rank_col).select(rank_col, text_col)
     rows = picked.mapInArrow(ended, "pair long, side byte, text string").repartition(partitions, "pair")
-    (passed,) = _collect_longs(rows.mapInArrow(verified, "pair long"), "pair")
-    shared.destroy()
+    try:
+        (passed,) = _collect_longs(rows.mapInArrow(verified, "pair long"), "pair")
+    finally:
+        shared.destroy()
     return u[passed], v[passed]
 
 
@@ -430,11 +448,12 @@ def _collect_longs(df: DataFrame, *columns: str) -> List[Any]:
 
 def _frame(spark: Any, columns: Dict[str, Any], schema: str) -> DataFrame:
     """A DataFrame of the numpy arrays ``columns`` (of the DDL ``schema``):
-    the arrays go to the executors as one broadcast, and each partition of
-    a range makes its slice of them into Arrow. (``createDataFrame`` of a
-    pandas frame ships the rows inside the tasks: 5.8 s to make a frame of
-    4.5 million longs and 16.8 s to join it to 2·10⁷ rows, against 0.2 s
-    and 3.5 s; bench/spark_frames.py.)"""
+    each of a range's partitions makes its slice of the arrays, sent to it
+    as a broadcast of its own, into Arrow. (``createDataFrame`` of a pandas
+    frame ships the rows inside the tasks: 5.8 s to make a frame of 4.5
+    million longs and 16.8 s to join it to 2·10⁷ rows, against 0.2 s and
+    3.5 s; bench/spark_frames.py.) The broadcasts live as long as the
+    frame's plan."""
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.types import _parse_datatype_string
 
@@ -442,18 +461,19 @@ def _frame(spark: Any, columns: Dict[str, Any], schema: str) -> DataFrame:
     if not isinstance(struct, T.StructType):
         raise TypeError(f"not a row's schema: {schema}")
     types = to_arrow_schema(struct)
-    shared = spark.sparkContext.broadcast([columns[name] for name in types.names])
-    rows = len(shared.value[0]) if shared.value else 0
-    parts = max(1, min(rows // (1 << 20) + 1, 64))
+    arrays = [columns[name] for name in types.names]
+    rows = len(arrays[0]) if arrays else 0
+    parts = max(1, min(rows // _FRAME_PART_ROWS + 1, 64))
+    bounds = [(rows * p // parts, rows * (p + 1) // parts) for p in range(parts)]
+    shares = [spark.sparkContext.broadcast([a[start:end] for a in arrays]) for start, end in bounds]
 
     def sliced(it: Iterable[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
         for batch in it:
             for part in batch.column(0).to_pylist():
-                start, end = rows * part // parts, rows * (part + 1) // parts
                 yield pa.RecordBatch.from_arrays(
-                    [pa.array(c[start:end], type=f.type) for c, f in zip(shared.value, types)], schema=types
+                    [pa.array(a, type=f.type) for a, f in zip(shares[part].value, types)], schema=types
                 )
 
     frame: DataFrame = spark.range(0, parts, numPartitions=parts).mapInArrow(sliced, schema)

@@ -27,7 +27,9 @@ Each function checks, first, what a task would otherwise fail on minutes
 later, naming a place in an Arrow batch: settings (by the library's own
 checks) and column types on the driver before any job; null texts (as
 ``on_null`` says) and, where rows are named by id, unique ids, in the
-first pass over the data, before any other work. Bad input raises
+first pass over the data before any other work (:func:`dedup`,
+:func:`fates`) or by a job of their own first (:func:`fingerprint`,
+:func:`near_duplicate_pairs`). Bad input raises
 ``neardup.InputError``, bad settings ``neardup.SettingsError`` (both
 :class:`neardup.NeardupError`, a ``ValueError``).
 
@@ -410,7 +412,8 @@ def _check_sketched(
 ) -> None:
     """What the first pass found out of place, said before any other work:
     a null text (``on_null="raise"``), a null or repeated id or order (the
-    sketch's column ``order`` holds the order's hashes); by the gathered
+    sketch's column ``order`` holds the order: its rank in input order,
+    else its hash); by the gathered
     arrays, or by one job over the checkpoint. The row or value is named
     from the input, only when something was found."""
     if on_null == "raise":

@@ -125,6 +125,41 @@ def test_gathered_candidates_are_every_pair_within_k_once():
         assert got == want and len(want) > 45
 
 
+def test_gathered_units_and_short_pairs_are_brute_force():
+    # The driver's other sorts (spark_gathered.rs) against plain Python.
+    import numpy as np
+
+    from neardup import _neardup
+
+    rng = np.random.default_rng(9)
+    n = 400
+    rank = rng.permutation(n).astype(np.int64) * 5 - 700
+    fp = rng.integers(0, 6, n).astype(np.int64)
+    text = rng.integers(0, 3, n).astype(np.int64)
+    first = {}
+    for r, f, t in zip(rank.tolist(), fp.tolist(), text.tolist()):
+        first[(f, t)] = min(first.get((f, t), r), r)
+    want = [first[(f, t)] for f, t in zip(fp.tolist(), text.tolist())]
+    assert _neardup.exact_units(rank, fp, text).tolist() == want
+
+    keys = rng.integers(0, 40, n).astype(np.int64)
+    units = rng.integers(0, 120, n).astype(np.int64)
+    short = rng.random(n) < 0.3
+    x, y = _neardup.short_unit_pairs(keys, units, short)
+    want_pairs = sorted(
+        {
+            (min(units[i], units[j]), max(units[i], units[j]))
+            for i in range(n)
+            for j in range(i + 1, n)
+            if keys[i] == keys[j] and (short[i] or short[j]) and units[i] != units[j]
+        }
+    )
+    assert list(zip(x.tolist(), y.tolist())) == want_pairs and len(want_pairs) > 100
+
+    u, v = _neardup.distinct_unit_pairs(np.array([3, 1, 3, 7, 1], np.int64), np.array([1, 3, 1, 2, 3], np.int64))
+    assert list(zip(u.tolist(), v.tolist())) == [(1, 3), (2, 7)]
+
+
 @pytest.mark.parametrize("where", ["driver", "beyond"])
 def test_components_are_union_find(spark, request, where):
     from neardup.spark import _labels

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use crate::error::NeardupError;
 use crate::texts::Texts;
 
-type Longs<'py> = Bound<'py, PyArray1<i64>>;
+pub(crate) type Longs<'py> = Bound<'py, PyArray1<i64>>;
 
 fn verification(spec: &str) -> PyResult<Verification> {
     spec.parse::<Verification>()
@@ -246,19 +246,26 @@ pub(crate) fn short_pairs_in_groups<'py>(
             "units, short and offsets do not agree",
         ));
     }
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    for g in offsets.windows(2) {
-        let members = g[0] as usize..g[1] as usize;
-        for i in members.clone() {
-            for j in members.clone().skip(i - members.start + 1) {
-                if (short[i] || short[j]) && units[i] != units[j] {
-                    a.push(units[i].min(units[j]));
-                    b.push(units[i].max(units[j]));
-                }
-            }
-        }
-    }
+    let members: Vec<(i64, bool)> = units.iter().copied().zip(short.iter().copied()).collect();
+    let (a, b): (Vec<i64>, Vec<i64>) = offsets
+        .windows(2)
+        .flat_map(|g| short_pairs_of_group(&members[g[0] as usize..g[1] as usize]))
+        .unzip();
     Ok((PyArray1::from_vec(py, a), PyArray1::from_vec(py, b)))
+}
+
+/// The short-document rule's pairs among the `(unit, short)` members of
+/// one key's group: two different units, one of them short, as `(a, b)`
+/// with `a < b`.
+pub(crate) fn short_pairs_of_group(
+    members: &[(i64, bool)],
+) -> impl Iterator<Item = (i64, i64)> + '_ {
+    members.iter().enumerate().flat_map(move |(i, &(a, sa))| {
+        members[i + 1..]
+            .iter()
+            .filter(move |&&(b, sb)| (sa || sb) && a != b)
+            .map(move |&(b, _)| (a.min(b), a.max(b)))
+    })
 }
 
 /// The connected components of the undirected edges `(u[i], v[i])`, as
@@ -320,16 +327,21 @@ pub(crate) fn fingerprint_pairs<'py>(
     k: u32,
 ) -> PyResult<PairColumns<'py>> {
     let fps: Vec<u64> = fingerprints.as_slice()?.iter().map(|&f| f as u64).collect();
-    let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
-        let plan = TablePlan::choose_for_join(Width::W64, k, fps.len() as f64)
-            .and_then(|choice| choice.plan(Width::W64, k))
-            .map_err(|e| crate::error::settings("k", e))?;
-        self_join(&plan, &fps).map_err(|e| NeardupError::new_err(e.to_string()))
-    })?;
+    let pairs = py.detach(|| joined(&fps, k))?;
     Ok(pair_columns(
         py,
         pairs
             .iter()
             .map(|p| (i64::from(p.a), i64::from(p.b), p.distance as i32)),
     ))
+}
+
+/// Every pair of the distinct fingerprints `fps` within `k` bits, by the
+/// in-memory join of `neardup dedup` with the plan it chooses for their
+/// number.
+pub(crate) fn joined(fps: &[u64], k: u32) -> PyResult<Vec<Pair>> {
+    let plan = TablePlan::choose_for_join(Width::W64, k, fps.len() as f64)
+        .and_then(|choice| choice.plan(Width::W64, k))
+        .map_err(|e| crate::error::settings("k", e))?;
+    self_join(&plan, fps).map_err(|e| NeardupError::new_err(e.to_string()))
 }

@@ -4,15 +4,12 @@
 //! over all rows, as the CLI does them in one process. Units are named by
 //! ranks (Spark longs); fingerprints are longs holding the bits.
 
-use neardup_core::Width;
-use neardup_index::{TablePlan, self_join};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
 use crate::error::NeardupError;
-
-type Longs<'py> = Bound<'py, PyArray1<i64>>;
+use crate::spark::{Longs, joined, short_pairs_of_group};
 
 fn same_length(what: &str, lengths: &[usize]) -> PyResult<()> {
     if lengths.windows(2).all(|w| w[0] == w[1]) {
@@ -96,11 +93,7 @@ pub(crate) fn unit_pairs_by_fingerprint<'py>(
         if distinct.is_empty() {
             return Ok((Vec::new(), Vec::new()));
         }
-        let plan = TablePlan::choose_for_join(Width::W64, k, distinct.len() as f64)
-            .and_then(|choice| choice.plan(Width::W64, k))
-            .map_err(|e| crate::error::settings("k", e))?;
-        let pairs =
-            self_join(&plan, &distinct).map_err(|e| NeardupError::new_err(e.to_string()))?;
+        let pairs = joined(&distinct, k)?;
         let run = |g: usize| &rows[starts[g]..starts[g + 1]];
         let mut found: Vec<(i64, i64)> = pairs
             .par_iter()
@@ -139,25 +132,24 @@ pub(crate) fn short_unit_pairs<'py>(
         &[keys.len(), units.len(), short.len()],
     )?;
     let (x, y) = py.detach(|| {
-        let mut rows: Vec<(i64, i64, bool)> = (0..keys.len())
-            .map(|i| (keys[i], units[i], short[i]))
+        let mut rows: Vec<(i64, (i64, bool))> = (0..keys.len())
+            .map(|i| (keys[i], (units[i], short[i])))
             .collect();
         rows.par_sort_unstable_by_key(|r| r.0);
-        let groups: Vec<&[(i64, i64, bool)]> = rows.chunk_by(|a, b| a.0 == b.0).collect();
-        let mut found: Vec<(i64, i64)> = groups
-            .par_iter()
-            .flat_map_iter(|group| {
-                group.iter().enumerate().flat_map(move |(i, &(_, a, sa))| {
-                    group[i + 1..]
-                        .iter()
-                        .filter(move |&&(_, b, sb)| (sa || sb) && a != b)
-                        .map(move |&(_, b, _)| (a.min(b), a.max(b)))
-                })
-            })
-            .collect();
-        found.par_sort_unstable();
-        found.dedup();
-        found.into_iter().unzip()
+        let members: Vec<(i64, bool)> = rows.iter().map(|r| r.1).collect();
+        let mut groups = Vec::new();
+        let mut start = 0;
+        for run in rows.chunk_by(|a, b| a.0 == b.0) {
+            groups.push(start..start + run.len());
+            start += run.len();
+        }
+        drop(rows);
+        distinct(
+            groups
+                .into_par_iter()
+                .flat_map_iter(|g| short_pairs_of_group(&members[g]))
+                .collect(),
+        )
     });
     Ok((PyArray1::from_vec(py, x), PyArray1::from_vec(py, y)))
 }
@@ -172,14 +164,19 @@ pub(crate) fn distinct_unit_pairs<'py>(
     let (x, y) = (x.as_slice()?, y.as_slice()?);
     same_length("x and y", &[x.len(), y.len()])?;
     let (u, v) = py.detach(|| {
-        let mut pairs: Vec<(i64, i64)> = x
-            .par_iter()
-            .zip(y)
-            .map(|(&a, &b)| (a.min(b), a.max(b)))
-            .collect();
-        pairs.par_sort_unstable();
-        pairs.dedup();
-        pairs.into_iter().unzip()
+        distinct(
+            x.par_iter()
+                .zip(y)
+                .map(|(&a, &b)| (a.min(b), a.max(b)))
+                .collect(),
+        )
     });
     Ok((PyArray1::from_vec(py, u), PyArray1::from_vec(py, v)))
+}
+
+/// `pairs` sorted, each once, as two columns.
+fn distinct(mut pairs: Vec<(i64, i64)>) -> (Vec<i64>, Vec<i64>) {
+    pairs.par_sort_unstable();
+    pairs.dedup();
+    pairs.into_iter().unzip()
 }

@@ -10,9 +10,10 @@ import json
 import sys
 
 
-def jobs(path):
+def jobs(path, since=0, until=float("inf")):
     """`(description, seconds, shuffle rows written, shuffle MB written)`
-    of each job, in the order they started."""
+    of each job submitted between `since` and `until` (epoch ms), in the
+    order they started."""
     started, ended, stages = {}, {}, {}
     with open(path, encoding="utf-8") as f:
         for line in f:
@@ -31,13 +32,16 @@ def jobs(path):
                     int(sums.get("internal.metrics.shuffle.write.bytesWritten") or 0),
                 )
     for job, (at, what, ids) in sorted(started.items(), key=lambda j: j[1][0]):
+        if not since <= at < until:
+            continue
         rows = sum(stages.get(s, (0, 0))[0] for s in ids)
         size = sum(stages.get(s, (0, 0))[1] for s in ids)
         yield what, (ended.get(job, at) - at) / 1000, rows, size / 1e6
 
 
-def phases(path):
-    """Seconds, shuffle rows and MB per description, in order of first job.
+def phases(path, since=0, until=float("inf")):
+    """Seconds, shuffle rows and MB per description, in order of first job
+    (of the jobs submitted between `since` and `until`, epoch ms).
     Jobs of one step may overlap (Spark runs a join's sides at once), so
     a step's seconds are from its first job's start to its last job's end."""
     spans = {}
@@ -47,14 +51,15 @@ def phases(path):
     for e in events:
         if e["Event"] == "SparkListenerJobStart":
             what = (e.get("Properties") or {}).get("spark.job.description") or "(no description)"
-            starts[e["Job ID"]] = (what, e["Submission Time"])
+            if since <= e["Submission Time"] < until:
+                starts[e["Job ID"]] = (what, e["Submission Time"])
     for e in events:
         if e["Event"] == "SparkListenerJobEnd" and e["Job ID"] in starts:
             what, at = starts[e["Job ID"]]
             first, last = spans.get(what, (at, at))
             spans[what] = (min(first, at), max(last, e["Completion Time"]))
     shuffled = {}
-    for what, _, rows, size in jobs(path):
+    for what, _, rows, size in jobs(path, since, until):
         r, s = shuffled.get(what, (0, 0.0))
         shuffled[what] = (r + rows, s + size)
     return {

@@ -48,8 +48,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spark::spark_plan_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(spark::table_keys, m)?)?;
     m.add_function(wrap_pyfunction!(spark::pairs_in_groups, m)?)?;
-    m.add_function(wrap_pyfunction!(spark::short_kinds, m)?)?;
-    m.add_function(wrap_pyfunction!(spark::short_rule_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(spark::sketch_rows, m)?)?;
     m.add_function(wrap_pyfunction!(spark::short_rule_alone, m)?)?;
     m.add_function(wrap_pyfunction!(spark::judge_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(spark::short_pairs_in_groups, m)?)?;

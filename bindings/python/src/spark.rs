@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use rayon::prelude::*;
 
 use crate::error::NeardupError;
+use crate::fingerprint::Fingerprinter as Fingerprinter64;
 use crate::texts::Texts;
 
 pub(crate) type Longs<'py> = Bound<'py, PyArray1<i64>>;
@@ -127,50 +128,75 @@ fn pair_columns(py: Python<'_>, pairs: impl Iterator<Item = (i64, i64, i32)>) ->
     )
 }
 
-/// For each text: 2 if short, 1 if near-short only, 0 otherwise.
+/// [`sketch_rows`]' columns: fingerprints, kinds, key offsets, keys.
+type SketchedRows<'py> = (
+    Longs<'py>,
+    Bound<'py, PyArray1<i8>>,
+    Bound<'py, PyArray1<i32>>,
+    Longs<'py>,
+);
+
+/// What the first pass of `neardup.spark.fates` makes of a batch of texts,
+/// each text read once: its fingerprint, its short kind (2 short, 1
+/// near-short only, 0 otherwise) and, under the short-document rule
+/// (`verify` given), the rule's keys of the near-short ones, as list
+/// offsets (one more than the texts) and the keys they delimit.
 #[pyfunction]
-pub(crate) fn short_kinds<'py>(
+#[pyo3(signature = (fingerprinter, texts, verify=None))]
+pub(crate) fn sketch_rows<'py>(
     py: Python<'py>,
+    fingerprinter: &Fingerprinter64,
     texts: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyArray1<i8>>> {
+    verify: Option<&str>,
+) -> PyResult<SketchedRows<'py>> {
+    let rule = verify.map(verification).transpose()?.map(ShortRule::new);
     let texts = Texts::from_py(texts, "texts")?;
-    let kinds = py.detach(|| -> PyResult<Vec<i8>> {
+    let fingerprinter = &fingerprinter.inner;
+    if fingerprinter.width() != Width::W64 {
+        return Err(NeardupError::new_err(
+            "sketch_rows: a fingerprinter of 64 bits (Spark's longs)",
+        ));
+    }
+    let rows = py.detach(|| -> PyResult<Vec<(i64, i8, Vec<u64>)>> {
         let strs = texts.strs("texts")?;
         Ok(strs
             .par_iter()
             .map(|t| {
+                let fp = fingerprinter.fingerprint(t).bits() as u64 as i64;
+                let Some(rule) = &rule else {
+                    return (fp, 0, Vec::new());
+                };
                 if is_short(t) {
-                    2
+                    (fp, 2, rule.keys(t))
+                } else if is_near_short(t) {
+                    (fp, 1, rule.keys(t))
                 } else {
-                    i8::from(is_near_short(t))
+                    (fp, 0, Vec::new())
                 }
             })
             .collect())
     })?;
-    Ok(PyArray1::from_vec(py, kinds))
-}
-
-/// The short-document rule's keys of each text: `(row, key)` columns.
-#[pyfunction]
-pub(crate) fn short_rule_keys<'py>(
-    py: Python<'py>,
-    texts: &Bound<'py, PyAny>,
-    verify: &str,
-) -> PyResult<(Longs<'py>, Longs<'py>)> {
-    let rule = ShortRule::new(verification(verify)?);
-    let texts = Texts::from_py(texts, "texts")?;
-    let keyed = py.detach(|| -> PyResult<Vec<Vec<u64>>> {
-        let strs = texts.strs("texts")?;
-        Ok(strs.par_iter().map(|t| rule.keys(t)).collect())
-    })?;
-    let (mut rows, mut keys) = (Vec::new(), Vec::new());
-    for (r, ks) in keyed.into_iter().enumerate() {
-        for key in ks {
-            rows.push(r as i64);
-            keys.push(key as i64);
-        }
+    let mut fps = Vec::with_capacity(rows.len());
+    let mut kinds = Vec::with_capacity(rows.len());
+    let mut offsets = Vec::with_capacity(rows.len() + 1);
+    let mut keys = Vec::new();
+    offsets.push(0i32);
+    for (fp, kind, ks) in rows {
+        fps.push(fp);
+        kinds.push(kind);
+        keys.extend(ks.into_iter().map(|k| k as i64));
+        offsets.push(
+            i32::try_from(keys.len()).map_err(|_| {
+                NeardupError::new_err("sketch_rows: more than 2^31 keys in one batch")
+            })?,
+        );
     }
-    Ok((PyArray1::from_vec(py, rows), PyArray1::from_vec(py, keys)))
+    Ok((
+        PyArray1::from_vec(py, fps),
+        PyArray1::from_vec(py, kinds),
+        PyArray1::from_vec(py, offsets),
+        PyArray1::from_vec(py, keys),
+    ))
 }
 
 /// Whether short documents are found by the short-document rule alone

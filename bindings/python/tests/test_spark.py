@@ -160,6 +160,31 @@ def test_gathered_units_and_short_pairs_are_brute_force():
     assert list(zip(u.tolist(), v.tolist())) == [(1, 3), (2, 7)]
 
 
+def test_sketch_rows_reads_each_text_once_for_all_it_gives():
+    # The first pass's one call per batch: the library's fingerprints, the
+    # short kinds by word count (short under 50 words, near-short under
+    # 100), and the short-rule keys of the near-short texts only, which a
+    # near-duplicate short pair shares.
+    import numpy as np
+
+    from neardup import _neardup
+
+    words = "the river rose in the night and the town woke to water on every street".split()
+    texts = [" ".join(words[i % len(words)] for i in range(n)) for n in (3, 30, 49, 50, 70, 99, 100, 400)]
+    texts.append(texts[1] + " again")
+    fp = _neardup.Fingerprinter()
+    bits, kinds, offsets, keys = _neardup.sketch_rows(fp, texts, "jaccard:0.8")
+    assert (bits == fp.fingerprint_batch(texts).view(np.int64)).all()
+    assert kinds.tolist() == [2, 2, 2, 1, 1, 1, 0, 0, 2]
+    counts = np.diff(offsets)
+    assert len(offsets) == len(texts) + 1 and offsets[0] == 0 and offsets[-1] == len(keys)
+    assert ((counts > 0) == (kinds > 0)).all()
+    own = [set(keys[offsets[i] : offsets[i + 1]].tolist()) for i in range(len(texts))]
+    assert own[1] & own[8]
+    off_bits, off_kinds, off_offsets, off_keys = _neardup.sketch_rows(fp, texts)
+    assert (off_bits == bits).all() and not off_kinds.any() and not off_offsets.any() and not len(off_keys)
+
+
 @pytest.mark.parametrize("where", ["driver", "beyond"])
 def test_components_are_union_find(spark, request, where):
     from neardup.spark import _labels

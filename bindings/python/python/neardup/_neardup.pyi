@@ -28,8 +28,7 @@ __all__ = [
     "spark_plan_blocks",
     "table_keys",
     "pairs_in_groups",
-    "short_kinds",
-    "short_rule_keys",
+    "sketch_rows",
     "short_rule_alone",
     "judge_pairs",
     "short_pairs_in_groups",
@@ -224,8 +223,9 @@ def pairs_in_groups(
     k: int,
     blocks: int,
 ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int32]]: ...
-def short_kinds(texts: Any) -> npt.NDArray[np.int8]: ...
-def short_rule_keys(texts: Any, verify: str) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+def sketch_rows(
+    fingerprinter: Fingerprinter, texts: Any, verify: Optional[str] = None
+) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int8], npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...
 def short_rule_alone(verify: str) -> bool: ...
 def short_pairs_in_groups(
     offsets: npt.NDArray[np.int64], units: npt.NDArray[np.int64], short: npt.NDArray[np.bool_]

@@ -270,19 +270,10 @@ def fates(
             if texts.null_count:
                 null = texts.is_null().to_numpy(zero_copy_only=False)
                 texts = pc.fill_null(texts, "")
-            bits = fp.fingerprint_batch(texts).view(np.int64)
-            kinds = _neardup.short_kinds(texts) if rule else np.zeros(len(bits), np.int8)
+            bits, kinds, offsets, keys = _neardup.sketch_rows(fp, texts, short_spec if rule else None)
             if null is not None:
                 kinds[null] = -1
-            near = np.flatnonzero(kinds > 0)
-            rows: Any
-            keys: Any
-            rows, keys = _neardup.short_rule_keys(texts.take(pa.array(near)), short_spec) if rule else ([], [])
-            offsets = np.zeros(len(bits) + 1, np.int64)
-            if len(near):
-                counts = np.bincount(near[rows], minlength=len(bits)) if len(rows) else np.zeros(len(bits), np.int64)
-                offsets[1:] = np.cumsum(counts)
-            key_lists = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(keys, pa.int64()))
+            key_lists = pa.ListArray.from_arrays(pa.array(offsets), pa.array(keys))
             passed = [batch.column(0)] + batch.columns[2:]
             yield pa.RecordBatch.from_arrays(
                 passed + [pa.array(bits), pa.array(kinds), pc.binary_length(texts), key_lists],

@@ -166,13 +166,12 @@ pub(crate) fn sketch_rows<'py>(
                 let Some(rule) = &rule else {
                     return (fp, 0, Vec::new());
                 };
-                if is_short(t) {
-                    (fp, 2, rule.keys(t))
-                } else if is_near_short(t) {
-                    (fp, 1, rule.keys(t))
+                let kind = if is_short(t) {
+                    2
                 } else {
-                    (fp, 0, Vec::new())
-                }
+                    i8::from(is_near_short(t))
+                };
+                (fp, kind, if kind > 0 { rule.keys(t) } else { Vec::new() })
             })
             .collect())
     })?;

@@ -272,7 +272,11 @@ def fates(
                 texts = pc.fill_null(texts, "")
             bits, kinds, offsets, keys = _neardup.sketch_rows(fp, texts, short_spec if rule else None)
             if null is not None:
+                # A null text (read as "") is kind -1 and has no keys.
                 kinds[null] = -1
+                counts = np.diff(offsets)
+                keys = keys[np.repeat(~null, counts)]
+                offsets[1:] = np.cumsum(np.where(null, 0, counts))
             key_lists = pa.ListArray.from_arrays(pa.array(offsets), pa.array(keys))
             passed = [batch.column(0)] + batch.columns[2:]
             yield pa.RecordBatch.from_arrays(

@@ -205,19 +205,21 @@ pub(crate) fn short_rule_alone(verify: &str) -> PyResult<bool> {
     Ok(ShortRule::new(verification(verify)?).finds_short_alone())
 }
 
-/// Whether each candidate pair `(a[i], b[i])` of texts, fingerprinted
-/// `fa[i]` and `fb[i]`, is a pair of near-duplicates by the rule of
-/// `neardup dedup` (the library's `Rule`, as every front asks it): found
-/// (within `k` bits, or by the short-document rule) and passed by `verify`.
+/// Whether each candidate pair `(texts[a[i]], texts[b[i]])` is a pair of
+/// near-duplicates by the rule of `neardup dedup` (the library's `Rule`,
+/// as every front asks it): found (within `k` bits, or by the
+/// short-document rule) and passed by `verify`. `fingerprints[j]` is text
+/// `j`'s; each text is prepared once, however many pairs it is in, and
+/// read in place (no copy per pair).
 #[pyfunction]
-#[pyo3(signature = (a, b, fa, fb, *, verify, k, short_rule, profile))]
+#[pyo3(signature = (texts, fingerprints, a, b, *, verify, k, short_rule, profile))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn judge_pairs<'py>(
     py: Python<'py>,
-    a: &Bound<'py, PyAny>,
-    b: &Bound<'py, PyAny>,
-    fa: PyReadonlyArray1<'py, i64>,
-    fb: PyReadonlyArray1<'py, i64>,
+    texts: &Bound<'py, PyAny>,
+    fingerprints: PyReadonlyArray1<'py, i64>,
+    a: PyReadonlyArray1<'py, i64>,
+    b: PyReadonlyArray1<'py, i64>,
     verify: &str,
     k: u32,
     short_rule: bool,
@@ -232,23 +234,33 @@ pub(crate) fn judge_pairs<'py>(
     rule.k(k)
         .verification(Some(verification(verify)?))
         .short_rule(short_rule);
-    let (a, b) = (Texts::from_py(a, "a")?, Texts::from_py(b, "b")?);
-    let (fa, fb) = (fa.as_slice()?, fb.as_slice()?);
-    if a.len() != b.len() || fa.len() != a.len() || fb.len() != a.len() {
+    let texts = Texts::from_py(texts, "texts")?;
+    let (prints, a, b) = (fingerprints.as_slice()?, a.as_slice()?, b.as_slice()?);
+    let count = texts.len();
+    if prints.len() != count || a.len() != b.len() {
         return Err(NeardupError::new_err(
-            "a, b, fa and fb: one text and one fingerprint each per pair",
+            "judge_pairs: one fingerprint per text, and as many a as b",
         ));
     }
+    let at = |i: i64| usize::try_from(i).ok().filter(|&i| i < count);
+    let (Some(a), Some(b)) = (
+        a.iter().map(|&i| at(i)).collect::<Option<Vec<usize>>>(),
+        b.iter().map(|&i| at(i)).collect::<Option<Vec<usize>>>(),
+    ) else {
+        return Err(NeardupError::new_err(format!(
+            "judge_pairs: a pair names a text outside 0..{count}"
+        )));
+    };
     let near = py.detach(|| -> PyResult<Vec<bool>> {
-        let (a, b) = (a.strs("a")?, b.strs("b")?);
-        let print = |f: i64| Fingerprint::from_u64(f as u64);
-        Ok((0..a.len())
-            .into_par_iter()
-            .map(|i| {
-                let x = rule.prepare_fingerprinted(a[i], print(fa[i]));
-                let y = rule.prepare_fingerprinted(b[i], print(fb[i]));
-                rule.judge_prepared(&x, &y).near
-            })
+        let texts = texts.strs("texts")?;
+        let prepared: Vec<_> = texts
+            .par_iter()
+            .zip(prints.par_iter())
+            .map(|(text, &f)| rule.prepare_fingerprinted(text, Fingerprint::from_u64(f as u64)))
+            .collect();
+        Ok(a.par_iter()
+            .zip(b.par_iter())
+            .map(|(&x, &y)| rule.judge_prepared(&prepared[x], &prepared[y]).near)
             .collect())
     })?;
     Ok(PyArray1::from_vec(py, near))

@@ -73,8 +73,18 @@ def gathered_alone(monkeypatch):
     by a sort-merge join, fates joined to the input by a shuffle."""
     from neardup import _spark_steps as steps
 
-    for limit in ("_DRIVER_KEYS", "_BROADCAST_PAIRS", "_BROADCAST_FATES"):
+    for limit in ("_DRIVER_KEYS", "_DRIVER_TEXT_BYTES", "_BROADCAST_PAIRS", "_BROADCAST_FATES"):
         monkeypatch.setattr(steps, limit, 0)
+
+
+@pytest.fixture
+def texts_in_the_tasks(monkeypatch):
+    """Rows gathered on the driver, the texts of candidate pairs judged in
+    the executors (each pair's two texts brought together by a shuffle)
+    rather than fetched to the driver."""
+    from neardup import _spark_steps as steps
+
+    monkeypatch.setattr(steps, "_DRIVER_TEXT_BYTES", 0)
 
 
 @pytest.mark.parametrize("where", ["driver", "beyond"])
@@ -185,6 +195,30 @@ def test_sketch_rows_reads_each_text_once_for_all_it_gives():
     assert (off_bits == bits).all() and not off_kinds.any() and not off_offsets.any() and not len(off_keys)
 
 
+def test_judge_pairs_gives_the_librarys_verdict_on_pairs_named_by_index(samples):
+    # The verification's one call: texts named by index (each in several
+    # pairs, read in place from chunked Arrow), the verdict neardup.dedup
+    # gives the two texts alone; a pair naming no text is an error.
+    import numpy as np
+    import pyarrow as pa
+
+    from neardup import NeardupError, _neardup
+
+    _, base = samples
+    base = base[:40]
+    texts = base + [" ".join(t.split()[1:]) for t in base]
+    fp = neardup.Fingerprinter().fingerprint_batch(texts).view(np.int64)
+    a = np.repeat(np.arange(39), 3)
+    b = a + np.tile([40, 1, 41], 39)
+    column = pa.chunked_array([texts[:25], texts[25:]])
+    options = dict(verify="jaccard:0.8", k=8, short_rule=True, profile="auto")
+    near = _neardup.judge_pairs(column, fp, a, b, **options)
+    want = [len(neardup.dedup([texts[i], texts[j]]).kept_indices) == 1 for i, j in zip(a, b)]
+    assert near.tolist() == want and 20 < sum(want) < len(want)
+    with pytest.raises(NeardupError, match="outside 0..80"):
+        _neardup.judge_pairs(column, fp, np.array([0]), np.array([80]), **options)
+
+
 @pytest.mark.parametrize("where", ["driver", "beyond"])
 def test_components_are_union_find(spark, request, where):
     from neardup.spark import _labels
@@ -258,7 +292,7 @@ def test_dedup_keeps_what_the_cli_keeps_on_the_conformance_corpus(spark, cli, tm
     assert {r.id for r in kept.select("id").collect()} == want and len(dropped) > 300
 
 
-@pytest.mark.parametrize("where", ["beyond_the_driver", "gathered_alone"])
+@pytest.mark.parametrize("where", ["beyond_the_driver", "gathered_alone", "texts_in_the_tasks"])
 def test_dedup_past_each_limit_keeps_what_the_cli_keeps(spark, cli, tmp_path, request, where):
     # The same job with no step gathered on the driver or in every task,
     # and with only the rows gathered.

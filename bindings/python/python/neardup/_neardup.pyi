@@ -249,10 +249,10 @@ def least_in_components(
     u: npt.NDArray[np.int64], v: npt.NDArray[np.int64]
 ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 def judge_pairs(
-    a: Any,
-    b: Any,
-    fa: npt.NDArray[np.int64],
-    fb: npt.NDArray[np.int64],
+    texts: Any,
+    fingerprints: npt.NDArray[np.int64],
+    a: npt.NDArray[np.int64],
+    b: npt.NDArray[np.int64],
     *,
     verify: str,
     k: int,

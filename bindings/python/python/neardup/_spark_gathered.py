@@ -3,8 +3,8 @@ whose rows' sketches fit there (:data:`_DRIVER_ROWS`): the checks of ids
 and orders, the exact copies, the candidate pairs and, at the end, the
 kept row each dropped row names, from numpy arrays, as the CLI does them
 in one process. Spark still reads the input (once for the sketches,
-once for the texts of the candidate pairs, which never leave the
-executors, once for the rank and id columns of the kept rows) and writes
+once for the texts of the candidate pairs, fetched to the driver while
+they fit, once for the rank and id columns of the kept rows) and writes
 the fates; what would have been a shuffle of every row for each step is
 a sort on the driver.
 

@@ -36,6 +36,15 @@ _BYTES = "__neardup_bytes"
 # shuffled).
 _BROADCAST_PAIRS = 5_000_000
 
+# The texts of candidate pairs (each unit's once), up to this many bytes in
+# all, are judged on the driver: fetched through Arrow by a scan and a
+# broadcast join, no Python in the executors and no shuffle (512 MB at
+# most through Spark, within the default spark.driver.maxResultSize of
+# 1 GB; in the driver's Python, the texts and their verification sketches,
+# about as many bytes again). Beyond
+# it, each text goes out once per pair it is in, through a shuffle.
+_DRIVER_TEXT_BYTES = 512 << 20
+
 # Verified pairs up to this many are grouped on the driver (16 bytes each,
 # the library's union-find: 160 MB at most, within Spark's default driver
 # memory and result size); beyond it by large-star/small-star rounds.
@@ -271,19 +280,49 @@ def _judged(candidates: DataFrame, texts: DataFrame, judge: "_Judge", text_bytes
         return _judged_by_joins(candidates, texts, judge).localCheckpoint()
 
 
-def _verified(u: Any, v: Any, fu: Any, fv: Any, texts: DataFrame, judge: "_Judge", text_bytes: float) -> Any:
+def _verified(u: Any, v: Any, fu: Any, fv: Any, texts: DataFrame, judge: "_Judge", ranks: Any, sizes: Any) -> Any:
     """:func:`_judged` for candidate pairs on the driver (arrays ``u < v``
-    of units, ``fu``, ``fv`` their fingerprints): the pairs that pass, as
-    arrays."""
+    of units, ``fu``, ``fv`` their fingerprints; ``ranks`` and ``sizes``
+    the gathered rows' ranks and text lengths in bytes): the pairs that
+    pass, as arrays."""
+    import numpy as np
+
+    units = np.unique(np.concatenate([u, v]))
+    wanted_bytes = int(sizes[np.isin(ranks, units, assume_unique=True)].sum())
+    text_bytes = float(np.mean(sizes)) if len(sizes) else 0.0
     with _step(texts, "verifying the candidate pairs"):
+        if wanted_bytes <= _DRIVER_TEXT_BYTES:
+            return _judged_on_driver(u, v, fu, fv, units, texts, judge)
         if len(u) <= _BROADCAST_PAIRS:
             return _judged_in_tasks(u, v, fu, fv, texts, judge, _partitions(len(u), text_bytes))
         pairs = _frame(texts.sparkSession, {"u": u, "v": v, "fu": fu, "fv": fv}, "u long, v long, fu long, fv long")
         return _collect_longs(_judged_by_joins(pairs, texts, judge), "u", "v")
 
 
-# Pairs judged in one call within a partition (an Arrow batch's worth).
-_JUDGED_AT_ONCE = 10_000
+
+def _judged_on_driver(u: Any, v: Any, fu: Any, fv: Any, units: Any, texts: DataFrame, judge: "_Judge") -> Any:
+    """:func:`_verified` with the texts of ``units`` (the pairs' units,
+    ascending) fetched to the driver, each once, and the pairs judged there
+    (the library's judge, on every core of the driver)."""
+    import numpy as np
+    import pyarrow as pa
+
+    if len(u) == 0:
+        return u, v
+    rank_col, text_col = texts.columns[:2]
+    wanted = _frame(texts.sparkSession, {rank_col: units}, f"{rank_col} long")
+    picked = texts.join(F.broadcast(wanted), rank_col).select(rank_col, text_col)
+    batches = picked._collect_as_arrow()
+    table = pa.Table.from_batches(batches) if batches else None
+    ranks = np.empty(0, np.int64) if table is None else table.column(0).to_numpy()
+    order = np.argsort(ranks, kind="stable")
+    if table is None or len(ranks) != len(units) or np.any(ranks[order] != units):
+        raise RuntimeError("neardup: a candidate pair without both of its texts")
+    a, b = order[np.searchsorted(units, u)], order[np.searchsorted(units, v)]
+    prints = np.zeros(len(units), np.int64)
+    prints[a], prints[b] = fu, fv
+    near = judge(table.column(1), prints, a, b)
+    return u[near], v[near]
 
 
 def _partitions(pairs: int, text_bytes: float) -> int:
@@ -300,11 +339,16 @@ class _Judge:
     def __init__(self, spec: str, k: int, short_rule: bool, profile: "_Profile") -> None:
         self.spec, self.k, self.short_rule, self.profile = spec, k, short_rule, profile
 
-    def __call__(self, a: Any, b: Any, fa: Any, fb: Any) -> Any:
+    def __call__(self, texts: Any, fingerprints: Any, a: Any, b: Any) -> Any:
+        """Whether each pair ``(texts[a[i]], texts[b[i]])`` is near
+        (``fingerprints[j]`` is text ``j``'s)."""
+        import numpy as np
+
         from neardup import _neardup
 
+        a, b, fingerprints = (np.ascontiguousarray(x, np.int64) for x in (a, b, fingerprints))
         return _neardup.judge_pairs(
-            a, b, fa, fb, verify=self.spec, k=self.k, short_rule=self.short_rule, profile=self.profile
+            texts, fingerprints, a, b, verify=self.spec, k=self.k, short_rule=self.short_rule, profile=self.profile
         )
 
 
@@ -370,14 +414,9 @@ def _judged_in_tasks(
         a, b = order[0::2], order[1::2]
         if len(a) != len(b) or np.any(pair[a] != pair[b]) or np.any(side[a] != 0) or np.any(side[b] != 1):
             raise RuntimeError("neardup: a candidate pair without both of its texts")
-        text = rows.column("text")
-        # Judged a batch's worth at a time: the texts taken for a call are
-        # copies.
-        for start in range(0, len(a), _JUDGED_AT_ONCE):
-            x, y = a[start : start + _JUDGED_AT_ONCE], b[start : start + _JUDGED_AT_ONCE]
-            p = pair[x]
-            near = judge(text.take(pa.array(x)), text.take(pa.array(y)), fu[p], fv[p])
-            yield pa.RecordBatch.from_arrays([pa.array(p[near])], names=["pair"])
+        prints = np.where(side == 0, fu[pair], fv[pair])
+        near = judge(rows.column("text"), prints, a, b)
+        yield pa.RecordBatch.from_arrays([pa.array(pair[a][near])], names=["pair"])
 
     picked = texts.join(F.broadcast(wanted), rank_col).select(rank_col, text_col)
     rows = picked.mapInArrow(ended, "pair long, side byte, text string").repartition(partitions, "pair")
@@ -407,8 +446,7 @@ def _judged_by_joins(candidates: DataFrame, texts: DataFrame, judge: _Judge) -> 
         a, b = np.flatnonzero(first), np.flatnonzero(~first)
         if len(a) != len(offsets) - 1 or len(b) != len(a):
             raise RuntimeError("neardup: a candidate pair without both of its texts")
-        text, prints = batch.column("text"), batch.column(_FP).to_numpy()
-        near = judge(text.take(pa.array(a)), text.take(pa.array(b)), prints[a], prints[b])
+        near = judge(batch.column("text"), batch.column(_FP).to_numpy(), a, b)
         return pa.RecordBatch.from_arrays(
             [batch.column("u").take(pa.array(a)), batch.column("v").take(pa.array(a))], names=["u", "v"]
         ).filter(pa.array(near))

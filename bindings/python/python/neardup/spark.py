@@ -461,7 +461,7 @@ def _fates_gathered(
             pairs.append(by_fingerprint.result())
         u, v, fu, fv = _gathered.distinct_pairs(pairs, s.rank[own], s.fp[own])
     if judge is not None:
-        u, v = _verified(u, v, fu, fv, texts, judge, float(np.mean(s.text_bytes)) if len(s.rank) else 0.0)
+        u, v = _verified(u, v, fu, fv, texts, judge, s.rank, s.text_bytes)
     with _step(df, "connected components"):
         nodes, labels = _neardup.least_in_components(u, v)
         ranks, kept = _gathered.dropped(s.rank, unit, nodes, labels)

@@ -63,17 +63,20 @@ pub(crate) fn exact_units<'py>(
 /// bits, each once as `(x, y)` with `x < y`: the distinct fingerprints
 /// joined by the CLI's in-memory join (the plan it chooses for their
 /// number), each pair of fingerprints crossed to their units, and the
-/// units of one fingerprint paired among themselves.
+/// units of one fingerprint paired among themselves. None, before any
+/// pair of units is made, when there would be more than `limit` (counted
+/// from the runs' sizes): the caller finds them some other way.
 #[pyfunction]
 pub(crate) fn unit_pairs_by_fingerprint<'py>(
     py: Python<'py>,
     unit: PyReadonlyArray1<'py, i64>,
     fp: PyReadonlyArray1<'py, i64>,
     k: u32,
-) -> PyResult<(Longs<'py>, Longs<'py>)> {
+    limit: u64,
+) -> PyResult<Option<(Longs<'py>, Longs<'py>)>> {
     let (unit, fp) = (unit.as_slice()?, fp.as_slice()?);
     same_length("unit and fp", &[unit.len(), fp.len()])?;
-    let (x, y) = py.detach(|| -> PyResult<(Vec<i64>, Vec<i64>)> {
+    let found = py.detach(|| -> PyResult<Option<(Vec<i64>, Vec<i64>)>> {
         let mut rows: Vec<(u64, i64)> = fp
             .iter()
             .map(|&f| f as u64)
@@ -91,10 +94,21 @@ pub(crate) fn unit_pairs_by_fingerprint<'py>(
         }
         starts.push(rows.len());
         if distinct.is_empty() {
-            return Ok((Vec::new(), Vec::new()));
+            return Ok(Some((Vec::new(), Vec::new())));
         }
         let pairs = joined(&distinct, k)?;
         let run = |g: usize| &rows[starts[g]..starts[g + 1]];
+        let size = |g: usize| (starts[g + 1] - starts[g]) as u64;
+        let across: u64 = pairs
+            .iter()
+            .map(|p| size(p.a as usize) * size(p.b as usize))
+            .sum();
+        let within: u64 = (0..distinct.len())
+            .map(|g| size(g) * size(g).saturating_sub(1) / 2)
+            .sum();
+        if across.saturating_add(within) > limit {
+            return Ok(None);
+        }
         let mut found: Vec<(i64, i64)> = pairs
             .par_iter()
             .flat_map_iter(|p| {
@@ -111,27 +125,30 @@ pub(crate) fn unit_pairs_by_fingerprint<'py>(
                 }
             }
         }
-        Ok(found.into_iter().unzip())
+        Ok(Some(found.into_iter().unzip()))
     })?;
-    Ok((PyArray1::from_vec(py, x), PyArray1::from_vec(py, y)))
+    Ok(found.map(|(x, y)| (PyArray1::from_vec(py, x), PyArray1::from_vec(py, y))))
 }
 
 /// The short-document rule's pairs of units: two units that share a key
 /// (`keys[i]` is a key of unit `units[i]`), one of them short
-/// (`short[i]`). Gives `(x, y)`, `x < y`, each pair once.
+/// (`short[i]`). Gives `(x, y)`, `x < y`, each pair once; None, before
+/// any pair is made, when the key groups would give more than `limit`
+/// (a pair counted once for each key it shares).
 #[pyfunction]
 pub(crate) fn short_unit_pairs<'py>(
     py: Python<'py>,
     keys: PyReadonlyArray1<'py, i64>,
     units: PyReadonlyArray1<'py, i64>,
     short: PyReadonlyArray1<'py, bool>,
-) -> PyResult<(Longs<'py>, Longs<'py>)> {
+    limit: u64,
+) -> PyResult<Option<(Longs<'py>, Longs<'py>)>> {
     let (keys, units, short) = (keys.as_slice()?, units.as_slice()?, short.as_slice()?);
     same_length(
         "keys, units and short",
         &[keys.len(), units.len(), short.len()],
     )?;
-    let (x, y) = py.detach(|| {
+    let found = py.detach(|| {
         let mut rows: Vec<(i64, (i64, bool))> = (0..keys.len())
             .map(|i| (keys[i], (units[i], short[i])))
             .collect();
@@ -144,14 +161,27 @@ pub(crate) fn short_unit_pairs<'py>(
             start += run.len();
         }
         drop(rows);
-        distinct(
+        // Pairs with a short member: all of a group's pairs but those of
+        // two members that are not short.
+        let pairs = |n: u64| n * n.saturating_sub(1) / 2;
+        let count: u64 = groups
+            .iter()
+            .map(|g| {
+                let long = members[g.clone()].iter().filter(|m| !m.1).count() as u64;
+                pairs(g.len() as u64) - pairs(long)
+            })
+            .sum();
+        if count > limit {
+            return None;
+        }
+        Some(distinct(
             groups
                 .into_par_iter()
                 .flat_map_iter(|g| short_pairs_of_group(&members[g]))
                 .collect(),
-        )
+        ))
     });
-    Ok((PyArray1::from_vec(py, x), PyArray1::from_vec(py, y)))
+    Ok(found.map(|(x, y)| (PyArray1::from_vec(py, x), PyArray1::from_vec(py, y))))
 }
 
 /// The pairs `(x[i], y[i])` each once, as `(u, v)` with `u < v`, sorted.

@@ -78,6 +78,15 @@ def gathered_alone(monkeypatch):
 
 
 @pytest.fixture
+def too_many_pairs(monkeypatch):
+    """Rows gathered on the driver, but more candidate pairs than it makes:
+    the job goes on by Spark's joins."""
+    from neardup import _spark_steps as steps
+
+    monkeypatch.setattr(steps, "_DRIVER_PAIRS", 0)
+
+
+@pytest.fixture
 def texts_in_the_tasks(monkeypatch):
     """Rows gathered on the driver, the texts of candidate pairs judged in
     the executors (each pair's two texts brought together by a shuffle)
@@ -133,6 +142,11 @@ def test_gathered_candidates_are_every_pair_within_k_once():
             if bin(bits[i] ^ bits[j]).count("1") <= k
         )
         assert got == want and len(want) > 45
+        # Past the limit, no pairs: counted before they are made.
+        from neardup import _neardup
+
+        assert _neardup.unit_pairs_by_fingerprint(units, fps, k, len(want) - 1) is None
+        assert _neardup.unit_pairs_by_fingerprint(units, fps, k, len(want)) is not None
 
 
 def test_gathered_units_and_short_pairs_are_brute_force():
@@ -155,7 +169,7 @@ def test_gathered_units_and_short_pairs_are_brute_force():
     keys = rng.integers(0, 40, n).astype(np.int64)
     units = rng.integers(0, 120, n).astype(np.int64)
     short = rng.random(n) < 0.3
-    x, y = _neardup.short_unit_pairs(keys, units, short)
+    x, y = _neardup.short_unit_pairs(keys, units, short, 10**9)
     want_pairs = sorted(
         {
             (min(units[i], units[j]), max(units[i], units[j]))
@@ -165,6 +179,8 @@ def test_gathered_units_and_short_pairs_are_brute_force():
         }
     )
     assert list(zip(x.tolist(), y.tolist())) == want_pairs and len(want_pairs) > 100
+    # The limit counts a pair once for each key it shares: at least as many.
+    assert _neardup.short_unit_pairs(keys, units, short, len(want_pairs) - 1) is None
 
     u, v = _neardup.distinct_unit_pairs(np.array([3, 1, 3, 7, 1], np.int64), np.array([1, 3, 1, 2, 3], np.int64))
     assert list(zip(u.tolist(), v.tolist())) == [(1, 3), (2, 7)]
@@ -292,7 +308,7 @@ def test_dedup_keeps_what_the_cli_keeps_on_the_conformance_corpus(spark, cli, tm
     assert {r.id for r in kept.select("id").collect()} == want and len(dropped) > 300
 
 
-@pytest.mark.parametrize("where", ["beyond_the_driver", "gathered_alone", "texts_in_the_tasks"])
+@pytest.mark.parametrize("where", ["beyond_the_driver", "gathered_alone", "texts_in_the_tasks", "too_many_pairs"])
 def test_dedup_past_each_limit_keeps_what_the_cli_keeps(spark, cli, tmp_path, request, where):
     # The same job with no step gathered on the driver or in every task,
     # and with only the rows gathered.

@@ -121,22 +121,23 @@ def units(s: Sketches) -> Any:
     return _neardup.exact_units(s.rank, s.fp, s.text_hash)
 
 
-def fingerprint_candidates(unit: Any, fp: Any, k: int) -> Pairs:
+def fingerprint_candidates(unit: Any, fp: Any, k: int) -> Optional[Pairs]:
     """Every pair of the units ``unit`` (ranks, fingerprinted ``fp``)
     within ``k`` bits, each once: the distinct fingerprints joined by the
     CLI's join, each pair of them crossed to their units, and the units of
-    one fingerprint paired among themselves."""
+    one fingerprint paired among themselves. None when there are more than
+    :data:`_DRIVER_PAIRS`."""
     from neardup import _neardup
 
-    return _neardup.unit_pairs_by_fingerprint(unit, fp, k)
+    return _neardup.unit_pairs_by_fingerprint(unit, fp, k, _steps._DRIVER_PAIRS)
 
 
-def short_candidates(sketched: DataFrame, s: Sketches, unit: Any) -> Pairs:
+def short_candidates(sketched: DataFrame, s: Sketches, unit: Any) -> Optional[Pairs]:
     """The short-document rule's pairs of units (two units that share a
     key, one of them short), from the keys of the near-short units:
     gathered on the driver (one job) and grouped by a sort while there are
     at most :data:`_DRIVER_KEYS` of them, else grouped by a shuffle (its
-    pairs gathered)."""
+    pairs gathered). None when there are more than :data:`_DRIVER_PAIRS`."""
     import pyarrow as pa
 
     from neardup import _neardup
@@ -159,8 +160,10 @@ def short_candidates(sketched: DataFrame, s: Sketches, unit: Any) -> Pairs:
         near = sketched.where(F.col(_KIND) > 0).select(_RANK, _KIND, _FP, _KEYS)
         with _step(sketched, "short-rule candidates, by a shuffle of their keys"):
             rows = near.mapInArrow(own, "key long, unit long, short boolean, fp long")
-            pairs = _steps._short_pairs(rows).select("x", "y").distinct()
+            pairs = _steps._short_pairs(rows).select("x", "y").distinct().localCheckpoint()
             try:
+                if pairs.count() > _steps._DRIVER_PAIRS:
+                    return None
                 x, y = _steps._collect_longs(pairs, "x", "y")
             finally:
                 shared.destroy()
@@ -170,7 +173,7 @@ def short_candidates(sketched: DataFrame, s: Sketches, unit: Any) -> Pairs:
         table = _collected(sketched.where(F.col(_KIND) > 0).select(_RANK, _KIND, _KEYS), schema)
     keys, members, short, _ = _own_keys(table, reps, with_fp=False)
     del table
-    return _neardup.short_unit_pairs(keys, members, short)
+    return _neardup.short_unit_pairs(keys, members, short, _steps._DRIVER_PAIRS)
 
 
 def _own_keys(rows: Any, reps: Any, with_fp: bool) -> Tuple[Any, Any, Any, Any]:

@@ -57,6 +57,13 @@ _DRIVER_EDGES = 10_000_000
 # a Spark job.
 _DRIVER_ROWS = 10_000_000
 
+# Candidate pairs of units up to this many, by fingerprint and by the
+# short-document rule each, are made on the driver where the rows are
+# gathered (counted first from the sizes of the groups they come from:
+# about 64 bytes a pair at the peak, while they are sorted, 1.3 GB at
+# most); beyond it, as where the rows are not gathered, by Spark's joins.
+_DRIVER_PAIRS = 20_000_000
+
 # Short-rule keys up to this many (of the gathered rows' near-short rows,
 # exact copies included) are gathered on the driver (8 bytes a key through
 # Spark: 480 MB at most, within the default spark.driver.maxResultSize of

@@ -310,8 +310,9 @@ def fates(
     if gathered is not None:
         if on_null == "keep":
             gathered = _gathered.with_text(gathered)
-        return _fates_gathered(df, sketched, gathered, id_col, texts, judge, k, rule, alone)
-
+        fated = _fates_gathered(df, sketched, gathered, id_col, texts, judge, k, rule, alone)
+        if fated is not None:
+            return fated
     return _fates_by_spark(df, sketched, id_col, texts, judge, k, rule, alone, max_rounds, on_null)
 
 
@@ -443,10 +444,12 @@ def _fates_gathered(
     k: int,
     rule: bool,
     alone: bool,
-) -> DataFrame:
+) -> Optional[DataFrame]:
     """:func:`fates` past its first pass, for rows gathered on the driver:
     exact copies, candidate pairs and components there, the texts of the
-    candidate pairs verified in the executors."""
+    candidate pairs verified on the driver or in the executors. None when
+    the candidate pairs are too many to make there (the job goes on by
+    Spark's joins)."""
     from neardup import _neardup
 
     with _step(df, "candidate pairs (by fingerprint and by the short-document rule)"):
@@ -459,7 +462,10 @@ def _fates_gathered(
             by_fingerprint = beside.submit(_gathered.fingerprint_candidates, s.rank[searched], s.fp[searched], k)
             pairs = [_gathered.short_candidates(sketched, s, unit)] if rule else []
             pairs.append(by_fingerprint.result())
-        u, v, fu, fv = _gathered.distinct_pairs(pairs, s.rank[own], s.fp[own])
+        made = [p for p in pairs if p is not None]
+        if len(made) < len(pairs):
+            return None
+        u, v, fu, fv = _gathered.distinct_pairs(made, s.rank[own], s.fp[own])
     if judge is not None:
         u, v = _verified(u, v, fu, fv, texts, judge, s.rank, s.text_bytes)
     with _step(df, "connected components"):

@@ -87,6 +87,16 @@ def too_many_pairs(monkeypatch):
 
 
 @pytest.fixture
+def too_many_pairs_by_shuffle(monkeypatch):
+    """The same, with the short-rule keys grouped by a shuffle: its pairs
+    are counted before they are collected."""
+    from neardup import _spark_steps as steps
+
+    for limit in ("_DRIVER_KEYS", "_DRIVER_PAIRS"):
+        monkeypatch.setattr(steps, limit, 0)
+
+
+@pytest.fixture
 def texts_in_the_tasks(monkeypatch):
     """Rows gathered on the driver, the texts of candidate pairs judged in
     the executors (each pair's two texts brought together by a shuffle)
@@ -308,10 +318,14 @@ def test_dedup_keeps_what_the_cli_keeps_on_the_conformance_corpus(spark, cli, tm
     assert {r.id for r in kept.select("id").collect()} == want and len(dropped) > 300
 
 
-@pytest.mark.parametrize("where", ["beyond_the_driver", "gathered_alone", "texts_in_the_tasks", "too_many_pairs"])
+@pytest.mark.parametrize(
+    "where", ["beyond_the_driver", "gathered_alone", "texts_in_the_tasks", "too_many_pairs", "too_many_pairs_by_shuffle"]
+)
 def test_dedup_past_each_limit_keeps_what_the_cli_keeps(spark, cli, tmp_path, request, where):
-    # The same job with no step gathered on the driver or in every task,
-    # and with only the rows gathered.
+    # The same job with no step gathered on the driver or in every task;
+    # with only the rows gathered; with the texts judged in the executors;
+    # with more candidate pairs than the driver makes (the short-rule keys
+    # grouped there, or by a shuffle).
     from neardup import spark as nds
 
     request.getfixturevalue(where)

@@ -18,10 +18,11 @@ batch (``mapInArrow``: Python is called once per batch, never per row):
   fingerprint join and the short-document rule, each is verified on the
   texts (the library's rule: Jaccard of shingles, as the CLI), and
   connected components of the verified pairs keep their first row in keep
-  order: the CLI's ``--cluster components``. While the rows' sketches fit
-  on the driver, units, candidates and components are found there, as the
-  CLI finds them in one process; past that, by Spark's joins and
-  large-star/small-star iterations.
+  order: the CLI's ``--cluster components``. While the rows' sketches
+  (and their candidate pairs) fit on the driver, units, candidates and
+  components are found there, as the CLI finds them in one process, and
+  the texts of the candidate pairs are judged there while they fit too;
+  past that, by Spark's joins and large-star/small-star iterations.
 
 Each function checks, first, what a task would otherwise fail on minutes
 later, naming a place in an Arrow batch: settings (by the library's own
@@ -313,6 +314,7 @@ def fates(
         fated = _fates_gathered(df, sketched, gathered, id_col, texts, judge, k, rule, alone)
         if fated is not None:
             return fated
+        gathered = None  # not held while Spark's joins run
     return _fates_by_spark(df, sketched, id_col, texts, judge, k, rule, alone, max_rounds, on_null)
 
 

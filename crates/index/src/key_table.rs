@@ -80,6 +80,11 @@ impl<S: AsRef<[u32]>> KeyTable<S> {
         self.id_bits
     }
 
+    /// Whether `n` entries fit without a regrowth.
+    pub(crate) fn holds(&self, n: usize) -> bool {
+        n.saturating_mul(100) <= self.slots.as_ref().len().saturating_mul(MAX_LOAD)
+    }
+
     /// The largest number an entry can have.
     pub(crate) fn max_id(&self) -> u32 {
         // All ones is EMPTY's pattern with zero check bits.

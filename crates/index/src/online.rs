@@ -96,8 +96,45 @@ impl<B: Bits> OnlineIndex<B> {
             *last = (1 << (n % 64)) - 1;
         }
         index.len = fingerprints.len();
-        index.tables = index.fill_tables(id_bits_for(n));
+        index.tables = index.fill_tables(id_bits_for(n), index.len);
         Ok(index)
+    }
+
+    /// Makes room for `additional` more fingerprints now: the tables are
+    /// sized for them and their numbers given the bits, so that no insert
+    /// until then regrows the tables. A regrowth moves every entry, a pause
+    /// that lengthens as the index grows; an index that takes a stream of
+    /// inserts up to a known size (a store's recent documents, up to a
+    /// flush) reserves it once.
+    ///
+    /// ```
+    /// use neardup_core::Width;
+    /// use neardup_index::{OnlineIndex, TablePlan};
+    ///
+    /// let mut index = OnlineIndex::<u64>::new(TablePlan::pigeonhole(Width::W64, 3)?)?;
+    /// index.reserve(1000);
+    /// let before = index.memory_bytes();
+    /// for i in 0..1000u64 {
+    ///     index.insert(i.wrapping_mul(0x9e37_79b9_7f4a_7c15))?;
+    /// }
+    /// assert_eq!(index.memory_bytes(), before);
+    /// # Ok::<(), neardup_index::Error>(())
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        let ids = self.fingerprints.len().saturating_add(additional);
+        let entries = self.len.saturating_add(additional);
+        let id_bits = id_bits_for(u32::try_from(ids).unwrap_or(u32::MAX));
+        let fits = self
+            .tables
+            .first()
+            .is_some_and(|t| t.id_bits() >= id_bits && t.holds(entries));
+        if !fits {
+            self.tables = self.fill_tables(id_bits, entries);
+        }
+        self.fingerprints
+            .reserve(ids.saturating_sub(self.fingerprints.len()));
+        self.live
+            .reserve(ids.div_ceil(64).saturating_sub(self.live.len()));
     }
 
     /// Stores `fingerprint` and returns its number, which queries report.
@@ -122,7 +159,7 @@ impl<B: Bits> OnlineIndex<B> {
         self.len += 1;
         if self.tables.first().is_some_and(|t| id > t.max_id()) {
             // Numbers outgrew the slots: more bits for them, fewer check bits.
-            self.tables = self.fill_tables(id_bits_for(id.saturating_mul(16)));
+            self.tables = self.fill_tables(id_bits_for(id.saturating_mul(16)), self.len);
             return Ok(id);
         }
         let (plan, fps) = (&self.plan, &self.fingerprints);
@@ -195,14 +232,14 @@ impl<B: Bits> OnlineIndex<B> {
     }
 
     /// Tables of every stored fingerprint, their numbers of `id_bits` bits,
-    /// filled in parallel.
-    fn fill_tables(&self, id_bits: u32) -> Vec<KeyTable> {
+    /// sized for `entries`, filled in parallel.
+    fn fill_tables(&self, id_bits: u32, entries: usize) -> Vec<KeyTable> {
         let (plan, fps) = (&self.plan, &self.fingerprints);
         (0..plan.tables())
             .into_par_iter()
             .map(|t| {
                 let hash_of = |i: u32| key_hash(plan.key(t, fps[i as usize]));
-                let mut table = KeyTable::new(self.len, id_bits);
+                let mut table = KeyTable::new(entries.max(self.len), id_bits);
                 table.fill(
                     (0..fps.len() as u32).filter(|&id| self.contains(id)),
                     hash_of,

@@ -23,9 +23,19 @@ fn brute<B: Bits>(k: u32, stored: &[(u32, B)], query: B) -> Vec<Neighbour> {
 fn check<B: Bits>(plan: TablePlan, fps: &[B], rng: &mut Rng) {
     let k = plan.k();
     let built = OnlineIndex::build(plan.clone(), fps).unwrap();
-    let mut index = OnlineIndex::new(plan).unwrap();
+    let mut index = OnlineIndex::new(plan.clone()).unwrap();
     for &fp in fps {
         index.insert(fp).unwrap();
+    }
+    // Room made before some of the inserts (more than they need, or less).
+    let mut reserved = OnlineIndex::new(plan).unwrap();
+    let at = rng.below(fps.len() as u64 + 1) as usize;
+    reserved.reserve(rng.below(2 * fps.len() as u64) as usize);
+    for (i, &fp) in fps.iter().enumerate() {
+        if i == at {
+            reserved.reserve(fps.len() - at);
+        }
+        reserved.insert(fp).unwrap();
     }
     let mut stored: Vec<(u32, B)> = fps
         .iter()
@@ -39,17 +49,22 @@ fn check<B: Bits>(plan: TablePlan, fps: &[B], rng: &mut Rng) {
         let expected = brute(k, &stored, *q);
         assert_eq!(found, &expected);
         assert_eq!(built.query(*q), expected);
+        assert_eq!(reserved.query(*q), expected);
     }
     for id in 0..fps.len() as u32 {
         if rng.below(3) == 0 {
             assert!(index.remove(id));
             assert!(!index.remove(id));
+            assert!(reserved.remove(id));
             stored.retain(|&(i, _)| i != id);
         }
     }
     assert_eq!(index.len(), stored.len());
+    // Room made after removals, for numbers past those given so far.
+    reserved.reserve(rng.below(200) as usize);
     for &q in fps {
         assert_eq!(index.query(q), brute(k, &stored, q));
+        assert_eq!(reserved.query(q), brute(k, &stored, q));
     }
 }
 
@@ -91,6 +106,18 @@ fn grows_and_reports_memory() {
     }
     let per_fp = index.memory_bytes() as f64 / index.len() as f64;
     assert!(per_fp > 8.0 && per_fp < 400.0, "{per_fp}");
+    // With the room made first, the same inserts regrow nothing.
+    let mut reserved = OnlineIndex::new(TablePlan::new(Width::W64, 3, 5).unwrap()).unwrap();
+    reserved.reserve(fps.len());
+    let before = reserved.memory_bytes();
+    for &fp in &fps {
+        reserved.insert(fp).unwrap();
+    }
+    assert_eq!(reserved.memory_bytes(), before);
+    for (id, &fp) in fps.iter().enumerate().step_by(97) {
+        assert_eq!(reserved.query(fp), index.query(fp));
+        assert!(reserved.query(fp).iter().any(|m| m.id == id as u32));
+    }
     assert!(OnlineIndex::<u128>::new(TablePlan::pigeonhole(Width::W64, 3).unwrap()).is_err());
 }
 

@@ -13,7 +13,7 @@ use crate::log::{self, DOCUMENTS, KEYED, LOG_FILE, Log, Logged, Manifest, RECENT
 use crate::options::{StoreOptions, recent_plan};
 use crate::record::StoredDocument;
 use crate::settings::StoreSettings;
-use crate::view::{LiveSegment, View};
+use crate::view::{LiveSegment, View, recent_room};
 use neardup_index::Neighbour;
 
 /// A durable store of fingerprinted documents, searched exactly within
@@ -139,8 +139,10 @@ impl<B: Bits> Store<B> {
         let manifest = log::read_manifest(&txn, dir)?;
         let settings = settings_of(dir, &manifest, settings)?;
         remove_leftovers(dir, &manifest.segments);
-        let (view, next_seq) = load_view(dir, &txn, &manifest, &settings, &options)?;
+        let (mut view, next_seq) = load_view(dir, &txn, &manifest, &settings, &options)?;
         drop(txn);
+        let room = recent_room(options.flush_at).saturating_sub(view.recent.len());
+        view.recent.reserve(room);
         Ok(Store::assemble(
             dir,
             log,

@@ -72,6 +72,20 @@ pub(crate) struct View<B> {
     pub(crate) recent_docs: Vec<Recent>,
 }
 
+/// The recent documents whose room the writer's index makes before they
+/// come: as many as are flushed together, up to [`RESERVED_RECENT`]. With
+/// the room made, no insert before the flush regrows the index's tables: a
+/// regrowth moves every entry while the writer waits, and every write in
+/// the group commit behind it waits too.
+pub(crate) fn recent_room(flush_at: usize) -> usize {
+    flush_at.min(RESERVED_RECENT)
+}
+
+/// The most recent documents whose room is made at once (about 5.3 bytes
+/// per table each): a store flushed only past millions of them does not
+/// take their memory before it needs it.
+const RESERVED_RECENT: usize = 1 << 20;
+
 impl<B: Bits> View<B> {
     pub(crate) fn new(plan: TablePlan) -> Result<View<B>> {
         Ok(View {

@@ -3,7 +3,7 @@
 //! flush of recent documents into a segment of their own. Stored texts
 //! are judged against new ones in [`crate::judge`].
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use neardup_index::{Bits, OnlineIndex, Segment};
@@ -181,7 +181,6 @@ struct Staged<B> {
     id: String,
     fingerprint: B,
     text: Option<String>,
-    keys: Vec<u64>,
     seq: u64,
     deleted: bool,
 }
@@ -227,6 +226,11 @@ impl<B: Bits> Store<B> {
         let mut counters = inner.lock_writer();
         let txn = inner.db.begin(dir)?;
         let mut staged: Vec<Staged<B>> = Vec::new();
+        // The batch's inserts by id (those not deleted since) and by
+        // short-document key: a batch of n writes looks each up once,
+        // not n times over.
+        let mut staged_ids: HashMap<String, usize> = HashMap::new();
+        let mut staged_keys: HashMap<u64, Vec<usize>> = HashMap::new();
         // Planned for the batch's size (a batch taken in one transaction,
         // `insert_batch`, may be larger than a flush).
         let mut staged_index = match writes.len() > 64 {
@@ -238,7 +242,7 @@ impl<B: Bits> Store<B> {
             }
             false => None,
         };
-        let mut deletes: Vec<Place> = Vec::new();
+        let mut deletes: HashSet<Place> = HashSet::new();
         let mut written = Vec::with_capacity(writes.len());
         {
             let mut documents = txn.open_table(DOCUMENTS).logged(dir)?;
@@ -252,12 +256,12 @@ impl<B: Bits> Store<B> {
                 match write {
                     Write::Insert(insert) => {
                         let id = match &insert.id {
-                            Some(id) if taken(&documents, &staged, id, dir)? => {
+                            Some(id) if taken(&documents, &staged_ids, id, dir)? => {
                                 written.push(Written::IdTaken { id: id.clone() });
                                 continue;
                             }
                             Some(id) => id.clone(),
-                            None => fresh_id(&documents, &staged, counters.next_seq, dir)?,
+                            None => fresh_id(&documents, &staged_ids, counters.next_seq, dir)?,
                         };
                         let mut check = TextCheck::new(judge, insert.text.as_deref());
                         let mut duplicates = Vec::new();
@@ -292,7 +296,9 @@ impl<B: Bits> Store<B> {
                         // at any distance (judged by their texts alone).
                         if check.wants_texts() {
                             for other in keyed_ids(&keyed, &insert.keys, dir)? {
-                                if found.contains(&other) {
+                                // This batch's own inserts are in the log's
+                                // table already; they are judged below, once.
+                                if found.contains(&other) || staged_ids.contains_key(&other) {
                                     continue;
                                 }
                                 // Not there: deleted earlier in this batch.
@@ -328,27 +334,34 @@ impl<B: Bits> Store<B> {
                                 .map(|i| (i, staged[i].fingerprint.distance(insert.fingerprint)))
                                 .collect(),
                         };
-                        let mut near_staged = vec![false; staged.len()];
+                        let mut near_staged = Vec::new();
                         for (i, distance) in near {
                             let s = &staged[i];
                             if distance <= insert.k && !s.deleted {
-                                near_staged[i] = true;
+                                near_staged.push(i);
                                 let d = check.duplicate(s.text.as_deref(), s.id.clone(), distance);
                                 duplicates.extend(d);
                             }
                         }
                         // And those that share a short-document key.
                         if check.wants_texts() && !insert.keys.is_empty() {
-                            for (i, s) in staged.iter().enumerate() {
-                                if near_staged[i] || s.deleted || s.text.is_none() {
+                            let mut sharing: Vec<usize> = insert
+                                .keys
+                                .iter()
+                                .filter_map(|key| staged_keys.get(key))
+                                .flatten()
+                                .copied()
+                                .collect();
+                            sharing.sort_unstable();
+                            sharing.dedup();
+                            for i in sharing {
+                                let s = &staged[i];
+                                if near_staged.contains(&i) || s.deleted || s.text.is_none() {
                                     continue;
                                 }
-                                if s.keys.iter().any(|k| insert.keys.contains(k)) {
-                                    let distance = s.fingerprint.distance(insert.fingerprint);
-                                    let d =
-                                        check.duplicate(s.text.as_deref(), s.id.clone(), distance);
-                                    duplicates.extend(d);
-                                }
+                                let distance = s.fingerprint.distance(insert.fingerprint);
+                                let d = check.duplicate(s.text.as_deref(), s.id.clone(), distance);
+                                duplicates.extend(d);
                             }
                         }
                         drop(check);
@@ -392,11 +405,14 @@ impl<B: Bits> Store<B> {
                         if let Some(index) = &mut staged_index {
                             index.insert(insert.fingerprint)?;
                         }
+                        for &key in &keys {
+                            staged_keys.entry(key).or_default().push(staged.len());
+                        }
+                        staged_ids.insert(id.clone(), staged.len());
                         staged.push(Staged {
                             id: id.clone(),
                             fingerprint: insert.fingerprint,
                             text: doc.text,
-                            keys,
                             seq,
                             deleted: false,
                         });
@@ -416,7 +432,7 @@ impl<B: Bits> Store<B> {
                                 keyed.remove((key, id.as_str())).logged(dir)?;
                             }
                         }
-                        if let Some(pos) = staged.iter().position(|s| !s.deleted && s.id == id) {
+                        if let Some(pos) = staged_ids.remove(id.as_str()) {
                             let s = &mut staged[pos];
                             s.deleted = true;
                             if let Some(index) = &mut staged_index {
@@ -443,7 +459,7 @@ impl<B: Bits> Store<B> {
                                     deleted.insert((segment, pos), ()).logged(dir)?;
                                 }
                             }
-                            deletes.push(place);
+                            deletes.insert(place);
                         }
                         written.push(Written::Deleted { id });
                     }
@@ -565,26 +581,28 @@ fn decode_keys(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
 /// so that the writer never holds all their texts at once.
 const JUDGED_TEXT_BYTES: usize = 64 << 20;
 
-fn taken<B>(
+/// Whether a stored document or one this batch inserted (and did not
+/// delete since) has id `id`.
+fn taken(
     documents: &redb::Table<&str, &[u8]>,
-    staged: &[Staged<B>],
+    staged_ids: &HashMap<String, usize>,
     id: &str,
     dir: &std::path::Path,
 ) -> Result<bool> {
-    Ok(documents.get(id).logged(dir)?.is_some() || staged.iter().any(|s| !s.deleted && s.id == id))
+    Ok(staged_ids.contains_key(id) || documents.get(id).logged(dir)?.is_some())
 }
 
 /// An id for a document given none: its sequence number, with a suffix in
 /// the rare case that a caller took that id.
-fn fresh_id<B>(
+fn fresh_id(
     documents: &redb::Table<&str, &[u8]>,
-    staged: &[Staged<B>],
+    staged_ids: &HashMap<String, usize>,
     seq: u64,
     dir: &std::path::Path,
 ) -> Result<String> {
     let mut id = seq.to_string();
     let mut n = 0;
-    while taken(documents, staged, &id, dir)? {
+    while taken(documents, staged_ids, &id, dir)? {
         n += 1;
         id = format!("{seq}.{n}");
     }

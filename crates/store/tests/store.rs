@@ -198,6 +198,48 @@ fn insert_if_unique_sees_the_batch_and_the_judge() {
     assert_eq!(store.stats().documents, 3);
 }
 
+/// Within one batch: an earlier insert that shares a short-document key is
+/// a candidate at any distance (judged by its text), one deleted since is
+/// not, and an id taken earlier in the batch is refused until deleted.
+#[test]
+fn a_batch_finds_its_own_inserts_by_key_and_by_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let keyed = StoreSettings::builder(K)
+        .texts(true)
+        .short_keys("jaccard:0.8")
+        .build();
+    let store = Store::<u64>::open(dir.path(), Some(&keyed), small()).unwrap();
+    let same = |a: &str, b: &str| (a == b).then_some(1.0);
+    let far = u64::MAX;
+    let writes = vec![
+        Write::Insert(Insert::new(0, K).id("a").text("short").keys(vec![7])),
+        Write::Insert(Insert::new(far, K).id("b").text("short").keys(vec![9])),
+        // Shares key 7 with "a" and key 9 with "b"; both texts the same.
+        Write::Insert(
+            Insert::new(0x0f0f, K)
+                .id("c")
+                .text("short")
+                .keys(vec![7, 9]),
+        ),
+        Write::Insert(Insert::new(1, K).id("a")),
+        Write::Delete("a".into()),
+        // "a" deleted: not a candidate any more, and its id free again.
+        Write::Insert(Insert::new(0x00ff, K).id("a").text("short").keys(vec![7])),
+    ];
+    let written = store.write(writes, Some(&same)).unwrap();
+    let ids = |w: &Written| match w {
+        Written::Inserted { duplicates, .. } => {
+            duplicates.iter().map(|d| d.id.clone()).collect::<Vec<_>>()
+        }
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(ids(&written[2]), ["a", "b"]);
+    assert!(matches!(&written[3], Written::IdTaken { id } if id == "a"));
+    assert!(matches!(&written[4], Written::Deleted { .. }));
+    assert_eq!(ids(&written[5]), ["c"]);
+    assert_eq!(store.stats().documents, 3);
+}
+
 /// Counts the texts it prepares and the comparisons it makes.
 struct CountingJudge {
     prepared: AtomicUsize,

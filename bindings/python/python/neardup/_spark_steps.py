@@ -113,7 +113,6 @@ def _step_of(spark: Any, what: str) -> Iterator[None]:
         sc.setLocalProperty("spark.job.description", before)
 
 
-
 def _in_runs(
     df: DataFrame, keys: List[str], work: Callable[[Any, Any], Any], schema: str, partitions: int = 0
 ) -> DataFrame:
@@ -211,7 +210,6 @@ def _keyed_pairs(fps: DataFrame, k: int) -> DataFrame:
     return _in_runs(keyed_rows, ["table", "key"], pairs, "fp_a long, fp_b long, distance int")
 
 
-
 def _short_pairs(keyed: DataFrame) -> DataFrame:
     """The short-document rule's pairs ``(x, y, fx, fy)`` of the units in
     ``keyed`` (``key``, ``unit``, ``short``, ``fp``: a row per key of a
@@ -297,12 +295,15 @@ def _verified(u: Any, v: Any, fu: Any, fv: Any, texts: DataFrame, judge: "_Judge
     import numpy as np
 
     units = np.unique(np.concatenate([u, v]))
-    wanted_bytes = int(sizes[np.isin(ranks, units, assume_unique=True)].sum())
-    # The mean length of a pair's end, to size the shuffle of texts.
     by_rank = np.argsort(ranks)
-    end_sizes = sizes[by_rank]
-    ends = int(end_sizes[np.searchsorted(ranks[by_rank], u)].sum() + end_sizes[np.searchsorted(ranks[by_rank], v)].sum())
-    text_bytes = ends / (2 * len(u)) if len(u) else 0.0
+    sorted_ranks, sorted_sizes = ranks[by_rank], sizes[by_rank]
+
+    def size(of: Any) -> int:
+        return int(sorted_sizes[np.searchsorted(sorted_ranks, of)].sum())
+
+    wanted_bytes = size(units)
+    # The mean length of a pair's end, to size the shuffle of texts.
+    text_bytes = (size(u) + size(v)) / (2 * len(u)) if len(u) else 0.0
     with _step(texts, "verifying the candidate pairs"):
         if wanted_bytes <= _DRIVER_TEXT_BYTES:
             return _judged_on_driver(u, v, fu, fv, units, texts, judge)
@@ -310,7 +311,6 @@ def _verified(u: Any, v: Any, fu: Any, fv: Any, texts: DataFrame, judge: "_Judge
             return _judged_in_tasks(u, v, fu, fv, texts, judge, _partitions(len(u), text_bytes))
         pairs = _frame(texts.sparkSession, {"u": u, "v": v, "fu": fu, "fv": fv}, "u long, v long, fu long, fv long")
         return _collect_longs(_judged_by_joins(pairs, texts, judge), "u", "v")
-
 
 
 def _judged_on_driver(u: Any, v: Any, fu: Any, fv: Any, units: Any, texts: DataFrame, judge: "_Judge") -> Any:

@@ -28,8 +28,9 @@
 #   N=1e6 ROUNDS=1 bench/serve.sh
 #
 # STORE=DIR takes the store of N fingerprints that
-# `target/release/examples/load fill DIR N` made (10^8 took most of an
-# hour to fill before a batch looked its ids up in a map) instead of
+# `target/release/examples/load fill DIR N` made (10^8 took 48 to 72
+# minutes to fill before 3569184, whose batches scanned their own ids;
+# 10^6 went from 51.5 to 11.7 s, 10^8 not measured since) instead of
 # filling one: its segments are hard-linked (so
 # their cached pages are the ones the fill wrote; DIR must be on the
 # filesystem of bench/results) and its log copied, so DIR is left as it

@@ -343,7 +343,10 @@ impl<B: Bits> Store<B> {
                                 duplicates.extend(d);
                             }
                         }
-                        // And those that share a short-document key.
+                        // And those that share a short-document key (a batch
+                        // of copies has every earlier insert near: looked up
+                        // in order, not scanned for each).
+                        near_staged.sort_unstable();
                         if check.wants_texts() && !insert.keys.is_empty() {
                             let mut sharing: Vec<usize> = insert
                                 .keys
@@ -356,7 +359,8 @@ impl<B: Bits> Store<B> {
                             sharing.dedup();
                             for i in sharing {
                                 let s = &staged[i];
-                                if near_staged.contains(&i) || s.deleted || s.text.is_none() {
+                                let near = near_staged.binary_search(&i).is_ok();
+                                if near || s.deleted || s.text.is_none() {
                                     continue;
                                 }
                                 let distance = s.fingerprint.distance(insert.fingerprint);

@@ -230,6 +230,19 @@ fn a_crawler_stores_pages_once_and_the_service_stops_cleanly_on_sigterm() {
         metrics.as_str().unwrap().contains("neardup_documents 1"),
         "{metrics}"
     );
+    // Each group commit is timed and counted by its writes.
+    for counted in [
+        "neardup_commit_seconds_count",
+        "neardup_commit_writes_count",
+    ] {
+        let commits = metrics
+            .as_str()
+            .unwrap()
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("{counted} ")))
+            .and_then(|n| n.parse::<u64>().ok());
+        assert!(commits.is_some_and(|n| n >= 3), "{counted}: {metrics}");
+    }
     let (status, openapi) = call(agent.get(format!("{url}/openapi.json")).call());
     assert_eq!((status, &openapi["openapi"]), (200, &json!("3.1.0")));
     // Readers beside the running service: neither waits, and they see

@@ -106,10 +106,13 @@ fn commit<B: Bits>(
         replies.push((job.writes.len(), job.reply));
         all.extend(job.writes);
     }
+    let writes = all.len();
     let started = Instant::now();
     let result = store.write(all, judge.map(|j| &**j as &dyn Judge));
-    let micros = started.elapsed().as_micros() as u64;
-    metrics.commit_micros.fetch_add(micros, Ordering::Relaxed);
+    metrics
+        .commit_seconds
+        .observe(started.elapsed().as_secs_f64());
+    metrics.commit_writes.observe(writes as f64);
     match result {
         Ok(written) => {
             metrics.commits.fetch_add(1, Ordering::Relaxed);

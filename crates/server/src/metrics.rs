@@ -10,14 +10,17 @@ use neardup_store::StoreStats;
 use crate::connections::Phase;
 
 /// The service's counters.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Metrics {
     /// Group commits made.
     pub commits: AtomicU64,
     /// Writes acknowledged by them.
     pub committed_writes: AtomicU64,
-    /// Microseconds spent committing.
-    pub commit_micros: AtomicU64,
+    /// How long each group commit took (a flush of the recent documents
+    /// into a segment included): the tail an insert's latency inherits.
+    pub commit_seconds: Histogram,
+    /// How many writes each group commit took.
+    pub commit_writes: Histogram,
     /// Compactions done (every segment merged into one, when idle).
     pub compactions: AtomicU64,
     /// Connections open now.
@@ -34,6 +37,83 @@ pub struct Metrics {
     timed_out_head: AtomicU64,
     /// Requests answered, by route and status.
     requests: Mutex<BTreeMap<(String, u16), u64>>,
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics {
+            commits: AtomicU64::new(0),
+            committed_writes: AtomicU64::new(0),
+            commit_seconds: Histogram::new(&COMMIT_SECONDS),
+            commit_writes: Histogram::new(&COMMIT_WRITES),
+            compactions: AtomicU64::new(0),
+            open_connections: AtomicU64::new(0),
+            evicted: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
+            accept_errors: AtomicU64::new(0),
+            timed_out_idle: AtomicU64::new(0),
+            timed_out_head: AtomicU64::new(0),
+            requests: Mutex::new(BTreeMap::new()),
+        }
+    }
+}
+
+/// The upper bounds of the commit-time buckets, in seconds: a commit's
+/// sync takes about a millisecond, so the buckets are finest there.
+const COMMIT_SECONDS: [f64; 12] = [
+    0.000_5, 0.001, 0.002, 0.003, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0,
+];
+
+/// The upper bounds of the group-size buckets, in writes.
+const COMMIT_WRITES: [f64; 11] = [
+    1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 1024.0, 4096.0,
+];
+
+/// A Prometheus histogram: observations counted in fixed buckets, with
+/// their sum, updated without a lock.
+#[derive(Debug)]
+pub struct Histogram {
+    bounds: &'static [f64],
+    /// Observations in each bucket alone (not cumulative), the last past
+    /// every bound.
+    counts: Vec<AtomicU64>,
+    /// The sum, in millionths (microseconds for seconds).
+    sum_millionths: AtomicU64,
+}
+
+impl Histogram {
+    /// An empty histogram over `bounds`, ascending.
+    pub fn new(bounds: &'static [f64]) -> Histogram {
+        Histogram {
+            bounds,
+            counts: (0..=bounds.len()).map(|_| AtomicU64::new(0)).collect(),
+            sum_millionths: AtomicU64::new(0),
+        }
+    }
+
+    /// Counts `value` in the first bucket whose bound it does not pass.
+    pub fn observe(&self, value: f64) {
+        let bucket = self.bounds.partition_point(|&bound| bound < value);
+        self.counts[bucket].fetch_add(1, Ordering::Relaxed);
+        self.sum_millionths
+            .fetch_add((value * 1e6).round() as u64, Ordering::Relaxed);
+    }
+
+    /// Appends the histogram as Prometheus text, buckets cumulative.
+    pub fn render(&self, out: &mut String, name: &str, help: &str) {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
+        let mut total = 0;
+        for (i, count) in self.counts.iter().enumerate() {
+            total += count.load(Ordering::Relaxed);
+            match self.bounds.get(i) {
+                Some(bound) => writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {total}"),
+                None => writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {total}"),
+            }
+            .unwrap_or(());
+        }
+        let sum = self.sum_millionths.load(Ordering::Relaxed) as f64 / 1e6;
+        let _ = writeln!(out, "{name}_sum {sum}\n{name}_count {total}");
+    }
 }
 
 impl Metrics {
@@ -105,12 +185,6 @@ impl Metrics {
             load(&self.committed_writes),
         );
         metric(
-            "neardup_commit_seconds_total",
-            "counter",
-            "Time spent committing.",
-            load(&self.commit_micros) / 1e6,
-        );
-        metric(
             "neardup_compactions_total",
             "counter",
             "Compactions into one segment, when idle.",
@@ -140,6 +214,16 @@ impl Metrics {
             "Failed accepts (out of file descriptors, say).",
             load(&self.accept_errors),
         );
+        self.commit_seconds.render(
+            &mut out,
+            "neardup_commit_seconds",
+            "How long each group commit took, a flush into a segment included.",
+        );
+        self.commit_writes.render(
+            &mut out,
+            "neardup_commit_writes",
+            "Writes each group commit took.",
+        );
         let _ = writeln!(
             out,
             "# HELP neardup_connections_timed_out_total Connections closed for overstaying a phase: \
@@ -163,5 +247,28 @@ impl Metrics {
             );
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_histogram_counts_each_value_in_its_bucket_and_renders_them_cumulative() {
+        let h = Histogram::new(&[0.001, 0.01]);
+        for value in [0.0005, 0.001, 0.002, 0.5] {
+            h.observe(value);
+        }
+        let mut out = String::new();
+        h.render(&mut out, "took_seconds", "How long it took.");
+        assert_eq!(
+            out,
+            "# HELP took_seconds How long it took.\n# TYPE took_seconds histogram\n\
+             took_seconds_bucket{le=\"0.001\"} 2\n\
+             took_seconds_bucket{le=\"0.01\"} 3\n\
+             took_seconds_bucket{le=\"+Inf\"} 4\n\
+             took_seconds_sum 0.5035\ntook_seconds_count 4\n"
+        );
     }
 }

@@ -228,6 +228,10 @@ impl<B: Bits> App<B> {
             answers.push(None);
             written_for.push((i, self.hex(doc.fingerprint), doc.text.is_some()));
             let keys = self.short_keys(&doc);
+            // The segments searched here, on this request's thread, not
+            // one insert after another by the writer while the group
+            // commit waits (a bad k fails in the writer, as without it).
+            let presearch = self.store.presearch(doc.fingerprint, doc.k).ok();
             writes.push(Write::Insert(Insert {
                 keys,
                 id: doc.id,
@@ -236,6 +240,7 @@ impl<B: Bits> App<B> {
                 metadata: doc.metadata,
                 k: doc.k,
                 only_if_unique: doc.mode == Mode::InsertIfUnique,
+                presearch,
             }));
         }
         if !writes.is_empty() {

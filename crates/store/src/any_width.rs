@@ -373,5 +373,6 @@ pub(crate) fn narrowed<B>(insert: Insert<u128>, narrow: impl Fn(u128) -> B) -> I
         k: insert.k,
         only_if_unique: insert.only_if_unique,
         keys: insert.keys,
+        presearch: insert.presearch,
     }
 }

@@ -23,7 +23,7 @@ use crate::error::Result;
 use crate::log::{self, DELETED, Logged};
 use crate::options::plan_for;
 use crate::store::{Store, segment_name};
-use crate::view::{LiveSegment, is_set, set};
+use crate::view::{LiveSegment, is_set, new_generation, set};
 use crate::write::sync_dir;
 
 /// The segments to merge next, if a tier is full: the `factor` smallest of
@@ -269,6 +269,7 @@ impl<B: Bits> Store<B> {
             let mut view = inner.write_view();
             view.segments.retain(|s| !numbers.contains(&s.number));
             view.segments.push(segment);
+            view.generation = new_generation();
             for n in &numbers {
                 view.deleted.remove(n);
             }

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use neardup_index::{Bits, Neighbour, OnlineIndex, Segment, TablePlan};
 
@@ -59,6 +59,16 @@ impl<B> Drop for LiveSegment<B> {
     }
 }
 
+/// Every view's generations, in every store of the process, come from
+/// this one count: a [`crate::Presearch`] made in one store (or before a
+/// reopening) never passes for another's.
+static GENERATIONS: AtomicU64 = AtomicU64::new(0);
+
+/// A generation no view had before.
+pub(crate) fn new_generation() -> u64 {
+    GENERATIONS.fetch_add(1, Ordering::Relaxed) + 1
+}
+
 /// A recent document: its id and sequence number; `None` once deleted.
 pub(crate) type Recent = Option<(String, u64)>;
 
@@ -66,6 +76,9 @@ pub(crate) type Recent = Option<(String, u64)>;
 #[derive(Debug)]
 pub(crate) struct View<B> {
     pub(crate) segments: Vec<Arc<LiveSegment<B>>>,
+    /// Changed whenever `segments` is ([`new_generation`]): a search of the
+    /// segments made under one generation holds under it, deletions aside.
+    pub(crate) generation: u64,
     /// Deleted entries of each segment, by segment number: bit `pos`.
     pub(crate) deleted: HashMap<u64, Vec<u64>>,
     pub(crate) recent: OnlineIndex<B>,
@@ -90,6 +103,7 @@ impl<B: Bits> View<B> {
     pub(crate) fn new(plan: TablePlan) -> Result<View<B>> {
         Ok(View {
             segments: Vec::new(),
+            generation: new_generation(),
             deleted: HashMap::new(),
             recent: OnlineIndex::new(plan)?,
             recent_docs: Vec::new(),
@@ -98,6 +112,41 @@ impl<B: Bits> View<B> {
 
     /// Every stored fingerprint within `k` bits of `query`, with its place.
     pub(crate) fn search(&self, query: B, k: u32) -> Vec<(Neighbour<String>, Place)> {
+        let mut found = self.search_segments(query, k);
+        self.search_recent(query, k, &mut found);
+        found.sort_unstable();
+        found
+    }
+
+    /// [`View::search`], given what [`View::search_segments`] found in the
+    /// segments of generation `generation` (deletions made since dropped);
+    /// the segments are searched again only when they changed.
+    pub(crate) fn search_since(
+        &self,
+        query: B,
+        k: u32,
+        generation: u64,
+        in_segments: Vec<(Neighbour<String>, Place)>,
+    ) -> Vec<(Neighbour<String>, Place)> {
+        if generation != self.generation {
+            return self.search(query, k);
+        }
+        let mut found = in_segments;
+        found.retain(|(_, place)| match place {
+            Place::Segment { segment, pos } => !self
+                .deleted
+                .get(segment)
+                .is_some_and(|bits| is_set(bits, *pos)),
+            Place::Recent { .. } => false,
+        });
+        self.search_recent(query, k, &mut found);
+        found.sort_unstable();
+        found
+    }
+
+    /// The segments' fingerprints within `k` bits of `query` (deleted ones
+    /// not), with their places, unsorted.
+    pub(crate) fn search_segments(&self, query: B, k: u32) -> Vec<(Neighbour<String>, Place)> {
         let mut found = Vec::new();
         for live in &self.segments {
             let deleted = self.deleted.get(&live.number);
@@ -118,6 +167,11 @@ impl<B: Bits> View<B> {
                 }
             }
         }
+        found
+    }
+
+    /// Adds the recent fingerprints within `k` bits of `query` to `found`.
+    fn search_recent(&self, query: B, k: u32, found: &mut Vec<(Neighbour<String>, Place)>) {
         // Nothing is recent after a flush (or in a store loaded in bulk and
         // then read): skip its lookups then.
         let recent = match self.recent.is_empty() {
@@ -136,8 +190,6 @@ impl<B: Bits> View<B> {
                 found.push((hit, Place::Recent { pos: m.id }));
             }
         }
-        found.sort_unstable();
-        found
     }
 
     /// Marks the entry at `place` deleted.

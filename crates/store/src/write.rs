@@ -13,9 +13,10 @@ use crate::error::{Damage, Error, Result};
 use crate::judge::{Judge, TextCheck};
 use crate::log::{self, DELETED, DOCUMENTS, KEYED, KEYS_OF, Logged, RECENT};
 use crate::options::{plan_for, recent_plan};
+use crate::presearch::Presearch;
 use crate::record::StoredDocument;
 use crate::store::{Counters, Store, decode, segment_name};
-use crate::view::{LiveSegment, Place, recent_room};
+use crate::view::{LiveSegment, Place, new_generation, recent_room};
 use neardup_index::Neighbour;
 
 /// A document to insert.
@@ -46,6 +47,9 @@ pub struct Insert<B> {
     /// (only with a judge and texts). Kept with it when the store keeps
     /// keys ([`crate::StoreSettings::short_keys`]).
     pub keys: Vec<u64>,
+    /// Its candidates in the segments, searched before the write
+    /// ([`Insert::presearched`]); `None`: the writer searches them.
+    pub presearch: Option<Presearch>,
 }
 
 impl<B> Insert<B> {
@@ -59,6 +63,7 @@ impl<B> Insert<B> {
             k,
             only_if_unique: false,
             keys: Vec::new(),
+            presearch: None,
         }
     }
 
@@ -93,6 +98,16 @@ impl<B> Insert<B> {
     pub fn only_if_unique(self) -> Insert<B> {
         Insert {
             only_if_unique: true,
+            ..self
+        }
+    }
+
+    /// The same, with its segments searched already
+    /// ([`crate::Store::presearch`], of this fingerprint and `k`: another
+    /// is ignored, and the writer searches).
+    pub fn presearched(self, presearch: Presearch) -> Insert<B> {
+        Insert {
+            presearch: Some(presearch),
             ..self
         }
     }
@@ -268,7 +283,21 @@ impl<B: Bits> Store<B> {
                         let mut candidates = Vec::new();
                         let mut held = 0;
                         let mut found = HashSet::new();
-                        for (hit, place) in view.search(insert.fingerprint, insert.k) {
+                        let hits = match insert.presearch {
+                            Some(p)
+                                if p.fingerprint == insert.fingerprint.to_u128()
+                                    && p.k == insert.k =>
+                            {
+                                view.search_since(
+                                    insert.fingerprint,
+                                    insert.k,
+                                    p.generation,
+                                    p.hits,
+                                )
+                            }
+                            _ => view.search(insert.fingerprint, insert.k),
+                        };
+                        for (hit, place) in hits {
                             if deletes.contains(&place) {
                                 continue;
                             }
@@ -545,6 +574,7 @@ impl<B: Bits> Store<B> {
         let mut view = inner.write_view();
         view.segments
             .push(Arc::new(LiveSegment::new(number, segment)));
+        view.generation = new_generation();
         view.recent = recent;
         view.recent_docs.clear();
         Ok(())

@@ -1,8 +1,10 @@
 //! The store against a model: whatever the order of inserts, deletes,
 //! flushes, background merges and reopenings, a query finds exactly the
-//! stored documents within `k` bits, as brute force over the model does.
+//! stored documents within `k` bits, as brute force over the model does,
+//! and so does an insert's search for its duplicates (searched by the
+//! writer, or before, with a presearch of any age).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -29,6 +31,8 @@ enum Op {
     Insert(u8, u64),
     Delete(u8),
     Query(u64, u32),
+    /// A presearch of the fingerprint, given to its next insert.
+    Presearch(u64),
     Reopen,
 }
 
@@ -47,6 +51,7 @@ fn op() -> impl Strategy<Value = Op> {
         5 => (0..40u8, fingerprint()).prop_map(|(id, fp)| Op::Insert(id, fp)),
         2 => (0..40u8).prop_map(Op::Delete),
         3 => (fingerprint(), 0..=K).prop_map(|(fp, k)| Op::Query(fp, k)),
+        2 => fingerprint().prop_map(Op::Presearch),
         1 => Just(Op::Reopen),
     ]
 }
@@ -74,17 +79,27 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let mut store = open(dir.path());
         let mut model: BTreeMap<String, u64> = BTreeMap::new();
+        let mut presearched = HashMap::new();
         for batch in ops {
             // Writes gather into one batch until a query or a reopening,
             // which first writes them.
             let mut writes = Vec::new();
-            let mut expected = Vec::new();
+            // Each write's refusal, and an insert's duplicates.
+            let mut expected: Vec<(bool, Vec<Neighbour<String>>)> = Vec::new();
             for op in batch.into_iter().map(Some).chain([None]) {
                 if !matches!(op, Some(Op::Insert(..) | Op::Delete(_))) && !writes.is_empty() {
                     let written = store.write(std::mem::take(&mut writes), None).unwrap();
-                    for (w, refused) in written.iter().zip(expected.drain(..)) {
+                    for (w, (refused, near)) in written.iter().zip(expected.drain(..)) {
                         let was_refused = matches!(w, Written::IdTaken { .. } | Written::Missing { .. });
                         prop_assert_eq!(was_refused, refused, "{:?}", w);
+                        if let Written::Inserted { duplicates, .. } = w {
+                            let mut found: Vec<Neighbour<String>> = duplicates
+                                .iter()
+                                .map(|d| Neighbour { distance: d.distance, id: d.id.clone() })
+                                .collect();
+                            found.sort();
+                            prop_assert_eq!(found, near);
+                        }
                     }
                     prop_assert_eq!(store.stats().documents, model.len());
                 }
@@ -92,19 +107,26 @@ proptest! {
                     Some(Op::Insert(id, fp)) => {
                         let id = id.to_string();
                         let taken = model.contains_key(&id);
+                        expected.push((taken, brute(&model, fp, K)));
                         if !taken {
                             model.insert(id.clone(), fp);
                         }
-                        expected.push(taken);
-                        writes.push(Write::Insert(Insert::new(fp, K).id(id)));
+                        let mut insert = Insert::new(fp, K).id(id);
+                        if let Some(p) = presearched.remove(&fp) {
+                            insert = insert.presearched(p);
+                        }
+                        writes.push(Write::Insert(insert));
                     }
                     Some(Op::Delete(id)) => {
                         let id = id.to_string();
-                        expected.push(model.remove(&id).is_none());
+                        expected.push((model.remove(&id).is_none(), Vec::new()));
                         writes.push(Write::Delete(id));
                     }
                     Some(Op::Query(fp, k)) => {
                         prop_assert_eq!(store.query(fp, k).unwrap(), brute(&model, fp, k));
+                    }
+                    Some(Op::Presearch(fp)) => {
+                        presearched.insert(fp, store.presearch(fp, K).unwrap());
                     }
                     Some(Op::Reopen) => {
                         drop(store);
@@ -140,6 +162,55 @@ fn reopen(dir: &Path) -> Store<u64> {
         }
     }
     panic!("the store stayed locked");
+}
+
+#[test]
+fn a_presearch_holds_through_deletions_flushes_and_merges() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let near = |prefix: &str, shift: u32| -> Vec<Write<u64>> {
+        (0..6)
+            .map(|i| Write::Insert(Insert::new(1u64 << (i + shift), K).id(format!("{prefix}{i}"))))
+            .collect()
+    };
+    // Six within one bit of 0, flushed into a segment (flush_at 6).
+    store.write(near("a", 0), None).unwrap();
+    assert_eq!(store.stats().segments.len(), 1);
+    // What an insert of 0 reports, given `presearch`, against a query of
+    // the store just before it.
+    let insert = |id: &str, presearch| {
+        let truth = store.query(0, K).unwrap();
+        let insert = Insert::new(0u64, K).id(id).presearched(presearch);
+        let written = store.write(vec![Write::Insert(insert)], None).unwrap();
+        let Written::Inserted { duplicates, .. } = &written[0] else {
+            panic!("{written:?}")
+        };
+        let found: Vec<_> = duplicates.iter().map(|d| d.id.clone()).collect();
+        (found, truth.into_iter().map(|n| n.id).collect::<Vec<_>>())
+    };
+    // A deletion in the segment after the presearch: not reported.
+    let early = store.presearch(0, K).unwrap();
+    store.write(vec![Write::Delete("a0".into())], None).unwrap();
+    let (found, truth) = insert("n1", early);
+    assert_eq!(found, truth);
+    assert!(
+        !found.contains(&"a0".to_string()) && found.len() == 5,
+        "{found:?}"
+    );
+    // Six more near it after it, flushed (and the segments merged): found
+    // anyway, as is the recent n1.
+    let early = store.presearch(0, K).unwrap();
+    store.write(near("b", 10), None).unwrap();
+    let (found, truth) = insert("n2", early);
+    assert_eq!(found, truth);
+    assert!(
+        found.contains(&"b5".to_string()) && found.len() == 1 + 5 + 6,
+        "{found:?}"
+    );
+    // Of another fingerprint: ignored, the writer searches.
+    let other = store.presearch(u64::MAX, K).unwrap();
+    let (found, truth) = insert("n3", other);
+    assert_eq!((found.len(), found), (truth.len(), truth));
 }
 
 #[test]

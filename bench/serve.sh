@@ -29,8 +29,9 @@
 #
 # STORE=DIR takes the store of N fingerprints that
 # `target/release/examples/load fill DIR N` made (10^8 took 48 to 72
-# minutes to fill before 3569184, whose batches scanned their own ids;
-# 10^6 went from 51.5 to 11.7 s, 10^8 not measured since) instead of
+# minutes to fill before 3569184, whose batches scanned their own ids,
+# and 62 minutes at 5965771 on a machine at half speed beside builds;
+# 10^6 went from 51.5 to 11.7 s) instead of
 # filling one: its segments are hard-linked (so
 # their cached pages are the ones the fill wrote; DIR must be on the
 # filesystem of bench/results) and its log copied, so DIR is left as it

@@ -242,6 +242,53 @@ fn silent_connections_and_dribbled_heads_are_closed_in_time() {
     server.terminate();
 }
 
+/// An answer given before its request's body was read (a refusal: no
+/// token, no such route) says `Connection: close`, and the connection
+/// closes: a client that kept it for its next request would have that
+/// request cut (seen in CI, as a client's "peer disconnected").
+#[test]
+fn an_answer_before_the_body_closes_and_says_so() {
+    let dir = Dir::new();
+    let token = dir.path("token");
+    std::fs::write(&token, "s3cret-token-0123").expect("written");
+    let server = Server::start(
+        &dir.path("store"),
+        &["--token-file", token.to_str().expect("a path")],
+    );
+    for head in [
+        "POST /v1/documents HTTP/1.1\r\nHost: x\r\nContent-Length: 40\r\n\r\n",
+        "POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 40\r\n\r\n",
+    ] {
+        // The head alone: the body comes after the answer, if at all.
+        let mut s = connect(&server.url);
+        s.write_all(head.as_bytes()).expect("sent");
+        let mut answer = String::new();
+        s.read_to_string(&mut answer)
+            .expect("the answer, then the end");
+        let status = answer.split(' ').nth(1).unwrap_or("");
+        assert!(["401", "404"].contains(&status), "{head}: {answer}");
+        assert!(
+            answer.to_lowercase().contains("connection: close"),
+            "{head}: {answer}"
+        );
+    }
+    // A body read whole keeps the connection for the next request.
+    let body = r#"{"fingerprint": "0123456789abcdef", "mode": "query"}"#;
+    let mut s = connect(&server.url);
+    let request = format!(
+        "POST /v1/documents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret-token-0123\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(request.as_bytes()).expect("sent");
+    let mut answer = [0u8; 1024];
+    let read = s.read(&mut answer).expect("an answer");
+    let answer = String::from_utf8_lossy(&answer[..read]).to_lowercase();
+    assert!(answer.starts_with("http/1.1 200"), "{answer}");
+    assert!(!answer.contains("connection: close"), "{answer}");
+    server.terminate();
+}
+
 /// SIGTERM while writers write and a client stalls its body: `/readyz`
 /// answers 503, the service exits within `--shutdown-timeout`, and every
 /// insert it acknowledged is there after a restart.

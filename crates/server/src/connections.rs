@@ -17,25 +17,27 @@
 //!
 //! At most `max_connections` are open. At the cap a new connection closes
 //! one that has begun a head and not finished it, two ticks of the clock
-//! ([`SWEEP_EVERY`]) or more ago; else one waiting, new or kept alive, or
-//! whose head has just begun; else the one that has read a body for
-//! longest. Among the first two, the one its own limit would close
-//! soonest goes first;
-//! only when every open connection is working (bounded by
-//! `--max-concurrent`, below the cap) is the new one refused. The listener
-//! never stops accepting, so a probe always gets in.
+//! ([`SWEEP_EVERY`]) or more ago; else one kept alive, or of the crowd
+//! among the new and the heads just begun (whichever of the two phases
+//! more connections are in; both when as many); else the one that has
+//! read a body for longest. Among the first two, the one its own limit
+//! would close soonest goes first; only when every open connection is
+//! working (bounded by `--max-concurrent`, below the cap) is the new one
+//! refused. The listener never stops accepting, so a probe always gets in.
 //!
 //! Why this order: a head stalled part-way is what a slow-loris attack
 //! looks like, while a new connection may simply not have been read yet
-//! (a burst of connections outruns the reading of them) and a client
-//! kept alive between requests has finished every request it began. A
-//! head begun this instant is most likely a whole request being read: in
-//! a burst of connections not yet read, it would be the only head, and
-//! a health check that had just come in was closed (seen in CI). And
-//! "soonest by its own limit" rather than "stalest": a kept-alive client
-//! idle for a moment has most of `idle_timeout` left, a new one less than
-//! `header_timeout`; at a clock that moves every [`SWEEP_EVERY`],
-//! "stalest" cannot tell a flood from the clients caught in it.
+//! and a client kept alive between requests has finished every request it
+//! began. Within the first two ticks a flood cannot be told from a client
+//! by its phase, but it is the crowd: a burst not yet read outnumbers the
+//! one head being read in it (a health check that had just come in was
+//! closed, seen in CI), and a flood of heads outnumbers the client that
+//! connected a moment before it and has not sent its request yet (a
+//! probe closed so, seen in CI). And "soonest by its own limit" rather
+//! than "stalest": a kept-alive client idle for a moment has most of
+//! `idle_timeout` left, a new one less than `header_timeout`; at a clock
+//! that moves every [`SWEEP_EVERY`], "stalest" cannot tell a flood from
+//! the clients caught in it.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -284,10 +286,18 @@ impl Connections {
                 c.phase() == Phase::Head
                     && c.since.load(Ordering::Relaxed) + 2 * millis(SWEEP_EVERY) <= now
             };
-            let before_a_body =
-                |c: &Connection| matches!(c.phase(), Phase::New | Phase::Waiting | Phase::Head);
+            // The unread and the heads just begun, counted apart: only
+            // the more numerous may go (both when as many).
+            let count = |phase: Phase| open.values().filter(|c| c.phase() == phase).count();
+            let (unread, heads) = (count(Phase::New), count(Phase::Head));
+            let in_the_crowd = |c: &Connection| match c.phase() {
+                Phase::Waiting => true,
+                Phase::New => unread >= heads,
+                Phase::Head => heads >= unread,
+                Phase::Body | Phase::Working => false,
+            };
             let victim = soonest(&stalled)
-                .or_else(|| soonest(&before_a_body))
+                .or_else(|| soonest(&in_the_crowd))
                 .or_else(longest_body)
                 .map(|(_, id)| id);
             match victim.and_then(|id| open.remove(&id)) {
@@ -502,6 +512,25 @@ mod tests {
             .store(1_000 + 2 * millis(SWEEP_EVERY), Ordering::Relaxed);
         let _newer = open.admit().expect("room made");
         assert!(!is_open(&open, &client) && is_open(&open, &older));
+    }
+
+    #[test]
+    fn at_the_cap_a_flood_of_heads_spares_a_client_not_yet_read() {
+        let open = registry(4);
+        // A client connects and has not sent its request yet; a flood of
+        // heads comes in the same tick, each read at once.
+        let client = open.admit().expect("room");
+        let mut flood = Vec::new();
+        for _ in 0..20 {
+            let head = open.admit().expect("room made");
+            head.connection.moved(true);
+            flood.push(head);
+            assert!(is_open(&open, &client));
+        }
+        // The flood made room within itself, the heads due first first.
+        let open_heads: Vec<bool> = flood.iter().map(|h| is_open(&open, h)).collect();
+        assert_eq!(open_heads.iter().filter(|&&o| o).count(), 3);
+        assert!(open_heads[17..].iter().all(|&o| o));
     }
 
     #[test]

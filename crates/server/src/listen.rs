@@ -6,14 +6,16 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderValue, Request, header};
-use hyper::body::Incoming;
+use hyper::body::{Body as _, Bytes, Frame, Incoming, SizeHint};
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
 use neardup_dedup::Rule;
@@ -274,7 +276,13 @@ impl Listening {
         let handler = connection.clone();
         let service = hyper::service::service_fn(move |request: Request<Incoming>| {
             handler.enter(Phase::Body);
-            let mut request = request.map(Body::new);
+            let ended = Arc::new(AtomicBool::new(request.body().is_end_stream()));
+            let mut request = request.map(|body| {
+                Body::new(EndNoted {
+                    body,
+                    ended: ended.clone(),
+                })
+            });
             request.extensions_mut().insert(Arrival {
                 connection: handler.clone(),
                 after_stop: stop.signalled(),
@@ -283,8 +291,12 @@ impl Listening {
             let (handler, stop) = (handler.clone(), stop.clone());
             async move {
                 let Ok(mut response) = answer.await;
-                if stop.signalled() {
-                    // Once stopping, each connection ends with its answer.
+                // Once stopping, each connection ends with its answer; and
+                // an answer given before its body was read (a refusal)
+                // ends it too, and says so: the rest of the body cannot be
+                // told from a next request, and a client that kept the
+                // connection for its next would have that one cut.
+                if stop.signalled() || !ended.load(Ordering::Acquire) {
                     response
                         .headers_mut()
                         .insert(header::CONNECTION, HeaderValue::from_static("close"));
@@ -308,6 +320,36 @@ impl Listening {
             }
         }
         drop(admitted);
+    }
+}
+
+/// A request's body that notes when it has been read to its end.
+struct EndNoted {
+    body: Incoming,
+    ended: Arc<AtomicBool>,
+}
+
+impl hyper::body::Body for EndNoted {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
+        let polled = Pin::new(&mut self.body).poll_frame(cx);
+        if matches!(polled, Poll::Ready(None)) || self.body.is_end_stream() {
+            self.ended.store(true, Ordering::Release);
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
     }
 }
 

@@ -473,6 +473,7 @@ pub async fn stats<B: Bits>(State(app): Shared<B>) -> Json<Value> {
         "deleted_entries": stats.deleted,
         "merges": stats.merges,
         "merge_error": stats.merge_error,
+        "flush_error": stats.flush_error,
         "width": settings.width.bits(),
         "k": settings.k,
         "default_k": app.k,

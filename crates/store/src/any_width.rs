@@ -235,11 +235,14 @@ impl AnyStore {
                 return Err(taken(id));
             }
         }
+        self.wait_for_flush();
         Ok(())
     }
 
     /// Stores `fingerprints` under `ids`, all or none: refused when an id
-    /// repeats or is stored already. Written in transactions of 65,536.
+    /// repeats or is stored already. Written in transactions of 65,536;
+    /// returns once the last flush it started has ended, so that a process
+    /// may exit after it with nothing to redo at the next open.
     ///
     /// # Errors
     ///
@@ -336,6 +339,14 @@ impl AnyStore {
         match self {
             AnyStore::W64(s) => s.entries(),
             AnyStore::W128(s) => s.entries(),
+        }
+    }
+
+    /// As [`Store::wait_for_flush`].
+    pub fn wait_for_flush(&self) {
+        match self {
+            AnyStore::W64(s) => s.wait_for_flush(),
+            AnyStore::W128(s) => s.wait_for_flush(),
         }
     }
 

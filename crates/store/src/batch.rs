@@ -173,13 +173,16 @@ impl AnyStore {
                     .into_iter()
                     .map(|i| Write::Insert(narrowed(i, |f| f as u64)))
                     .collect();
-                s.insert_batch(writes, &ids, label)
+                s.insert_batch(writes, &ids, label)?;
             }
             AnyStore::W128(s) => {
                 let writes = inserts.into_iter().map(Write::Insert).collect();
-                s.insert_batch(writes, &ids, label)
+                s.insert_batch(writes, &ids, label)?;
             }
         }
+        // As a bulk load: a process may exit after it.
+        self.wait_for_flush();
+        Ok(())
     }
 
     /// The last batch [`AnyStore::insert_batch`] stored, unless undone.

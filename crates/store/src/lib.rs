@@ -13,7 +13,8 @@
 //! - the view: immutable index segments on disk ([`neardup_index::Segment`])
 //!   and the recent documents in memory, which queries read;
 //! - [`Store::write`]: a batch of [`Write`]s committed, then applied;
-//!   recent documents flushed to a segment every so often;
+//! - flushing: every so often the recent documents frozen and written to a
+//!   segment of their own, in the background;
 //! - merging: segments of a size merged in the background, tier by tier;
 //! - labelled batches ([`AnyStore::insert_batch`]): many documents in one
 //!   transaction, the last of them remembered so that it can be undone.
@@ -44,6 +45,7 @@
 mod any_width;
 mod batch;
 mod error;
+mod flush;
 mod judge;
 mod log;
 mod merge;

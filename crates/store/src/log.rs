@@ -127,6 +127,16 @@ impl Log {
         }
     }
 
+    /// Refused to a reader: [`Error::ReadOnly`].
+    pub(crate) fn check_writer(&self, dir: &Path) -> Result<()> {
+        match self {
+            Log::Writer(_) => Ok(()),
+            Log::Reader(_) => Err(Error::ReadOnly {
+                dir: dir.to_path_buf(),
+            }),
+        }
+    }
+
     /// A write transaction that records its allocator state, so that
     /// opening the log after a crash takes no full repair; refused to a
     /// reader.

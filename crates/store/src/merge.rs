@@ -98,16 +98,20 @@ impl<B: Bits> Store<B> {
         }
     }
 
-    /// Merges every segment into one, now (waiting for a background merge
-    /// to end first): a query then reads one segment's tables and the
-    /// recent documents'. For a store loaded in bulk and then mostly read.
+    /// Merges every segment into one, now (waiting for a background flush
+    /// and merge to end first): a query then reads one segment's tables
+    /// and the recent documents'. For a store loaded in bulk and then
+    /// mostly read.
     ///
     /// # Errors
     ///
-    /// As a merge: the segment cannot be written, or the log cannot commit
-    /// (the store is unchanged).
+    /// [`crate::Error::ReadOnly`] to a reader; as a merge: the segment
+    /// cannot be written, or the log cannot commit (the store is
+    /// unchanged).
     pub fn compact(&self) -> Result<()> {
         let inner = &self.inner;
+        inner.db.check_writer(&inner.dir)?;
+        self.wait_for_flush();
         while inner.merging.swap(true, Ordering::AcqRel) {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
@@ -304,6 +308,7 @@ struct Merged<B> {
 #[cfg(test)]
 mod tests {
     use super::pick;
+    use crate::flush::tests::block_segment;
     use crate::{Insert, Store, StoreOptions, StoreSettings, Write};
 
     #[test]
@@ -397,22 +402,13 @@ mod tests {
         Store::<u64>::open(dir, Some(&settings), options).unwrap()
     }
 
-    /// A directory where segment `number`'s temporary file goes, so that
-    /// writing it fails (as on a full disk); the segment's name and the
-    /// directory.
-    fn block_segment(dir: &std::path::Path, number: u64) -> (String, std::path::PathBuf) {
-        let name = crate::store::segment_name(number);
-        let blocker = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        std::fs::create_dir(&blocker).unwrap();
-        (name, blocker)
-    }
-
     /// Inserts documents `d{8 batch}` to `d{8 batch + 7}`: one segment.
     fn insert_batch(store: &Store<u64>, batch: u64) {
         let writes = (batch * 8..batch * 8 + 8)
             .map(|i| Write::Insert(Insert::new(fingerprint(i), 3).id(format!("d{i}"))))
             .collect();
         store.write(writes, None).unwrap();
+        store.wait_for_flush();
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use neardup_index::{Bits, LOCK_FILE, OnlineIndex, Segment, WriterLock};
 use redb::{ReadTransaction, ReadableTable};
@@ -54,6 +54,10 @@ pub(crate) struct Inner<B> {
     pub(crate) merging: AtomicBool,
     pub(crate) merges: AtomicU64,
     pub(crate) merge_error: Mutex<Option<String>>,
+    /// Whether a flush runs; `flushed` is told when one ends.
+    pub(crate) flushing: Mutex<bool>,
+    pub(crate) flushed: Condvar,
+    pub(crate) flush_error: Mutex<Option<String>>,
     /// The writer's lock; a reader holds none.
     _lock: Option<WriterLock>,
 }
@@ -83,7 +87,7 @@ pub struct StoreStats {
     pub documents: usize,
     /// The size of each segment (entries, deleted ones included).
     pub segments: Vec<usize>,
-    /// Documents in no segment yet.
+    /// Documents in no segment yet (those being flushed included).
     pub recent: usize,
     /// Segment entries deleted and not merged away yet.
     pub deleted: usize,
@@ -92,6 +96,8 @@ pub struct StoreStats {
     /// The last merge's error, if it failed (a background merge's or a
     /// [`Store::compact`]'s); `None` again once one works.
     pub merge_error: Option<String>,
+    /// The last flush's error, if it failed; `None` again once one works.
+    pub flush_error: Option<String>,
 }
 
 impl<B: Bits> Store<B> {
@@ -232,6 +238,9 @@ impl<B: Bits> Store<B> {
                 merging: AtomicBool::new(false),
                 merges: AtomicU64::new(0),
                 merge_error: Mutex::new(None),
+                flushing: Mutex::new(false),
+                flushed: Condvar::new(),
+                flush_error: Mutex::new(None),
                 _lock: lock,
             }),
         }
@@ -338,7 +347,7 @@ impl<B: Bits> Store<B> {
         StoreStats {
             documents: view.len(),
             segments: view.segments.iter().map(|s| s.segment.len()).collect(),
-            recent: view.recent.len(),
+            recent: view.recent.len() + view.frozen_len(),
             deleted: view
                 .deleted
                 .values()
@@ -349,6 +358,12 @@ impl<B: Bits> Store<B> {
             merge_error: self
                 .inner
                 .merge_error
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+            flush_error: self
+                .inner
+                .flush_error
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .clone(),
@@ -372,6 +387,13 @@ impl<B: Bits> Store<B> {
         for (pos, doc) in view.recent_docs.iter().enumerate() {
             if let (Some((id, _)), Some(fp)) = (doc, view.recent.get(pos as u32)) {
                 out.push((id.clone(), fp.to_u128()));
+            }
+        }
+        if let Some(frozen) = &view.frozen {
+            for (pos, id, _, fp) in frozen.documents() {
+                if !crate::view::is_set(&view.frozen_deleted, pos) {
+                    out.push((id.to_string(), fp.to_u128()));
+                }
             }
         }
         out

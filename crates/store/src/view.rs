@@ -3,7 +3,9 @@
 //!
 //! A segment is immutable; a deletion marks its entry in a bit set, which
 //! queries skip and the next merge drops. Recent documents (written since
-//! the last flush) sit in an [`OnlineIndex`], numbered in order of writing.
+//! the last flush) sit in an [`OnlineIndex`], numbered in order of writing;
+//! those being flushed, frozen, in another ([`Frozen`]) until their
+//! segment takes their place.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -21,6 +23,8 @@ pub(crate) enum Place {
     Segment { segment: u64, pos: u32 },
     /// Entry `pos` of the recent documents.
     Recent { pos: u32 },
+    /// Entry `pos` of the frozen documents, being flushed.
+    Frozen { pos: u32 },
 }
 
 /// A segment file in use; its file goes when the last holder lets go of a
@@ -72,6 +76,29 @@ pub(crate) fn new_generation() -> u64 {
 /// A recent document: its id and sequence number; `None` once deleted.
 pub(crate) type Recent = Option<(String, u64)>;
 
+/// The recent documents as they were when a flush took them, searched
+/// until segment `number` is written from them and takes their place.
+/// Never changed: the flush reads it with no lock held, and deletions made
+/// meanwhile are marked beside it ([`View::frozen_deleted`]).
+#[derive(Debug)]
+pub(crate) struct Frozen<B> {
+    pub(crate) number: u64,
+    pub(crate) index: OnlineIndex<B>,
+    pub(crate) docs: Vec<Recent>,
+}
+
+impl<B: Bits> Frozen<B> {
+    /// Its documents (those not deleted before it froze): entry, id,
+    /// sequence number and fingerprint, in order.
+    pub(crate) fn documents(&self) -> impl Iterator<Item = (u32, &str, u64, B)> + '_ {
+        self.docs.iter().enumerate().filter_map(|(pos, doc)| {
+            let (id, seq) = doc.as_ref()?;
+            let fp = self.index.get(pos as u32)?;
+            Some((pos as u32, id.as_str(), *seq, fp))
+        })
+    }
+}
+
 /// The searchable state of the store.
 #[derive(Debug)]
 pub(crate) struct View<B> {
@@ -83,6 +110,10 @@ pub(crate) struct View<B> {
     pub(crate) deleted: HashMap<u64, Vec<u64>>,
     pub(crate) recent: OnlineIndex<B>,
     pub(crate) recent_docs: Vec<Recent>,
+    /// The documents a flush is writing to a segment, if one is.
+    pub(crate) frozen: Option<Arc<Frozen<B>>>,
+    /// The frozen documents deleted since they froze: bit `pos`.
+    pub(crate) frozen_deleted: Vec<u64>,
 }
 
 /// The recent documents whose room the writer's index makes before they
@@ -107,13 +138,15 @@ impl<B: Bits> View<B> {
             deleted: HashMap::new(),
             recent: OnlineIndex::new(plan)?,
             recent_docs: Vec::new(),
+            frozen: None,
+            frozen_deleted: Vec::new(),
         })
     }
 
     /// Every stored fingerprint within `k` bits of `query`, with its place.
     pub(crate) fn search(&self, query: B, k: u32) -> Vec<(Neighbour<String>, Place)> {
         let mut found = self.search_segments(query, k);
-        self.search_recent(query, k, &mut found);
+        self.search_unflushed(query, k, &mut found);
         found.sort_unstable();
         found
     }
@@ -137,9 +170,9 @@ impl<B: Bits> View<B> {
                 .deleted
                 .get(segment)
                 .is_some_and(|bits| is_set(bits, *pos)),
-            Place::Recent { .. } => false,
+            Place::Recent { .. } | Place::Frozen { .. } => false,
         });
-        self.search_recent(query, k, &mut found);
+        self.search_unflushed(query, k, &mut found);
         found.sort_unstable();
         found
     }
@@ -170,25 +203,14 @@ impl<B: Bits> View<B> {
         found
     }
 
-    /// Adds the recent fingerprints within `k` bits of `query` to `found`.
-    fn search_recent(&self, query: B, k: u32, found: &mut Vec<(Neighbour<String>, Place)>) {
-        // Nothing is recent after a flush (or in a store loaded in bulk and
-        // then read): skip its lookups then.
-        let recent = match self.recent.is_empty() {
-            true => Vec::new(),
-            false => self.recent.query(query),
-        };
-        for m in recent {
-            if m.distance > k {
-                continue;
-            }
-            if let Some(Some((id, _))) = self.recent_docs.get(m.id as usize) {
-                let hit = Neighbour {
-                    distance: m.distance,
-                    id: id.clone(),
-                };
-                found.push((hit, Place::Recent { pos: m.id }));
-            }
+    /// Adds the recent and the frozen fingerprints within `k` bits of
+    /// `query` to `found`.
+    fn search_unflushed(&self, query: B, k: u32, found: &mut Vec<(Neighbour<String>, Place)>) {
+        let recent = (&self.recent, &self.recent_docs[..], &[][..]);
+        search_documents(recent, query, k, |pos| Place::Recent { pos }, found);
+        if let Some(frozen) = &self.frozen {
+            let frozen = (&frozen.index, &frozen.docs[..], &self.frozen_deleted[..]);
+            search_documents(frozen, query, k, |pos| Place::Frozen { pos }, found);
         }
     }
 
@@ -205,7 +227,13 @@ impl<B: Bits> View<B> {
                     *doc = None;
                 }
             }
+            Place::Frozen { pos } => set(&mut self.frozen_deleted, pos),
         }
+    }
+
+    /// The frozen documents not deleted since they froze.
+    pub(crate) fn frozen_len(&self) -> usize {
+        self.frozen.as_ref().map_or(0, |f| f.index.len()) - count(&self.frozen_deleted)
     }
 
     /// Stored fingerprints, deleted ones not counted.
@@ -215,7 +243,35 @@ impl<B: Bits> View<B> {
             .iter()
             .map(|s| s.segment.len() - self.deleted.get(&s.number).map_or(0, |b| count(b)))
             .sum();
-        in_segments + self.recent.len()
+        in_segments + self.frozen_len() + self.recent.len()
+    }
+}
+
+/// Adds the fingerprints of `(index, docs, deleted)` within `k` bits of
+/// `query` to `found`, each at `place(pos)`.
+fn search_documents<B: Bits>(
+    (index, docs, deleted): (&OnlineIndex<B>, &[Recent], &[u64]),
+    query: B,
+    k: u32,
+    place: impl Fn(u32) -> Place,
+    found: &mut Vec<(Neighbour<String>, Place)>,
+) {
+    // Nothing is recent after a flush (or in a store loaded in bulk and
+    // then read): skip its lookups then.
+    if index.is_empty() {
+        return;
+    }
+    for m in index.query(query) {
+        if m.distance > k || is_set(deleted, m.id) {
+            continue;
+        }
+        if let Some(Some((id, _))) = docs.get(m.id as usize) {
+            let hit = Neighbour {
+                distance: m.distance,
+                id: id.clone(),
+            };
+            found.push((hit, place(m.id)));
+        }
     }
 }
 

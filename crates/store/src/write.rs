@@ -1,22 +1,21 @@
 //! Writes: a batch of inserts and deletes in one transaction of the log,
-//! acknowledged once it commits, then applied to what queries see; and the
-//! flush of recent documents into a segment of their own. Stored texts
+//! acknowledged once it commits, then applied to what queries see (and,
+//! every `flush_at` documents, flushed: [`crate::flush`]). Stored texts
 //! are judged against new ones in [`crate::judge`].
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
-use neardup_index::{Bits, OnlineIndex, Segment};
+use neardup_index::{Bits, OnlineIndex};
 use redb::ReadableTable;
 
 use crate::error::{Damage, Error, Result};
 use crate::judge::{Judge, TextCheck};
 use crate::log::{self, DELETED, DOCUMENTS, KEYED, KEYS_OF, Logged, RECENT};
-use crate::options::{plan_for, recent_plan};
+use crate::options::plan_for;
 use crate::presearch::Presearch;
 use crate::record::StoredDocument;
-use crate::store::{Counters, Store, decode, segment_name};
-use crate::view::{LiveSegment, Place, new_generation, recent_room};
+use crate::store::{Store, decode};
+use crate::view::Place;
 use neardup_index::Neighbour;
 
 /// A document to insert.
@@ -485,7 +484,9 @@ impl<B: Bits> Store<B> {
                                     )
                                 })?;
                             match place {
-                                Place::Recent { .. } => {
+                                // A frozen document's row stays on the recent
+                                // list until its segment is swapped in.
+                                Place::Recent { .. } | Place::Frozen { .. } => {
                                     recent.remove(doc.seq).logged(dir)?;
                                 }
                                 Place::Segment { segment, pos } => {
@@ -503,7 +504,7 @@ impl<B: Bits> Store<B> {
         also(&txn)?;
         txn.commit().logged(dir)?;
 
-        let recent_len = {
+        {
             let mut view = inner.write_view();
             for place in deletes {
                 view.delete(place);
@@ -512,72 +513,12 @@ impl<B: Bits> Store<B> {
                 view.recent.insert(s.fingerprint)?;
                 view.recent_docs.push(Some((s.id, s.seq)));
             }
-            view.recent.len()
-        };
-        if recent_len >= inner.options.flush_at {
-            self.flush(&mut counters)?;
         }
+        let due = self.flush_due(&mut counters)?;
         drop(counters);
+        self.flush_as_due(due)?;
         self.maybe_merge();
         Ok(written)
-    }
-
-    /// Writes the recent documents to a segment of their own, named in the
-    /// manifest in the same transaction that takes them off the recent
-    /// list. The caller holds the writer lock.
-    fn flush(&self, counters: &mut Counters) -> Result<()> {
-        let inner = &self.inner;
-        let dir = inner.dir.as_path();
-        let (fingerprints, ids, mut seqs) = {
-            let view = inner.read_view();
-            let mut parts = (Vec::new(), Vec::new(), Vec::new());
-            for (pos, doc) in view.recent_docs.iter().enumerate() {
-                if let (Some((id, seq)), Some(fp)) = (doc, view.recent.get(pos as u32)) {
-                    parts.0.push(fp);
-                    parts.1.push(id.clone());
-                    parts.2.push(*seq);
-                }
-            }
-            parts
-        };
-        let number = counters.next_segment;
-        counters.next_segment += 1;
-        let path = dir.join(segment_name(number));
-        let plan = plan_for(&inner.settings, &inner.options, fingerprints.len())?;
-        Segment::write(&path, plan, &fingerprints, &ids)?;
-        sync_dir(dir)?;
-        let segment = Segment::open(&path)?;
-        let numbers: Vec<u64> = {
-            let view = inner.read_view();
-            view.segments
-                .iter()
-                .map(|s| s.number)
-                .chain([number])
-                .collect()
-        };
-        let txn = inner.db.begin(dir)?;
-        {
-            let mut recent = txn.open_table(RECENT).logged(dir)?;
-            // One pass over the table's leaves: a removal per row took
-            // three times the segment's own writing.
-            seqs.sort_unstable();
-            if let (Some(&first), Some(&last)) = (seqs.first(), seqs.last()) {
-                recent
-                    .retain_in(first..=last, |seq, _| seqs.binary_search(&seq).is_err())
-                    .logged(dir)?;
-            }
-        }
-        log::set_segments(&txn, dir, &numbers, counters.next_segment)?;
-        txn.commit().logged(dir)?;
-        let mut recent = OnlineIndex::new(recent_plan(&inner.settings, &inner.options)?)?;
-        recent.reserve(recent_room(inner.options.flush_at));
-        let mut view = inner.write_view();
-        view.segments
-            .push(Arc::new(LiveSegment::new(number, segment)));
-        view.generation = new_generation();
-        view.recent = recent;
-        view.recent_docs.clear();
-        Ok(())
     }
 }
 

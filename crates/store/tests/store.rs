@@ -175,6 +175,7 @@ fn a_presearch_holds_through_deletions_flushes_and_merges() {
     };
     // Six within one bit of 0, flushed into a segment (flush_at 6).
     store.write(near("a", 0), None).unwrap();
+    store.wait_for_flush();
     assert_eq!(store.stats().segments.len(), 1);
     // What an insert of 0 reports, given `presearch`, against a query of
     // the store just before it.
@@ -201,6 +202,7 @@ fn a_presearch_holds_through_deletions_flushes_and_merges() {
     // anyway, as is the recent n1.
     let early = store.presearch(0, K).unwrap();
     store.write(near("b", 10), None).unwrap();
+    store.wait_for_flush();
     let (found, truth) = insert("n2", early);
     assert_eq!(found, truth);
     assert!(

@@ -1,0 +1,331 @@
+//! Flushing: the recent documents written to a segment of their own, in
+//! the background.
+//!
+//! Once `flush_at` documents are recent, the writer freezes them: a fresh
+//! index takes the next writes, and a thread writes the frozen documents'
+//! segment with no lock held, as a merge does. Writing it took the writer
+//! 30–60 ms when it was done under the lock, and every write of the group
+//! commits behind it waited that long. Only the swap takes the writer
+//! lock: one transaction takes the frozen documents off the log's recent
+//! list, marks those deleted meanwhile in the new segment, and names it in
+//! the manifest.
+//!
+//! Until the swap the frozen documents are searched like the recent ones,
+//! and their rows in the log's recent list are what a crash leaves: they
+//! are read back as recent documents at the next open, and the segment
+//! file no manifest names is removed. One flush runs at a time; when the
+//! recent documents reach twice `flush_at` before it ends, the writer
+//! waits for it (so that they cannot outgrow their memory), and a flush
+//! that failed (a full disk) is tried again at the next write that finds
+//! `flush_at` recent.
+
+use std::sync::Arc;
+
+use neardup_index::{Bits, OnlineIndex, Segment};
+
+use crate::error::{Error, Result};
+use crate::log::{self, DELETED, Logged, RECENT};
+use crate::options::{plan_for, recent_plan};
+use crate::store::{Counters, Store, segment_name};
+use crate::view::{Frozen, LiveSegment, is_set, new_generation, recent_room, set};
+use crate::write::sync_dir;
+
+/// What a write leaves to do about flushing, once it lets the writer lock
+/// go.
+pub(crate) enum FlushDue<B> {
+    /// Nothing.
+    Nothing,
+    /// Start flushing these frozen documents.
+    Start(Arc<Frozen<B>>),
+    /// Wait for the flush under way: the recent documents are twice
+    /// `flush_at`.
+    Wait,
+}
+
+impl<B: Bits> Store<B> {
+    /// What to do about flushing after a write, decided under the writer
+    /// lock (`counters`): when `flush_at` documents are recent and no flush
+    /// runs, they are frozen here.
+    pub(crate) fn flush_due(&self, counters: &mut Counters) -> Result<FlushDue<B>> {
+        let inner = &self.inner;
+        let flush_at = inner.options.flush_at;
+        let (recent, frozen) = {
+            let view = inner.read_view();
+            (view.recent.len(), view.frozen.clone())
+        };
+        let mut flushing = inner.flushing.lock().unwrap_or_else(|e| e.into_inner());
+        if *flushing {
+            return Ok(match recent >= flush_at.saturating_mul(2) {
+                true => FlushDue::Wait,
+                false => FlushDue::Nothing,
+            });
+        }
+        if recent < flush_at {
+            return Ok(FlushDue::Nothing);
+        }
+        // A flush that failed left its documents frozen: tried again.
+        if let Some(frozen) = frozen {
+            *flushing = true;
+            return Ok(FlushDue::Start(frozen));
+        }
+        // Made before the view is locked: queries wait for none of it.
+        let mut fresh = OnlineIndex::new(recent_plan(&inner.settings, &inner.options)?)?;
+        fresh.reserve(recent_room(flush_at));
+        let number = counters.next_segment;
+        counters.next_segment += 1;
+        let frozen = {
+            let mut view = inner.write_view();
+            let frozen = Arc::new(Frozen {
+                number,
+                index: std::mem::replace(&mut view.recent, fresh),
+                docs: std::mem::take(&mut view.recent_docs),
+            });
+            view.frozen = Some(frozen.clone());
+            view.frozen_deleted.clear();
+            frozen
+        };
+        *flushing = true;
+        Ok(FlushDue::Start(frozen))
+    }
+
+    /// Does what [`Store::flush_due`] said, with the writer lock let go.
+    pub(crate) fn flush_as_due(&self, due: FlushDue<B>) -> Result<()> {
+        match due {
+            FlushDue::Nothing => {}
+            FlushDue::Start(frozen) => self.start_flush(frozen),
+            FlushDue::Wait => {
+                self.wait_for_flush();
+                let due = self.flush_due(&mut self.inner.lock_writer())?;
+                if let FlushDue::Start(frozen) = due {
+                    self.start_flush(frozen);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits for the flush under way, if any, to end: its documents are in
+    /// their segment then (or, if it failed, still frozen, and its error in
+    /// [`crate::StoreStats::flush_error`]).
+    ///
+    /// ```
+    /// use neardup_store::{Insert, Store, StoreOptions, StoreSettings, Write};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let settings = StoreSettings::builder(3).build();
+    /// let options = StoreOptions::builder().flush_at(2).build();
+    /// let store = Store::<u64>::open(dir.path(), Some(&settings), options)?;
+    /// let writes = (0..2u64).map(|i| Write::Insert(Insert::new(i << 8, 3))).collect();
+    /// store.write(writes, None)?;
+    /// store.wait_for_flush();
+    /// assert_eq!((store.stats().segments, store.stats().recent), (vec![2], 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn wait_for_flush(&self) {
+        let inner = &self.inner;
+        let mut flushing = inner.flushing.lock().unwrap_or_else(|e| e.into_inner());
+        while *flushing {
+            flushing = inner
+                .flushed
+                .wait(flushing)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Flushes `frozen` in a thread of its own.
+    fn start_flush(&self, frozen: Arc<Frozen<B>>) {
+        let store = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("neardup-flush".into())
+            .spawn(move || {
+                let result = store.flush(&frozen);
+                let flushed = result.is_ok();
+                store.flush_ended(result);
+                if flushed {
+                    store.maybe_merge();
+                }
+            });
+        if let Err(e) = spawned {
+            self.flush_ended(Err(Error::Io(self.inner.dir.clone(), e)));
+        }
+    }
+
+    fn flush_ended(&self, result: Result<()>) {
+        let inner = &self.inner;
+        *inner.flush_error.lock().unwrap_or_else(|e| e.into_inner()) =
+            result.err().map(|e| e.to_string());
+        *inner.flushing.lock().unwrap_or_else(|e| e.into_inner()) = false;
+        inner.flushed.notify_all();
+    }
+
+    /// Writes `frozen`'s segment with no lock held, then swaps it in for
+    /// them under the writer lock.
+    fn flush(&self, frozen: &Frozen<B>) -> Result<()> {
+        let inner = &self.inner;
+        let dir = inner.dir.as_path();
+        let mut fingerprints = Vec::with_capacity(frozen.index.len());
+        let mut ids = Vec::with_capacity(frozen.index.len());
+        let mut seqs = Vec::with_capacity(frozen.index.len());
+        // Each segment entry's place among the frozen documents.
+        let mut from = Vec::with_capacity(frozen.index.len());
+        for (pos, id, seq, fingerprint) in frozen.documents() {
+            fingerprints.push(fingerprint);
+            ids.push(id);
+            seqs.push(seq);
+            from.push(pos);
+        }
+        let path = dir.join(segment_name(frozen.number));
+        let plan = plan_for(&inner.settings, &inner.options, fingerprints.len())?;
+        Segment::write(&path, plan, &fingerprints, &ids)?;
+        drop((fingerprints, ids));
+        sync_dir(dir)?;
+        let segment = Segment::open(&path)?;
+
+        let counters = inner.lock_writer();
+        let (carried, numbers) = {
+            let view = inner.read_view();
+            let carried: Vec<u32> = (0..from.len() as u32)
+                .filter(|&entry| is_set(&view.frozen_deleted, from[entry as usize]))
+                .collect();
+            let numbers: Vec<u64> = view
+                .segments
+                .iter()
+                .map(|s| s.number)
+                .chain([frozen.number])
+                .collect();
+            (carried, numbers)
+        };
+        let txn = inner.db.begin(dir)?;
+        {
+            let mut recent = txn.open_table(RECENT).logged(dir)?;
+            // One pass over the table's leaves: a removal per row took
+            // three times the segment's own writing. The rows of documents
+            // deleted since they froze are gone already.
+            seqs.sort_unstable();
+            if let (Some(&first), Some(&last)) = (seqs.first(), seqs.last()) {
+                recent
+                    .retain_in(first..=last, |seq, _| seqs.binary_search(&seq).is_err())
+                    .logged(dir)?;
+            }
+            let mut deleted = txn.open_table(DELETED).logged(dir)?;
+            for &entry in &carried {
+                deleted.insert((frozen.number, entry), ()).logged(dir)?;
+            }
+        }
+        log::set_segments(&txn, dir, &numbers, counters.next_segment)?;
+        txn.commit().logged(dir)?;
+        let mut view = inner.write_view();
+        view.segments
+            .push(Arc::new(LiveSegment::new(frozen.number, segment)));
+        view.generation = new_generation();
+        view.frozen = None;
+        view.frozen_deleted.clear();
+        if !carried.is_empty() {
+            let bits = view.deleted.entry(frozen.number).or_default();
+            for entry in carried {
+                set(bits, entry);
+            }
+        }
+        drop(view);
+        drop(counters);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use crate::{Insert, Store, StoreOptions, StoreSettings, Write, Written};
+
+    /// A directory where segment `number`'s temporary file goes, so that
+    /// writing it fails (as on a full disk); the segment's name and the
+    /// directory.
+    pub(crate) fn block_segment(
+        dir: &std::path::Path,
+        number: u64,
+    ) -> (String, std::path::PathBuf) {
+        let name = crate::store::segment_name(number);
+        let blocker = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        std::fs::create_dir(&blocker).unwrap();
+        (name, blocker)
+    }
+
+    fn fingerprint(i: u64) -> u64 {
+        i.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+
+    fn insert(
+        store: &Store<u64>,
+        ids: std::ops::Range<u64>,
+        fp: impl Fn(u64) -> u64,
+    ) -> Vec<Written> {
+        let writes = ids
+            .map(|i| Write::Insert(Insert::new(fp(i), 3).id(format!("d{i}"))))
+            .collect();
+        store.write(writes, None).unwrap()
+    }
+
+    fn ids(store: &Store<u64>, i: u64) -> Vec<String> {
+        let hits = store.query(fingerprint(i), 0).unwrap();
+        hits.into_iter().map(|hit| hit.id).collect()
+    }
+
+    #[test]
+    fn frozen_documents_are_searched_deleted_and_kept_through_a_failed_flush() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = StoreSettings::builder(3).build();
+        let options = StoreOptions::builder()
+            .flush_at(4)
+            .merge_factor(usize::MAX)
+            .build();
+        let open = || Store::<u64>::open(dir.path(), Some(&settings), options.clone()).unwrap();
+        let store = open();
+        // The flush of d0..d3 cannot write its segment, as on a full disk.
+        let next = store.inner.lock_writer().next_segment;
+        let (name, blocker) = block_segment(dir.path(), next);
+        insert(&store, 0..4, fingerprint);
+        store.wait_for_flush();
+        let stats = store.stats();
+        assert_eq!((stats.segments.len(), stats.recent), (0, 4));
+        assert!(stats.flush_error.is_some_and(|e| e.contains(&name)));
+        // Frozen, they are searched, deleted, and found as duplicates.
+        assert_eq!(ids(&store, 1), ["d1"]);
+        store.write(vec![Write::Delete("d1".into())], None).unwrap();
+        assert!(ids(&store, 1).is_empty());
+        let written = insert(&store, 4..5, |_| fingerprint(2) ^ 1);
+        assert!(
+            matches!(&written[0], Written::Inserted { duplicates, .. } if duplicates[0].id == "d2"),
+            "{written:?}"
+        );
+        // A reader beside reads them from the log's recent list.
+        let reader = Store::<u64>::open_read_only(dir.path()).unwrap();
+        assert_eq!(
+            (ids(&reader, 1), ids(&reader, 3)),
+            (vec![], vec!["d3".to_string()])
+        );
+        // The disk has room again: the next write with 4 recent flushes
+        // them (d1's entry marked deleted), and the new ones wait their turn.
+        std::fs::remove_dir(&blocker).unwrap();
+        insert(&store, 5..8, fingerprint);
+        store.wait_for_flush();
+        let stats = store.stats();
+        assert_eq!(
+            (stats.segments, stats.deleted, stats.recent, stats.documents),
+            (vec![4], 1, 4, 7)
+        );
+        assert_eq!(stats.flush_error, None);
+        let check = |store: &Store<u64>| {
+            let mut all = store.entries();
+            all.sort();
+            let expected: Vec<String> = [0, 2, 3, 4, 5, 6, 7].map(|i| format!("d{i}")).into();
+            assert_eq!(
+                all.into_iter().map(|(id, _)| id).collect::<Vec<_>>(),
+                expected
+            );
+            assert_eq!(ids(store, 1), Vec::<String>::new());
+            assert_eq!(ids(store, 6), ["d6"]);
+        };
+        check(&store);
+        drop(store);
+        check(&open());
+    }
+}

@@ -123,6 +123,16 @@ impl<B: Bits> Store<B> {
     /// ```
     pub fn wait_for_flush(&self) {
         let inner = &self.inner;
+        let thread = inner
+            .flush_thread
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(thread) = thread {
+            // Its end is also its handle on the store let go: a caller
+            // that drops the store may open it again at once.
+            let _ = thread.join();
+        }
         let mut flushing = inner.flushing.lock().unwrap_or_else(|e| e.into_inner());
         while *flushing {
             flushing = inner
@@ -145,8 +155,15 @@ impl<B: Bits> Store<B> {
                     store.maybe_merge();
                 }
             });
-        if let Err(e) = spawned {
-            self.flush_ended(Err(Error::Io(self.inner.dir.clone(), e)));
+        match spawned {
+            Ok(thread) => {
+                *self
+                    .inner
+                    .flush_thread
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner()) = Some(thread);
+            }
+            Err(e) => self.flush_ended(Err(Error::Io(self.inner.dir.clone(), e))),
         }
     }
 

@@ -58,6 +58,9 @@ pub(crate) struct Inner<B> {
     pub(crate) flushing: Mutex<bool>,
     pub(crate) flushed: Condvar,
     pub(crate) flush_error: Mutex<Option<String>>,
+    /// The last flush's thread, joined by [`Store::wait_for_flush`]: once
+    /// joined, it holds no handle on the store (nor its lock).
+    pub(crate) flush_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// The writer's lock; a reader holds none.
     _lock: Option<WriterLock>,
 }
@@ -241,6 +244,7 @@ impl<B: Bits> Store<B> {
                 flushing: Mutex::new(false),
                 flushed: Condvar::new(),
                 flush_error: Mutex::new(None),
+                flush_thread: Mutex::new(None),
                 _lock: lock,
             }),
         }

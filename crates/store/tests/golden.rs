@@ -117,6 +117,8 @@ fn write_store(dir: &Path) -> Store<u64> {
     store
         .write(vec![Write::Delete(DELETED.to_string())], None)
         .unwrap();
+    // The flush runs in the background: the files are compared once done.
+    store.wait_for_flush();
     store
 }
 

@@ -2,7 +2,7 @@
 # The seconds after a large merge, looked at closely: serves a copy of the
 # store STORE (of N fingerprints, as `load fill` makes it; its segments
 # hard-linked, so STORE must be on the filesystem of bench/results; its
-# log copied; STORE left as it was) with --compact-after 5, waits until
+# log and documents file copied; STORE left as it was) with --compact-after 5, waits until
 # the idle service has merged it into one segment, then runs WINDOWS short
 # wrk rounds of WIN seconds (single-fingerprint queries, 32 connections)
 # back to back. Each round prints its rate and p99 with the server's minor
@@ -26,7 +26,7 @@ bench_build -p neardup-server --example load
 bench_scratch serve-tail.XXXXXX
 mkdir "$scratch/store"
 ln "$STORE"/*.ndx "$scratch/store/"
-cp "$STORE/store.redb" "$scratch/store/"
+cp "$STORE"/*.redb "$scratch/store/"
 target/release/examples/load bodies "$n" 200000 > "$scratch/bodies.jsonl"
 
 vmstat_of() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }

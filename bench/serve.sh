@@ -34,7 +34,7 @@
 # 10^6 went from 51.5 to 11.7 s) instead of
 # filling one: its segments are hard-linked (so
 # their cached pages are the ones the fill wrote; DIR must be on the
-# filesystem of bench/results) and its log copied, so DIR is left as it
+# filesystem of bench/results) and its log and documents file copied, so DIR is left as it
 # was for the next run; no fill row is written then.
 source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 n="${N:-1e7}"
@@ -54,7 +54,7 @@ count=$(printf '%.0f' "$n")
 if [ -n "${STORE:-}" ]; then
     mkdir "$scratch/store"
     ln "$STORE"/*.ndx "$scratch/store/"
-    cp "$STORE/store.redb" "$scratch/store/"
+    cp "$STORE"/*.redb "$scratch/store/"
 else
     bench_time "$scratch/fill-time" "$load" fill "$scratch/store" "$n" | tee -a "$results"
     read -r fill_s _ _ fill_rss_kb < <(tail -1 "$scratch/fill-time")

@@ -316,18 +316,14 @@ impl AnyStore {
     /// The first of `ids` already stored, looked up in one read
     /// transaction.
     fn first_stored(&self, ids: &[impl AsRef<str>]) -> Result<Option<String>> {
-        use crate::log::Logged;
-        let (db, dir) = match self {
-            AnyStore::W64(s) => (&s.inner.db, &s.inner.dir),
-            AnyStore::W128(s) => (&s.inner.db, &s.inner.dir),
+        let (db, cold, dir) = match self {
+            AnyStore::W64(s) => (&s.inner.db, &s.inner.cold, &s.inner.dir),
+            AnyStore::W128(s) => (&s.inner.db, &s.inner.cold, &s.inner.dir),
         };
         let txn = db.begin_read(dir)?;
-        let table = txn.open_table(crate::log::DOCUMENTS).logged(dir)?;
+        let records = crate::cold::Records::read(&txn, cold, dir)?;
         for id in ids {
-            if redb::ReadableTable::get(&table, id.as_ref())
-                .logged(dir)?
-                .is_some()
-            {
+            if records.get(id.as_ref(), dir)?.is_some() {
                 return Ok(Some(id.as_ref().to_string()));
             }
         }

@@ -8,7 +8,8 @@
 //! commits behind it waited that long. Only the swap takes the writer
 //! lock: one transaction takes the frozen documents off the log's recent
 //! list, marks those deleted meanwhile in the new segment, and names it in
-//! the manifest.
+//! the manifest. Before it, the documents file takes the frozen documents'
+//! records, which the swap then drops from the log (`cold.rs`).
 //!
 //! Until the swap the frozen documents are searched like the recent ones,
 //! and their rows in the log's recent list are what a crash leaves: they
@@ -23,6 +24,7 @@ use std::sync::Arc;
 
 use neardup_index::{Bits, OnlineIndex, Segment};
 
+use crate::cold;
 use crate::error::{Error, Result};
 use crate::log::{self, DELETED, Logged, RECENT};
 use crate::options::{plan_for, recent_plan};
@@ -197,6 +199,8 @@ impl<B: Bits> Store<B> {
         drop((fingerprints, ids));
         sync_dir(dir)?;
         let segment = Segment::open(&path)?;
+        let moved = || frozen.documents().map(|(_, id, seq, _)| (id, seq));
+        let gone = cold::take_records(&inner.db, &inner.cold, dir, moved())?;
 
         let counters = inner.lock_writer();
         let (carried, numbers) = {
@@ -229,6 +233,7 @@ impl<B: Bits> Store<B> {
                 deleted.insert((frozen.number, entry), ()).logged(dir)?;
             }
         }
+        cold::drop_taken(&txn, dir, moved(), &gone)?;
         log::set_segments(&txn, dir, &numbers, counters.next_segment)?;
         txn.commit().logged(dir)?;
         let mut view = inner.write_view();

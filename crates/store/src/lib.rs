@@ -7,9 +7,11 @@
 //!
 //! - [`StoreSettings`]: what the fingerprints were made with, recorded when
 //!   the store is made and checked on every open;
-//! - the log (`store.redb`, a redb database): every acknowledged document
-//!   ([`StoredDocument`]), the manifest, the recent documents and the deleted
+//! - the log (`store.redb`, a redb database): the acknowledged documents
+//!   not in a segment yet ([`StoredDocument`]), the manifest and the deleted
 //!   segment entries, changed in one checksummed transaction per batch;
+//! - the documents file (`documents.redb`): the records of the documents in
+//!   segments, moved there by the flush that wrote their segment;
 //! - the view: immutable index segments on disk ([`neardup_index::Segment`])
 //!   and the recent documents in memory, which queries read;
 //! - [`Store::write`]: a batch of [`Write`]s committed, then applied;
@@ -44,6 +46,7 @@
 
 mod any_width;
 mod batch;
+mod cold;
 mod error;
 mod flush;
 mod judge;

@@ -3,12 +3,16 @@
 //! | table | key → value | holds |
 //! |---|---|---|
 //! | `manifest` | name → text | layout version, settings, segment numbers, counters |
-//! | `documents` | id → [`StoredDocument`](crate::StoredDocument) bytes | every stored document |
+//! | `documents` | id → [`StoredDocument`](crate::StoredDocument) bytes | documents in no segment yet (in a store made at layout 1, the earlier ones too) |
 //! | `recent` | sequence number → id | documents in no segment yet |
+//! | `gone` | id → () | documents deleted since the last flush, whose records the documents file may hold |
 //! | `deleted` | (segment, entry) → () | segment entries whose document is deleted |
 //! | `keyed` | (short-document key, id) → () | documents by their short-document keys |
 //! | `keys_of` | id → keys | each keyed document's keys, to remove them with it |
 //! | `last_batch` | id → () | the ids of the last labelled batch (`batch.rs`); absent in stores made before |
+//!
+//! The records of documents in segments are in the documents file
+//! (`cold.rs`), moved there by the flush that wrote their segment.
 //!
 //! A write is acknowledged only once its transaction is committed (redb
 //! syncs it to disk, checksummed), so a crash at any moment leaves the
@@ -31,32 +35,55 @@ pub(crate) const DELETED: TableDefinition<(u64, u32), ()> = TableDefinition::new
 pub(crate) const KEYED: TableDefinition<(u64, &str), ()> = TableDefinition::new("keyed");
 pub(crate) const KEYS_OF: TableDefinition<&str, &[u8]> = TableDefinition::new("keys_of");
 pub(crate) const LAST_BATCH: TableDefinition<&str, ()> = TableDefinition::new("last_batch");
+pub(crate) const GONE: TableDefinition<&str, ()> = TableDefinition::new("gone");
 
 /// The version of the store's layout: its files, the log's tables and the
 /// encoding of their records (docs/FORMATS.md). A store of another layout
 /// is refused; a golden store (`crates/store/tests/golden/`) pins this one.
-pub const STORE_LAYOUT: &str = "1";
+///
+/// Layout 2 moved the records of documents in segments to the documents
+/// file. A store of layout 1 is still opened: its records stay in the log,
+/// where they are found first, and its writer records layout 2 at once,
+/// so that an older build, which would not look in the documents file,
+/// refuses it.
+pub const STORE_LAYOUT: &str = "2";
+
+/// The layout before [`STORE_LAYOUT`], still opened.
+pub(crate) const FORMER_LAYOUT: &str = "1";
 
 /// The log's file in a store directory.
 pub(crate) const LOG_FILE: &str = "store.redb";
 
-/// Turns a redb error into the store's, naming the log file.
+/// Turns a redb error into the store's, naming the log file (or
+/// another database of the store).
 pub(crate) trait Logged<T> {
     fn logged(self, dir: &Path) -> Result<T>;
+    fn logged_in(self, dir: &Path, file: &str) -> Result<T>;
 }
 
 impl<T, E: Into<redb::Error>> Logged<T> for std::result::Result<T, E> {
     fn logged(self, dir: &Path) -> Result<T> {
-        self.map_err(|e| Error::Log(dir.join(LOG_FILE), e.into()))
+        self.logged_in(dir, LOG_FILE)
+    }
+
+    fn logged_in(self, dir: &Path, file: &str) -> Result<T> {
+        self.map_err(|e| Error::Log(dir.join(file), e.into()))
     }
 }
 
-/// The log, opened by the store's one writer or by one of its readers.
+/// The log, or the documents file (`cold.rs`): a redb database of the
+/// store, opened by the store's one writer or by one of its readers.
 ///
 /// Both open it in redb's single-writer mode: one process writes, any
 /// number of others may read at once, each from the snapshot of its
 /// transaction, and none waits for another.
-pub(crate) enum Log {
+pub(crate) struct Log {
+    db: Db,
+    /// Its file's name in the store's directory, which errors give.
+    file: &'static str,
+}
+
+enum Db {
     /// The writer's (which holds the store's lock).
     Writer(redb::Database),
     /// A reader's.
@@ -65,10 +92,11 @@ pub(crate) enum Log {
 
 impl std::fmt::Debug for Log {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Log::Writer(_) => "Log::Writer",
-            Log::Reader(_) => "Log::Reader",
-        })
+        let role = match self.db {
+            Db::Writer(_) => "writer",
+            Db::Reader(_) => "reader",
+        };
+        write!(f, "Log({}, {role})", self.file)
     }
 }
 
@@ -82,18 +110,28 @@ impl Log {
     /// Opens the log in `dir` to write, creating it when missing, and
     /// repairing it when its last writer was killed.
     pub(crate) fn create(dir: &Path) -> Result<Log> {
-        Ok(Log::Writer(
-            builder().create(dir.join(LOG_FILE)).logged(dir)?,
-        ))
+        Log::create_file(dir, LOG_FILE)
     }
 
-    /// Opens the log in `dir` to read only. A log whose writer was killed
-    /// needs the repair its next writer makes: `Err(None)` then.
-    fn open_reader(dir: &Path) -> std::result::Result<Log, Option<Error>> {
-        match builder().open_read_only(dir.join(LOG_FILE)) {
-            Ok(db) => Ok(Log::Reader(db)),
+    /// Opens database `file` in `dir` to write, as [`Log::create`].
+    pub(crate) fn create_file(dir: &Path, file: &'static str) -> Result<Log> {
+        let db = builder().create(dir.join(file)).logged_in(dir, file)?;
+        Ok(Log {
+            db: Db::Writer(db),
+            file,
+        })
+    }
+
+    /// Opens database `file` in `dir` to read only. One whose writer was
+    /// killed needs the repair its next writer makes: `Err(None)` then.
+    fn open_reader(dir: &Path, file: &'static str) -> std::result::Result<Log, Option<Error>> {
+        match builder().open_read_only(dir.join(file)) {
+            Ok(db) => Ok(Log {
+                db: Db::Reader(db),
+                file,
+            }),
             Err(redb::DatabaseError::RepairAborted) => Err(None),
-            Err(e) => Err(Some(Error::Log(dir.join(LOG_FILE), e.into()))),
+            Err(e) => Err(Some(Error::Log(dir.join(file), e.into()))),
         }
     }
 
@@ -106,14 +144,19 @@ impl Log {
                 dir: dir.to_path_buf(),
             });
         }
-        match Log::open_reader(dir) {
+        Log::file_for_reading(dir, LOG_FILE)
+    }
+
+    /// Opens database `file` in `dir` to read only, as [`Log::for_reading`].
+    pub(crate) fn file_for_reading(dir: &Path, file: &'static str) -> Result<Log> {
+        match Log::open_reader(dir, file) {
             Ok(log) => Ok(log),
             Err(Some(e)) => Err(e),
             Err(None) => {
                 let _lock = WriterLock::acquire(dir, LOCK_FILE, "a store")?;
-                drop(Log::create(dir)?);
-                Log::open_reader(dir).map_err(|e| {
-                    e.unwrap_or_else(|| Error::Format(dir.join(LOG_FILE), Damage::NeedsRepair))
+                drop(Log::create_file(dir, file)?);
+                Log::open_reader(dir, file).map_err(|e| {
+                    e.unwrap_or_else(|| Error::Format(dir.join(file), Damage::NeedsRepair))
                 })
             }
         }
@@ -121,17 +164,17 @@ impl Log {
 
     /// A read transaction: a snapshot of the last commit.
     pub(crate) fn begin_read(&self, dir: &Path) -> Result<ReadTransaction> {
-        match self {
-            Log::Writer(db) => db.begin_read().logged(dir),
-            Log::Reader(db) => db.begin_read().logged(dir),
+        match &self.db {
+            Db::Writer(db) => db.begin_read().logged_in(dir, self.file),
+            Db::Reader(db) => db.begin_read().logged_in(dir, self.file),
         }
     }
 
     /// Refused to a reader: [`Error::ReadOnly`].
     pub(crate) fn check_writer(&self, dir: &Path) -> Result<()> {
-        match self {
-            Log::Writer(_) => Ok(()),
-            Log::Reader(_) => Err(Error::ReadOnly {
+        match self.db {
+            Db::Writer(_) => Ok(()),
+            Db::Reader(_) => Err(Error::ReadOnly {
                 dir: dir.to_path_buf(),
             }),
         }
@@ -140,13 +183,19 @@ impl Log {
     /// A write transaction that records its allocator state, so that
     /// opening the log after a crash takes no full repair; refused to a
     /// reader.
+    ///
+    /// That record is the size of the file's allocator (about a megabyte
+    /// at 7.6 GB), written and synced at every commit: why the log that
+    /// every write commits holds only what is not in a segment yet, and
+    /// the records of the rest are in the documents file (`cold.rs`),
+    /// committed once a flush.
     pub(crate) fn begin(&self, dir: &Path) -> Result<WriteTransaction> {
-        let Log::Writer(db) = self else {
+        let Db::Writer(db) = &self.db else {
             return Err(Error::ReadOnly {
                 dir: dir.to_path_buf(),
             });
         };
-        let mut txn = db.begin_write().logged(dir)?;
+        let mut txn = db.begin_write().logged_in(dir, self.file)?;
         txn.set_quick_repair(true);
         Ok(txn)
     }

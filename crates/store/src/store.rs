@@ -8,8 +8,12 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLock
 use neardup_index::{Bits, LOCK_FILE, OnlineIndex, Segment, WriterLock};
 use redb::{ReadTransaction, ReadableTable};
 
+use crate::cold::{Cold, Records};
 use crate::error::{Damage, Error, Result};
-use crate::log::{self, DOCUMENTS, KEYED, LOG_FILE, Log, Logged, Manifest, RECENT, STORE_LAYOUT};
+use crate::log::{
+    self, DOCUMENTS, FORMER_LAYOUT, GONE, KEYED, LOG_FILE, Log, Logged, Manifest, RECENT,
+    STORE_LAYOUT,
+};
 use crate::options::{StoreOptions, recent_plan};
 use crate::record::StoredDocument;
 use crate::settings::StoreSettings;
@@ -46,6 +50,8 @@ pub struct Store<B> {
 pub(crate) struct Inner<B> {
     pub(crate) dir: PathBuf,
     pub(crate) db: Log,
+    /// The records of documents in segments (`cold.rs`).
+    pub(crate) cold: Cold,
     pub(crate) settings: StoreSettings,
     pub(crate) options: StoreOptions,
     pub(crate) view: RwLock<View<B>>,
@@ -144,9 +150,13 @@ impl<B: Bits> Store<B> {
         if let (true, Some(given)) = (fresh, settings) {
             create(&log, dir, given)?;
         }
-        let txn = log.begin_read(dir)?;
-        let manifest = log::read_manifest(&txn, dir)?;
+        let manifest = log::read_manifest(&log.begin_read(dir)?, dir)?;
         let settings = settings_of(dir, &manifest, settings)?;
+        let cold = Cold::for_writer(dir)?;
+        if manifest.layout.as_deref() == Some(FORMER_LAYOUT) {
+            upgrade(&log, dir)?;
+        }
+        let txn = log.begin_read(dir)?;
         remove_leftovers(dir, &manifest.segments);
         let (mut view, next_seq) = load_view(dir, &txn, &manifest, &settings, &options)?;
         drop(txn);
@@ -154,7 +164,7 @@ impl<B: Bits> Store<B> {
         view.recent.reserve(room);
         Ok(Store::assemble(
             dir,
-            log,
+            (log, cold),
             settings,
             options,
             view,
@@ -190,6 +200,7 @@ impl<B: Bits> Store<B> {
     /// As [`Store::open`], and [`Error::NoStore`] when `dir` holds no store.
     pub fn open_read_only(dir: &Path) -> Result<Store<B>> {
         let log = Log::for_reading(dir)?;
+        let cold = Cold::for_reader(dir)?;
         let options = StoreOptions::default();
         // A merge may remove a segment between reading the manifest and
         // opening its file: read the manifest again then.
@@ -212,7 +223,13 @@ impl<B: Bits> Store<B> {
                         next_segment: manifest.next_segment,
                     };
                     return Ok(Store::assemble(
-                        dir, log, settings, options, view, counters, None,
+                        dir,
+                        (log, cold),
+                        settings,
+                        options,
+                        view,
+                        counters,
+                        None,
                     ));
                 }
             }
@@ -221,7 +238,7 @@ impl<B: Bits> Store<B> {
 
     fn assemble(
         dir: &Path,
-        log: Log,
+        (log, cold): (Log, Cold),
         settings: StoreSettings,
         options: StoreOptions,
         view: View<B>,
@@ -234,6 +251,7 @@ impl<B: Bits> Store<B> {
             inner: Arc::new(Inner {
                 dir: dir.to_path_buf(),
                 db: log,
+                cold,
                 settings,
                 options,
                 view: RwLock::new(view),
@@ -299,16 +317,16 @@ impl<B: Bits> Store<B> {
         }
         let dir = &self.inner.dir;
         let txn = self.inner.db.begin_read(dir)?;
-        let (keyed, documents) = match (txn.open_table(KEYED), txn.open_table(DOCUMENTS)) {
-            (Ok(keyed), Ok(documents)) => (keyed, documents),
-            (Err(redb::TableError::TableDoesNotExist(_)), _)
-            | (_, Err(redb::TableError::TableDoesNotExist(_))) => return Ok(Vec::new()),
-            (Err(e), _) | (_, Err(e)) => return Err(e).logged(dir),
+        let keyed = match txn.open_table(KEYED) {
+            Ok(keyed) => keyed,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(e).logged(dir),
         };
+        let records = Records::read(&txn, &self.inner.cold, dir)?;
         let mut hits = Vec::new();
         for id in crate::write::keyed_ids(&keyed, keys, dir)? {
-            if let Some(bytes) = documents.get(id.as_str()).logged(dir)? {
-                let doc = decode(dir, &id, bytes.value())?;
+            if let Some(bytes) = records.get(&id, dir)? {
+                let doc = decode(dir, &id, &bytes)?;
                 let distance = B::from_u128(doc.fingerprint).distance(query);
                 hits.push(Neighbour { distance, id });
             }
@@ -334,15 +352,11 @@ impl<B: Bits> Store<B> {
     pub fn get(&self, id: &str) -> Result<Option<StoredDocument>> {
         let dir = &self.inner.dir;
         let txn = self.inner.db.begin_read(dir)?;
-        let table = match txn.open_table(DOCUMENTS) {
-            Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
-            Err(e) => return Err(e).logged(dir),
-        };
-        let Some(bytes) = table.get(id).logged(dir)? else {
+        let records = Records::read(&txn, &self.inner.cold, dir)?;
+        let Some(bytes) = records.get(id, dir)? else {
             return Ok(None);
         };
-        decode(dir, id, bytes.value()).map(Some)
+        decode(dir, id, &bytes).map(Some)
     }
 
     /// What the store holds.
@@ -470,7 +484,19 @@ fn create(log: &Log, dir: &Path, settings: &StoreSettings) -> Result<()> {
     log::set(&txn, dir, "segments", "")?;
     txn.open_table(DOCUMENTS).logged(dir)?;
     txn.open_table(RECENT).logged(dir)?;
+    txn.open_table(GONE).logged(dir)?;
     txn.open_table(log::DELETED).logged(dir)?;
+    txn.commit().logged(dir)
+}
+
+/// Records the present layout in a store of the former one, which differs
+/// by a table the log did not have (`gone`) and a file the store did not
+/// have (the documents file, made by then): an older build refuses it
+/// from now on, as it would not look in that file.
+fn upgrade(log: &Log, dir: &Path) -> Result<()> {
+    let txn = log.begin(dir)?;
+    log::set(&txn, dir, "layout", STORE_LAYOUT)?;
+    txn.open_table(GONE).logged(dir)?;
     txn.commit().logged(dir)
 }
 
@@ -496,7 +522,7 @@ fn settings_of(
         return Err(Error::Format(log_path, Damage::NoSettings));
     };
     let stored = settings_in(&log_path, text)?;
-    if manifest.layout.as_deref() != Some(STORE_LAYOUT) {
+    if ![Some(STORE_LAYOUT), Some(FORMER_LAYOUT)].contains(&manifest.layout.as_deref()) {
         let found = manifest.layout.clone();
         return Err(Error::Format(log_path, Damage::Layout { found }));
     }

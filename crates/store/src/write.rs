@@ -8,9 +8,10 @@ use std::collections::{HashMap, HashSet};
 use neardup_index::{Bits, OnlineIndex};
 use redb::ReadableTable;
 
+use crate::cold::{ColdRead, find};
 use crate::error::{Damage, Error, Result};
 use crate::judge::{Judge, TextCheck};
-use crate::log::{self, DELETED, DOCUMENTS, KEYED, KEYS_OF, Logged, RECENT};
+use crate::log::{self, DELETED, DOCUMENTS, GONE, KEYED, KEYS_OF, Logged, RECENT};
 use crate::options::plan_for;
 use crate::presearch::Presearch;
 use crate::record::StoredDocument;
@@ -239,6 +240,8 @@ impl<B: Bits> Store<B> {
         let dir = inner.dir.as_path();
         let mut counters = inner.lock_writer();
         let txn = inner.db.begin(dir)?;
+        // Taken after the log's: see `cold.rs`.
+        let cold = inner.cold.snapshot(dir)?;
         let mut staged: Vec<Staged<B>> = Vec::new();
         // The batch's inserts by id (those not deleted since) and by
         // short-document key: a batch of n writes looks each up once,
@@ -261,6 +264,7 @@ impl<B: Bits> Store<B> {
         {
             let mut documents = txn.open_table(DOCUMENTS).logged(dir)?;
             let mut recent = txn.open_table(RECENT).logged(dir)?;
+            let mut gone = txn.open_table(GONE).logged(dir)?;
             let mut deleted = txn.open_table(DELETED).logged(dir)?;
             let mut keyed = txn.open_table(KEYED).logged(dir)?;
             let mut keys_of = txn.open_table(KEYS_OF).logged(dir)?;
@@ -269,13 +273,19 @@ impl<B: Bits> Store<B> {
             for write in writes {
                 match write {
                     Write::Insert(insert) => {
+                        let stored = Stored {
+                            documents: &documents,
+                            gone: &gone,
+                            cold: &cold,
+                            dir,
+                        };
                         let id = match &insert.id {
-                            Some(id) if taken(&documents, &staged_ids, id, dir)? => {
+                            Some(id) if stored.taken(&staged_ids, id)? => {
                                 written.push(Written::IdTaken { id: id.clone() });
                                 continue;
                             }
                             Some(id) => id.clone(),
-                            None => fresh_id(&documents, &staged_ids, counters.next_seq, dir)?,
+                            None => stored.fresh_id(&staged_ids, counters.next_seq)?,
                         };
                         let mut check = TextCheck::new(judge, insert.text.as_deref());
                         let mut duplicates = Vec::new();
@@ -304,10 +314,9 @@ impl<B: Bits> Store<B> {
                                 found.insert(hit.id.clone());
                             }
                             let stored = match check.wants_texts() {
-                                true => documents
-                                    .get(hit.id.as_str())
-                                    .logged(dir)?
-                                    .map(|b| decode(dir, &hit.id, b.value()))
+                                true => stored
+                                    .get(&hit.id)?
+                                    .map(|b| decode(dir, &hit.id, &b))
                                     .transpose()?
                                     .and_then(|d| d.text),
                                 false => None,
@@ -330,10 +339,10 @@ impl<B: Bits> Store<B> {
                                     continue;
                                 }
                                 // Not there: deleted earlier in this batch.
-                                let Some(bytes) = documents.get(other.as_str()).logged(dir)? else {
+                                let Some(bytes) = stored.get(&other)? else {
                                     continue;
                                 };
-                                let doc = decode(dir, &other, bytes.value())?;
+                                let doc = decode(dir, &other, &bytes)?;
                                 let distance =
                                     B::from_u128(doc.fingerprint).distance(insert.fingerprint);
                                 held += doc.text.as_ref().map_or(0, String::len);
@@ -422,6 +431,8 @@ impl<B: Bits> Store<B> {
                             .insert(id.as_str(), doc.encode().as_slice())
                             .logged(dir)?;
                         recent.insert(seq, id.as_str()).logged(dir)?;
+                        // Its record here is found first (`cold.rs`).
+                        gone.remove(id.as_str()).logged(dir)?;
                         let keys = match keeps_keys {
                             true => insert.keys,
                             false => Vec::new(),
@@ -452,12 +463,19 @@ impl<B: Bits> Store<B> {
                     }
                     Write::Delete(id) => {
                         let removed = documents.remove(id.as_str()).logged(dir)?;
-                        let Some(bytes) = removed else {
+                        let bytes = match removed {
+                            Some(bytes) => Some(bytes.value().to_vec()),
+                            None if gone.get(id.as_str()).logged(dir)?.is_some() => None,
+                            None => cold.get(&id, dir)?,
+                        };
+                        let Some(bytes) = bytes else {
                             written.push(Written::Missing { id });
                             continue;
                         };
-                        let doc = decode(dir, &id, bytes.value())?;
-                        drop(bytes);
+                        let doc = decode(dir, &id, &bytes)?;
+                        // Whether or not the documents file holds its record
+                        // (a flush under way may be copying it there).
+                        gone.insert(id.as_str(), ()).logged(dir)?;
                         let keys = keys_of.remove(id.as_str()).logged(dir)?;
                         if let Some(keys) = keys {
                             for key in decode_keys(keys.value()) {
@@ -556,32 +574,38 @@ fn decode_keys(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
 /// so that the writer never holds all their texts at once.
 const JUDGED_TEXT_BYTES: usize = 64 << 20;
 
-/// Whether a stored document or one this batch inserted (and did not
-/// delete since) has id `id`.
-fn taken(
-    documents: &redb::Table<&str, &[u8]>,
-    staged_ids: &HashMap<String, usize>,
-    id: &str,
-    dir: &std::path::Path,
-) -> Result<bool> {
-    Ok(staged_ids.contains_key(id) || documents.get(id).logged(dir)?.is_some())
+/// The stored records as a batch sees them: the log's, as the batch left
+/// them so far, then the documents file's.
+struct Stored<'a, 't> {
+    documents: &'a redb::Table<'t, &'static str, &'static [u8]>,
+    gone: &'a redb::Table<'t, &'static str, ()>,
+    cold: &'a ColdRead,
+    dir: &'a std::path::Path,
 }
 
-/// An id for a document given none: its sequence number, with a suffix in
-/// the rare case that a caller took that id.
-fn fresh_id(
-    documents: &redb::Table<&str, &[u8]>,
-    staged_ids: &HashMap<String, usize>,
-    seq: u64,
-    dir: &std::path::Path,
-) -> Result<String> {
-    let mut id = seq.to_string();
-    let mut n = 0;
-    while taken(documents, staged_ids, &id, dir)? {
-        n += 1;
-        id = format!("{seq}.{n}");
+impl Stored<'_, '_> {
+    /// The record of `id`, if stored.
+    fn get(&self, id: &str) -> Result<Option<Vec<u8>>> {
+        find(self.documents, Some(self.gone), self.cold, id, self.dir)
     }
-    Ok(id)
+
+    /// Whether a stored document or one this batch inserted (and did not
+    /// delete since) has id `id`.
+    fn taken(&self, staged_ids: &HashMap<String, usize>, id: &str) -> Result<bool> {
+        Ok(staged_ids.contains_key(id) || self.get(id)?.is_some())
+    }
+
+    /// An id for a document given none: its sequence number, with a
+    /// suffix in the rare case that a caller took that id.
+    fn fresh_id(&self, staged_ids: &HashMap<String, usize>, seq: u64) -> Result<String> {
+        let mut id = seq.to_string();
+        let mut n = 0;
+        while self.taken(staged_ids, &id)? {
+            n += 1;
+            id = format!("{seq}.{n}");
+        }
+        Ok(id)
+    }
 }
 
 /// Syncs directory `dir`, so that a file renamed into it survives a power

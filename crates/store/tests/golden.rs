@@ -9,7 +9,8 @@
 //! of the layout ([`neardup_store::STORE_LAYOUT`]) or of the segment format
 //! it holds ([`neardup_index::SEGMENT_FORMAT`]), bump the version and run
 //! `NEARDUP_BLESS=1 cargo test -p neardup-store --test golden`; it
-//! refuses to overwrite the files of a version that has them.
+//! refuses to overwrite the files of a version that has them. The golden
+//! stores of earlier layouts stay, and every build opens them too.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -68,12 +69,15 @@ struct Golden {
     near: Option<Vec<(String, u32)>>,
 }
 
-fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/store_v{STORE_LAYOUT}"))
+/// The layout of the store that the present one's writer still opens.
+const FORMER_LAYOUT: &str = "1";
+
+fn golden_dir(layout: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/store_v{layout}"))
 }
 
-fn golden_file() -> PathBuf {
-    golden_dir().with_extension("jsonl")
+fn golden_file(layout: &str) -> PathBuf {
+    golden_dir(layout).with_extension("jsonl")
 }
 
 fn options() -> StoreOptions {
@@ -197,8 +201,8 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 
 /// A copy of the golden store to open (opening may tidy a store's
 /// directory, and the committed one stays as it is).
-fn copy_of_golden() -> tempfile::TempDir {
-    let dir = golden_dir();
+fn copy_of_golden(layout: &str) -> tempfile::TempDir {
+    let dir = golden_dir(layout);
     assert!(
         dir.is_dir(),
         "{} is missing: it is written once per layout version, by \
@@ -215,7 +219,47 @@ fn copy_of_golden() -> tempfile::TempDir {
 #[test]
 fn the_golden_store_holds_what_its_file_says() {
     write_golden_when_asked();
-    let copy = copy_of_golden();
+    check_golden(STORE_LAYOUT);
+}
+
+#[test]
+fn the_golden_store_of_the_former_layout_opens_and_takes_writes() {
+    let copy = check_golden(FORMER_LAYOUT);
+    // Its writer recorded the present layout, and its records, all in the
+    // log, are found through flushes of new documents.
+    let expected = expected(FORMER_LAYOUT);
+    let store = Store::<u64>::open(copy.path(), None, options()).unwrap();
+    let writes = (0..FLUSH_AT as u64)
+        .map(|i| Write::Insert(Insert::new(1 << 40 | i << 20, K).id(format!("n{i}"))))
+        .collect();
+    store.write(writes, None).unwrap();
+    store.wait_for_flush();
+    assert_eq!(store.stats().segments.len(), 2);
+    assert_eq!(read_store(&store), expected);
+    store
+        .write(vec![Write::Delete("d00".into())], None)
+        .unwrap();
+    assert_eq!(store.get("d00").unwrap(), None);
+    drop(store);
+    let reader = Store::<u64>::open_read_only(copy.path()).unwrap();
+    assert_eq!(read_store(&reader)[1..], expected[1..]);
+    assert_eq!(reader.get("d00").unwrap(), None);
+    assert!(reader.get("n3").unwrap().is_some());
+    assert!(copy.path().join("documents.redb").exists());
+}
+
+fn expected(layout: &str) -> Vec<Golden> {
+    std::fs::read_to_string(golden_file(layout))
+        .unwrap()
+        .lines()
+        .map(from_line)
+        .collect()
+}
+
+/// Opens a copy of the golden store of `layout` to read, then to write,
+/// and checks that it holds what its file says; returns the copy.
+fn check_golden(layout: &str) -> tempfile::TempDir {
+    let copy = copy_of_golden(layout);
     let store = Store::<u64>::open_read_only(copy.path()).unwrap();
     assert_eq!(store.settings(), &settings());
     assert_eq!(
@@ -227,11 +271,7 @@ fn the_golden_store_holds_what_its_file_says() {
                 "idf": null},
         })
     );
-    let expected: Vec<Golden> = std::fs::read_to_string(golden_file())
-        .unwrap()
-        .lines()
-        .map(from_line)
-        .collect();
+    let expected = expected(layout);
     assert_eq!(expected.len(), TEXTS.len());
     assert_eq!(read_store(&store), expected);
     let stats = store.stats();
@@ -265,12 +305,14 @@ fn the_golden_store_holds_what_its_file_says() {
         .write(vec![Write::Insert(Insert::new(1, K).id("new"))], None)
         .unwrap();
     assert_eq!(store.stats().documents, 24);
+    assert_eq!(read_store(&store), expected);
+    copy
 }
 
 #[test]
 fn the_same_writes_give_the_same_files() {
     write_golden_when_asked();
-    let golden = copy_of_golden();
+    let golden = copy_of_golden(STORE_LAYOUT);
     let again = tempfile::tempdir().unwrap();
     drop(write_store(again.path()));
     // The segment files are ours and byte for byte the same: they record no
@@ -307,7 +349,7 @@ fn write_golden_when_asked() {
         return;
     }
     WRITTEN.get_or_init(|| {
-        let (dir, file) = (golden_dir(), golden_file());
+        let (dir, file) = (golden_dir(STORE_LAYOUT), golden_file(STORE_LAYOUT));
         assert!(
             !dir.exists() && !file.exists(),
             "{} exists: the golden store of a layout version is written once; bump \

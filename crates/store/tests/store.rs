@@ -131,6 +131,7 @@ proptest! {
                     Some(Op::Reopen) => {
                         drop(store);
                         store = reopen(dir.path());
+                        check_records(&store, &model)?;
                     }
                     None => {}
                 }
@@ -139,14 +140,27 @@ proptest! {
         for fp in model.values() {
             prop_assert_eq!(store.query(*fp, K).unwrap(), brute(&model, *fp, K));
         }
+        check_records(&store, &model)?;
         drop(store);
         let store = reopen(dir.path());
+        check_records(&store, &model)?;
         prop_assert_eq!(store.stats().documents, model.len());
         for (id, fp) in &model {
             prop_assert_eq!(store.get(id).unwrap().map(|d| d.fingerprint), Some(u128::from(*fp)));
             prop_assert_eq!(store.query(*fp, K).unwrap(), brute(&model, *fp, K));
         }
     }
+}
+
+/// Every id the operations use has its model's record, or none: a deleted
+/// document's record stays hidden wherever it was (the log, or the
+/// documents file a flush moved it to).
+fn check_records(store: &Store<u64>, model: &BTreeMap<String, u64>) -> Result<(), TestCaseError> {
+    for id in (0..40u8).map(|i| i.to_string()) {
+        let found = store.get(&id).unwrap().map(|d| d.fingerprint);
+        prop_assert_eq!(found, model.get(&id).map(|&fp| u128::from(fp)), "{}", id);
+    }
+    Ok(())
 }
 
 /// Opens the store again: a merge of the last handle may still be running

@@ -1,0 +1,370 @@
+//! The documents file (`documents.redb`): the records of the documents in
+//! segments, kept apart from the log that every write commits.
+//!
+//! A redb commit that spares an open after a crash the full repair (quick
+//! repair) writes and syncs the state of the whole file's page allocator:
+//! about a megabyte at 10⁸ documents, which made each group commit of the
+//! log take 5–10 ms when the log held every record. So the log holds only
+//! what is not in a segment yet, and the flush that writes a segment moves
+//! its documents' records here, in one commit of this file per flush.
+//!
+//! A record is looked up in the log first, then, unless the log's `gone`
+//! table names its id, here ([`find`]). A flush commits twice, and every
+//! lookup is right at any moment between, a crash included:
+//!
+//! 1. this file takes the frozen documents' records from the log and drops
+//!    the ids the log names gone ([`take_records`], from one snapshot of
+//!    the log);
+//! 2. the log drops those records and those gone rows ([`drop_taken`], in
+//!    the flush's swap).
+//!
+//! Between the two, both hold the records (the log's is found first) and
+//! the gone rows hide ids this file no longer holds. A delete always writes
+//! a gone row, so a record copied here by a flush under way stays hidden
+//! once its document is deleted; an insert drops its id's gone row (its
+//! record in the log is found first). A reader takes its snapshot of the
+//! log before this file's, so that it sees step 2 only if it also sees
+//! step 1.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use redb::{ReadOnlyTable, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition};
+
+use crate::error::Result;
+use crate::log::{DOCUMENTS, GONE, Log, Logged};
+
+/// The documents file in a store directory.
+pub(crate) const COLD_FILE: &str = "documents.redb";
+
+/// Its one table: id → [`crate::StoredDocument`] bytes.
+const RECORDS: TableDefinition<&str, &[u8]> = TableDefinition::new("documents");
+
+/// The documents file as the store opened it. A reader of a store that
+/// has none yet (made at layout 1 and not written since) opens it once it
+/// appears.
+#[derive(Debug)]
+pub(crate) struct Cold {
+    log: OnceLock<Log>,
+}
+
+impl Cold {
+    /// The writer's: made when missing.
+    pub(crate) fn for_writer(dir: &Path) -> Result<Cold> {
+        let log = OnceLock::new();
+        let _ = log.set(Log::create_file(dir, COLD_FILE)?);
+        Ok(Cold { log })
+    }
+
+    /// A reader's.
+    pub(crate) fn for_reader(dir: &Path) -> Result<Cold> {
+        let cold = Cold {
+            log: OnceLock::new(),
+        };
+        cold.log(dir)?;
+        Ok(cold)
+    }
+
+    fn log(&self, dir: &Path) -> Result<Option<&Log>> {
+        if let Some(log) = self.log.get() {
+            return Ok(Some(log));
+        }
+        if !dir.join(COLD_FILE).exists() {
+            return Ok(None);
+        }
+        let _ = self.log.set(Log::file_for_reading(dir, COLD_FILE)?);
+        Ok(self.log.get())
+    }
+
+    /// A snapshot of its records, as of its last commit.
+    pub(crate) fn snapshot(&self, dir: &Path) -> Result<ColdRead> {
+        let Some(log) = self.log(dir)? else {
+            return Ok(ColdRead(None));
+        };
+        let txn = log.begin_read(dir)?;
+        match txn.open_table(RECORDS) {
+            Ok(table) => Ok(ColdRead(Some(table))),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(ColdRead(None)),
+            Err(e) => Err(e).logged_in(dir, COLD_FILE),
+        }
+    }
+}
+
+/// A snapshot of the documents file's records.
+pub(crate) struct ColdRead(Option<ReadOnlyTable<&'static str, &'static [u8]>>);
+
+impl ColdRead {
+    /// The record of `id` in this snapshot, if any.
+    pub(crate) fn get(&self, id: &str, dir: &Path) -> Result<Option<Vec<u8>>> {
+        let Some(table) = &self.0 else {
+            return Ok(None);
+        };
+        let found = table.get(id).logged_in(dir, COLD_FILE)?;
+        Ok(found.map(|bytes| bytes.value().to_vec()))
+    }
+}
+
+/// The record of `id`: the log's `documents` first, then, unless `gone`
+/// names it, the documents file's.
+pub(crate) fn find(
+    documents: &impl ReadableTable<&'static str, &'static [u8]>,
+    gone: Option<&impl ReadableTable<&'static str, ()>>,
+    cold: &ColdRead,
+    id: &str,
+    dir: &Path,
+) -> Result<Option<Vec<u8>>> {
+    if let Some(bytes) = documents.get(id).logged(dir)? {
+        return Ok(Some(bytes.value().to_vec()));
+    }
+    if let Some(gone) = gone
+        && gone.get(id).logged(dir)?.is_some()
+    {
+        return Ok(None);
+    }
+    cold.get(id, dir)
+}
+
+/// One snapshot of the records, for the store's reads: the log's tables
+/// (missing in a store never written since layout 1) and the documents
+/// file's, taken after the log's.
+pub(crate) struct Records {
+    documents: Option<ReadOnlyTable<&'static str, &'static [u8]>>,
+    gone: Option<ReadOnlyTable<&'static str, ()>>,
+    cold: ColdRead,
+}
+
+impl Records {
+    /// The records as of `txn`, a snapshot of the log, and of the
+    /// documents file's last commit.
+    pub(crate) fn read(txn: &ReadTransaction, cold: &Cold, dir: &Path) -> Result<Records> {
+        let documents = match txn.open_table(DOCUMENTS) {
+            Ok(table) => Some(table),
+            Err(redb::TableError::TableDoesNotExist(_)) => None,
+            Err(e) => return Err(e).logged(dir),
+        };
+        let gone = match txn.open_table(GONE) {
+            Ok(table) => Some(table),
+            Err(redb::TableError::TableDoesNotExist(_)) => None,
+            Err(e) => return Err(e).logged(dir),
+        };
+        let cold = cold.snapshot(dir)?;
+        Ok(Records {
+            documents,
+            gone,
+            cold,
+        })
+    }
+
+    /// The record of `id`, if stored.
+    pub(crate) fn get(&self, id: &str, dir: &Path) -> Result<Option<Vec<u8>>> {
+        match &self.documents {
+            Some(documents) => find(documents, self.gone.as_ref(), &self.cold, id, dir),
+            None => self.cold.get(id, dir),
+        }
+    }
+}
+
+/// Step 1 of a flush: the documents file takes the records the log holds
+/// for `docs` (id and sequence number; a record of another sequence number
+/// is a later insert of the id, left in the log) and drops every id the
+/// log names gone, in one commit. Returns those gone ids, for
+/// [`drop_taken`].
+pub(crate) fn take_records<'a>(
+    log: &Log,
+    cold: &Cold,
+    dir: &Path,
+    docs: impl Iterator<Item = (&'a str, u64)>,
+) -> Result<Vec<String>> {
+    let txn = log.begin_read(dir)?;
+    let documents = txn.open_table(DOCUMENTS).logged(dir)?;
+    let gone_table = txn.open_table(GONE).logged(dir)?;
+    let mut gone = Vec::new();
+    for row in gone_table.iter().logged(dir)? {
+        gone.push(row.logged(dir)?.0.value().to_string());
+    }
+    let mut records = Vec::new();
+    for (id, seq) in docs {
+        if let Some(bytes) = documents.get(id).logged(dir)?
+            && seq_of(bytes.value()) == Some(seq)
+        {
+            records.push((id.to_string(), bytes.value().to_vec()));
+        }
+    }
+    drop((documents, gone_table, txn));
+    // In key order, each leaf of the table is written once.
+    records.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let Some(cold_log) = cold.log(dir)? else {
+        return Ok(gone);
+    };
+    let txn = cold_log.begin(dir)?;
+    {
+        let mut table = txn.open_table(RECORDS).logged_in(dir, COLD_FILE)?;
+        for (id, bytes) in &records {
+            if gone.binary_search(id).is_err() {
+                table
+                    .insert(id.as_str(), bytes.as_slice())
+                    .logged_in(dir, COLD_FILE)?;
+            }
+        }
+        for id in &gone {
+            table.remove(id.as_str()).logged_in(dir, COLD_FILE)?;
+        }
+    }
+    txn.commit().logged_in(dir, COLD_FILE)?;
+    Ok(gone)
+}
+
+/// Step 2, within the flush's swap `txn`: the log drops the records of
+/// `docs` that [`take_records`] moved (those of the same sequence number)
+/// and the `gone` rows it applied.
+pub(crate) fn drop_taken<'a>(
+    txn: &redb::WriteTransaction,
+    dir: &Path,
+    docs: impl Iterator<Item = (&'a str, u64)>,
+    gone: &[String],
+) -> Result<()> {
+    let mut documents = txn.open_table(DOCUMENTS).logged(dir)?;
+    let moved: HashMap<&str, u64> = docs.collect();
+    // One pass over a log that holds little more than the moved records; a
+    // lookup each in one that holds a store of layout 1's records too.
+    if documents.len().logged(dir)? <= 4 * moved.len() as u64 {
+        documents
+            .retain(|id, bytes| moved.get(id) != seq_of(bytes).as_ref())
+            .logged(dir)?;
+    } else {
+        for (&id, &seq) in &moved {
+            let here = documents.get(id).logged(dir)?.map(|b| seq_of(b.value()));
+            if here == Some(Some(seq)) {
+                documents.remove(id).logged(dir)?;
+            }
+        }
+    }
+    let mut gone_table = txn.open_table(GONE).logged(dir)?;
+    for id in gone {
+        gone_table.remove(id.as_str()).logged(dir)?;
+    }
+    Ok(())
+}
+
+/// The sequence number a record starts with ([`crate::StoredDocument`]).
+fn seq_of(bytes: &[u8]) -> Option<u64> {
+    Some(u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Insert, Store, StoreOptions, StoreSettings, Write, Written};
+
+    fn write(store: &Store<u64>, writes: Vec<Write<u64>>) -> Vec<Written> {
+        store.write(writes, None).unwrap()
+    }
+
+    fn insert(id: &str, fingerprint: u64) -> Write<u64> {
+        Write::Insert(Insert::new(fingerprint, 3).id(id).text(id))
+    }
+
+    fn fingerprint(store: &Store<u64>, id: &str) -> Option<u128> {
+        store.get(id).unwrap().map(|d| d.fingerprint)
+    }
+
+    /// Whether the log's own table holds a record of `id`.
+    fn in_log(store: &Store<u64>, id: &str) -> bool {
+        let dir = store.inner.dir.as_path();
+        let txn = store.inner.db.begin_read(dir).unwrap();
+        let table = txn.open_table(DOCUMENTS).unwrap();
+        table.get(id).unwrap().is_some()
+    }
+
+    #[test]
+    fn a_flush_stopped_between_its_two_commits_leaves_every_record_right() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = StoreSettings::builder(3).texts(true).build();
+        let options = StoreOptions::builder()
+            .flush_at(10)
+            .merge_factor(usize::MAX)
+            .build();
+        let open = || Store::<u64>::open(dir.path(), Some(&settings), options.clone()).unwrap();
+        let store = open();
+        write(
+            &store,
+            (0..10).map(|i| insert(&format!("d{i}"), i << 12)).collect(),
+        );
+        store.wait_for_flush();
+        // Flushed: the records moved to the documents file.
+        assert!(!in_log(&store, "d1"));
+        assert_eq!(fingerprint(&store, "d1"), Some(1 << 12));
+        // A flushed document deleted and written again, a recent one
+        // deleted, others recent.
+        let mut writes = vec![Write::Delete("d0".into())];
+        writes.extend((10..15).map(|i| insert(&format!("d{i}"), i << 12)));
+        writes.push(Write::Delete("d11".into()));
+        writes.push(insert("d0", 7));
+        writes.push(Write::Delete("d1".into()));
+        write(&store, writes);
+        // The first commit of a flush of the recent documents, and no
+        // second: what a kill between them leaves.
+        let recent: Vec<(String, u64)> = ["d0", "d10", "d12", "d13", "d14"]
+            .iter()
+            .map(|id| (id.to_string(), store.get(id).unwrap().unwrap().seq))
+            .collect();
+        let docs = recent.iter().map(|(id, seq)| (id.as_str(), *seq));
+        let gone = take_records(&store.inner.db, &store.inner.cold, dir.path(), docs).unwrap();
+        // d0 written again has no gone row: its record in the log is found first.
+        assert_eq!(gone, ["d1", "d11"]);
+        drop(store);
+        let check = |store: &Store<u64>, documents: usize| {
+            assert_eq!(fingerprint(store, "d0"), Some(7));
+            assert_eq!(fingerprint(store, "d1"), None);
+            assert_eq!(fingerprint(store, "d2"), Some(2 << 12));
+            assert_eq!(fingerprint(store, "d10"), Some(10 << 12));
+            assert_eq!(fingerprint(store, "d11"), None);
+            assert_eq!(store.stats().documents, documents);
+        };
+        let store = open();
+        check(&store, 13);
+        check(&Store::<u64>::open_read_only(dir.path()).unwrap(), 13);
+        // Ids deleted, written and taken as the records say.
+        let written = write(
+            &store,
+            vec![
+                insert("d1", 1),
+                insert("d2", 2),
+                Write::Delete("d11".into()),
+            ],
+        );
+        assert!(
+            matches!(&written[0], Written::Inserted { .. }),
+            "{written:?}"
+        );
+        assert!(
+            matches!(&written[1], Written::IdTaken { .. }),
+            "{written:?}"
+        );
+        assert!(
+            matches!(&written[2], Written::Missing { .. }),
+            "{written:?}"
+        );
+        write(&store, vec![Write::Delete("d1".into())]);
+        // The next flush ends the move: the log keeps no record of a
+        // flushed document, and no gone row.
+        write(
+            &store,
+            (20..26)
+                .map(|i| insert(&format!("d{i}"), i << 12))
+                .collect(),
+        );
+        store.wait_for_flush();
+        assert_eq!(store.stats().recent, 0);
+        for id in ["d0", "d10", "d20"] {
+            assert!(!in_log(&store, id), "{id}");
+        }
+        let txn = store.inner.db.begin_read(dir.path()).unwrap();
+        assert_eq!(txn.open_table(GONE).unwrap().len().unwrap(), 0);
+        drop(txn);
+        check(&store, 19);
+        drop(store);
+        check(&open(), 19);
+    }
+}

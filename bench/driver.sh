@@ -97,6 +97,23 @@ bench_cleanup() {
     rm -rf "$scratch"
 }
 
+# Copies a store's redb files (its log and documents file) into $2 and
+# drops both copies' pages from the page cache: at 10^8 they are 7 GB,
+# and read and written through the cache they displaced the mapped
+# segments that queries read (the segments of a running service stay
+# cached; the documents file is read for ids and texts only).
+bench_copy_store_files() { # store-dir into-dir
+    cp "$1"/*.redb "$2/"
+    python3 - "$1"/*.redb "$2"/*.redb <<'PY'
+import os, sys
+for path in sys.argv[1:]:
+    fd = os.open(path, os.O_RDONLY)
+    os.fsync(fd)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)
+PY
+}
+
 # Waits until the server of pid $2 answers $1/readyz; if it dies first,
 # prints its log $3 and fails.
 bench_wait_ready() { # url pid log

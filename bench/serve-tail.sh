@@ -26,7 +26,7 @@ bench_build -p neardup-server --example load
 bench_scratch serve-tail.XXXXXX
 mkdir "$scratch/store"
 ln "$STORE"/*.ndx "$scratch/store/"
-cp "$STORE"/*.redb "$scratch/store/"
+bench_copy_store_files "$STORE" "$scratch/store"
 target/release/examples/load bodies "$n" 200000 > "$scratch/bodies.jsonl"
 
 vmstat_of() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }

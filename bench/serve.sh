@@ -54,7 +54,7 @@ count=$(printf '%.0f' "$n")
 if [ -n "${STORE:-}" ]; then
     mkdir "$scratch/store"
     ln "$STORE"/*.ndx "$scratch/store/"
-    cp "$STORE"/*.redb "$scratch/store/"
+    bench_copy_store_files "$STORE" "$scratch/store"
 else
     bench_time "$scratch/fill-time" "$load" fill "$scratch/store" "$n" | tee -a "$results"
     read -r fill_s _ _ fill_rss_kb < <(tail -1 "$scratch/fill-time")

@@ -32,6 +32,8 @@ use std::sync::OnceLock;
 
 use redb::{ReadOnlyTable, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition};
 
+use neardup_index::WriterLock;
+
 use crate::error::Result;
 use crate::log::{DOCUMENTS, GONE, Log, Logged};
 
@@ -57,23 +59,27 @@ impl Cold {
         Ok(Cold { log })
     }
 
-    /// A reader's.
-    pub(crate) fn for_reader(dir: &Path) -> Result<Cold> {
+    /// A reader's; `lock` as [`Log::for_reading`]'s.
+    pub(crate) fn for_reader(dir: &Path, lock: &mut Option<WriterLock>) -> Result<Cold> {
         let cold = Cold {
             log: OnceLock::new(),
         };
-        cold.log(dir)?;
+        cold.open(dir, lock)?;
         Ok(cold)
     }
 
     fn log(&self, dir: &Path) -> Result<Option<&Log>> {
+        self.open(dir, &mut None)
+    }
+
+    fn open(&self, dir: &Path, lock: &mut Option<WriterLock>) -> Result<Option<&Log>> {
         if let Some(log) = self.log.get() {
             return Ok(Some(log));
         }
         if !dir.join(COLD_FILE).exists() {
             return Ok(None);
         }
-        let _ = self.log.set(Log::file_for_reading(dir, COLD_FILE)?);
+        let _ = self.log.set(Log::file_for_reading(dir, COLD_FILE, lock)?);
         Ok(self.log.get())
     }
 

@@ -137,23 +137,32 @@ impl Log {
 
     /// Opens the log of the store in `dir` to read only, beside its writer
     /// if one runs. A log whose writer was killed is first repaired, as its
-    /// next writer would, under the store's lock.
-    pub(crate) fn for_reading(dir: &Path) -> Result<Log> {
+    /// next writer would, under the store's lock, taken into `lock` (and
+    /// kept there, for the documents file's repair: a lock let go and
+    /// taken again at once can find itself still held, by a child another
+    /// thread forked with the lock's file open, until that child execs).
+    pub(crate) fn for_reading(dir: &Path, lock: &mut Option<WriterLock>) -> Result<Log> {
         if !dir.join(LOG_FILE).exists() {
             return Err(Error::NoStore {
                 dir: dir.to_path_buf(),
             });
         }
-        Log::file_for_reading(dir, LOG_FILE)
+        Log::file_for_reading(dir, LOG_FILE, lock)
     }
 
     /// Opens database `file` in `dir` to read only, as [`Log::for_reading`].
-    pub(crate) fn file_for_reading(dir: &Path, file: &'static str) -> Result<Log> {
+    pub(crate) fn file_for_reading(
+        dir: &Path,
+        file: &'static str,
+        lock: &mut Option<WriterLock>,
+    ) -> Result<Log> {
         match Log::open_reader(dir, file) {
             Ok(log) => Ok(log),
             Err(Some(e)) => Err(e),
             Err(None) => {
-                let _lock = WriterLock::acquire(dir, LOCK_FILE, "a store")?;
+                if lock.is_none() {
+                    *lock = Some(WriterLock::acquire(dir, LOCK_FILE, "a store")?);
+                }
                 drop(Log::create_file(dir, file)?);
                 Log::open_reader(dir, file).map_err(|e| {
                     e.unwrap_or_else(|| Error::Format(dir.join(file), Damage::NeedsRepair))

@@ -199,8 +199,10 @@ impl<B: Bits> Store<B> {
     ///
     /// As [`Store::open`], and [`Error::NoStore`] when `dir` holds no store.
     pub fn open_read_only(dir: &Path) -> Result<Store<B>> {
-        let log = Log::for_reading(dir)?;
-        let cold = Cold::for_reader(dir)?;
+        let mut repair_lock = None;
+        let log = Log::for_reading(dir, &mut repair_lock)?;
+        let cold = Cold::for_reader(dir, &mut repair_lock)?;
+        drop(repair_lock);
         let options = StoreOptions::default();
         // A merge may remove a segment between reading the manifest and
         // opening its file: read the manifest again then.
@@ -435,7 +437,7 @@ impl StoreSettings {
         if !log_path.exists() {
             return Ok(None);
         }
-        let log = Log::for_reading(dir)?;
+        let log = Log::for_reading(dir, &mut None)?;
         let Some(text) = log::read_manifest(&log.begin_read(dir)?, dir)?.settings else {
             return Ok(None);
         };

@@ -236,7 +236,7 @@ pub(crate) fn drop_taken<'a>(
     // lookup each in one that holds a store of layout 1's records too.
     if documents.len().logged(dir)? <= 4 * moved.len() as u64 {
         documents
-            .retain(|id, bytes| moved.get(id) != seq_of(bytes).as_ref())
+            .retain(|id, bytes| moved.get(id).copied() != seq_of(bytes) || seq_of(bytes).is_none())
             .logged(dir)?;
     } else {
         for (&id, &seq) in &moved {

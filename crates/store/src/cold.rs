@@ -182,35 +182,30 @@ pub(crate) fn take_records<'a>(
     dir: &Path,
     docs: impl Iterator<Item = (&'a str, u64)>,
 ) -> Result<Vec<String>> {
-    let txn = log.begin_read(dir)?;
-    let documents = txn.open_table(DOCUMENTS).logged(dir)?;
-    let gone_table = txn.open_table(GONE).logged(dir)?;
+    let snapshot = log.begin_read(dir)?;
+    let documents = snapshot.open_table(DOCUMENTS).logged(dir)?;
     let mut gone = Vec::new();
-    for row in gone_table.iter().logged(dir)? {
+    for row in snapshot.open_table(GONE).logged(dir)?.iter().logged(dir)? {
         gone.push(row.logged(dir)?.0.value().to_string());
     }
-    let mut records = Vec::new();
-    for (id, seq) in docs {
-        if let Some(bytes) = documents.get(id).logged(dir)?
-            && seq_of(bytes.value()) == Some(seq)
-        {
-            records.push((id.to_string(), bytes.value().to_vec()));
-        }
-    }
-    drop((documents, gone_table, txn));
-    // In key order, each leaf of the table is written once.
-    records.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    // In key order, each leaf of the table is written once; read one at a
+    // time from the snapshot, the records (texts too) are never all held.
+    let mut docs: Vec<(&str, u64)> = docs.collect();
+    docs.sort_unstable();
     let Some(cold_log) = cold.log(dir)? else {
         return Ok(gone);
     };
     let txn = cold_log.begin(dir)?;
     {
         let mut table = txn.open_table(RECORDS).logged_in(dir, COLD_FILE)?;
-        for (id, bytes) in &records {
-            if gone.binary_search(id).is_err() {
-                table
-                    .insert(id.as_str(), bytes.as_slice())
-                    .logged_in(dir, COLD_FILE)?;
+        for (id, seq) in docs {
+            if gone.binary_search_by(|g| g.as_str().cmp(id)).is_ok() {
+                continue;
+            }
+            if let Some(bytes) = documents.get(id).logged(dir)?
+                && seq_of(bytes.value()) == Some(seq)
+            {
+                table.insert(id, bytes.value()).logged_in(dir, COLD_FILE)?;
             }
         }
         for id in &gone {
@@ -236,7 +231,11 @@ pub(crate) fn drop_taken<'a>(
     // lookup each in one that holds a store of layout 1's records too.
     if documents.len().logged(dir)? <= 4 * moved.len() as u64 {
         documents
-            .retain(|id, bytes| moved.get(id).copied() != seq_of(bytes) || seq_of(bytes).is_none())
+            .retain(|id, bytes| match (moved.get(id), seq_of(bytes)) {
+                (Some(&seq), Some(here)) => seq != here,
+                // Not moved, or damaged: kept.
+                _ => true,
+            })
             .logged(dir)?;
     } else {
         for (&id, &seq) in &moved {

@@ -152,8 +152,9 @@ pub enum Damage {
     EarlierLayout,
     /// A store of a layout this build does not read.
     #[error(
-        "a store of layout {}; this neardup reads layout {}",
+        "a store of layout {}; this neardup reads layouts {} and {}",
         found.as_deref().unwrap_or("(none named)"),
+        crate::log::FORMER_LAYOUT,
         crate::STORE_LAYOUT
     )]
     Layout {

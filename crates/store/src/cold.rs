@@ -9,28 +9,32 @@
 //! its documents' records here, in one commit of this file per flush.
 //!
 //! A record is looked up in the log first, then, unless the log's `gone`
-//! table names its id, here ([`find`]). A flush commits twice, and every
-//! lookup is right at any moment between, a crash included:
+//! table names its id, here ([`find`]). A flush moves its documents'
+//! records in three steps, and every lookup is right at any moment
+//! between, a crash included:
 //!
 //! 1. this file takes the frozen documents' records from the log and drops
 //!    the ids the log names gone ([`take_records`], from one snapshot of
 //!    the log);
-//! 2. the log drops those records and those gone rows ([`drop_taken`], in
-//!    the flush's swap).
+//! 2. the log drops those records, a few thousand a transaction
+//!    ([`drop_moved`]): dropped in the swap, all at once, they held the
+//!    writer, and every write behind it, 40–70 ms a flush;
+//! 3. the log drops those gone rows ([`drop_gone`], in the flush's swap).
 //!
-//! Between the two, both hold the records (the log's is found first) and
-//! the gone rows hide ids this file no longer holds. A delete always writes
-//! a gone row, so a record copied here by a flush under way stays hidden
-//! once its document is deleted; an insert drops its id's gone row (its
-//! record in the log is found first). A reader takes its snapshot of the
-//! log before this file's, so that it sees step 2 only if it also sees
-//! step 1.
+//! Until step 2 has dropped it, a record is in both files (the log's is
+//! found first), and until step 3 the gone rows hide ids this file no
+//! longer holds. A document still recent may have its record here only
+//! (a flush stopped before its swap), so the recent documents are read
+//! through [`find`] too. A delete always writes a gone row, so a record
+//! copied here by a flush under way stays hidden once its document is
+//! deleted; an insert drops its id's gone row (its record in the log is
+//! found first). A reader takes its snapshot of the log before this
+//! file's, so that it sees step 2 only if it also sees step 1.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use redb::{ReadOnlyTable, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::{ReadOnlyTable, ReadTransaction, ReadableTable, TableDefinition};
 
 use neardup_index::WriterLock;
 
@@ -175,7 +179,7 @@ impl Records {
 /// for `docs` (id and sequence number; a record of another sequence number
 /// is a later insert of the id, left in the log) and drops every id the
 /// log names gone, in one commit. Returns those gone ids, for
-/// [`drop_taken`].
+/// [`drop_gone`].
 pub(crate) fn take_records<'a>(
     log: &Log,
     cold: &Cold,
@@ -216,38 +220,32 @@ pub(crate) fn take_records<'a>(
     Ok(gone)
 }
 
-/// Step 2, within the flush's swap `txn`: the log drops the records of
-/// `docs` that [`take_records`] moved (those of the same sequence number)
-/// and the `gone` rows it applied.
-pub(crate) fn drop_taken<'a>(
+/// Step 2, in rounds: the log drops the records of `docs` that
+/// [`take_records`] moved (those of the same sequence number; another is
+/// a later insert of the id), in `txn`, one of the short transactions the
+/// flush takes the writer lock for between the group commits.
+pub(crate) fn drop_moved(
     txn: &redb::WriteTransaction,
     dir: &Path,
-    docs: impl Iterator<Item = (&'a str, u64)>,
-    gone: &[String],
+    docs: &[(&str, u64)],
 ) -> Result<()> {
     let mut documents = txn.open_table(DOCUMENTS).logged(dir)?;
-    let moved: HashMap<&str, u64> = docs.collect();
-    // One pass over a log that holds little more than the moved records; a
-    // lookup each in one that holds a store of layout 1's records too.
-    if documents.len().logged(dir)? <= 4 * moved.len() as u64 {
-        documents
-            .retain(|id, bytes| match (moved.get(id), seq_of(bytes)) {
-                (Some(&seq), Some(here)) => seq != here,
-                // Not moved, or damaged: kept.
-                _ => true,
-            })
-            .logged(dir)?;
-    } else {
-        for (&id, &seq) in &moved {
-            let here = documents.get(id).logged(dir)?.map(|b| seq_of(b.value()));
-            if here == Some(Some(seq)) {
-                documents.remove(id).logged(dir)?;
-            }
+    for &(id, seq) in docs {
+        let here = documents.get(id).logged(dir)?.map(|b| seq_of(b.value()));
+        // Not moved, or damaged: kept.
+        if here == Some(Some(seq)) {
+            documents.remove(id).logged(dir)?;
         }
     }
-    let mut gone_table = txn.open_table(GONE).logged(dir)?;
+    Ok(())
+}
+
+/// Step 3, within the flush's swap `txn`: the log drops the `gone` rows
+/// that [`take_records`] applied.
+pub(crate) fn drop_gone(txn: &redb::WriteTransaction, dir: &Path, gone: &[String]) -> Result<()> {
+    let mut table = txn.open_table(GONE).logged(dir)?;
     for id in gone {
-        gone_table.remove(id.as_str()).logged(dir)?;
+        table.remove(id.as_str()).logged(dir)?;
     }
     Ok(())
 }
@@ -261,6 +259,7 @@ fn seq_of(bytes: &[u8]) -> Option<u64> {
 mod tests {
     use super::*;
     use crate::{Insert, Store, StoreOptions, StoreSettings, Write, Written};
+    use redb::ReadableTableMetadata;
 
     fn write(store: &Store<u64>, writes: Vec<Write<u64>>) -> Vec<Written> {
         store.write(writes, None).unwrap()
@@ -371,5 +370,83 @@ mod tests {
         check(&store, 19);
         drop(store);
         check(&open(), 19);
+    }
+
+    #[test]
+    fn a_flush_stopped_before_its_swap_leaves_its_documents_recent_and_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = StoreSettings::builder(3).texts(true).build();
+        let options = StoreOptions::builder()
+            .flush_at(10)
+            .merge_factor(usize::MAX)
+            .build();
+        let open = || Store::<u64>::open(dir.path(), Some(&settings), options.clone()).unwrap();
+        let store = open();
+        write(
+            &store,
+            (0..5).map(|i| insert(&format!("d{i}"), i << 12)).collect(),
+        );
+        // Steps 1 and 2 of a flush of the five, and no swap: their records
+        // are in the documents file only (the rounds' commits made durable
+        // by a later one), their rows still on the log's recent list.
+        let docs: Vec<(String, u64)> = (0..5)
+            .map(|i| format!("d{i}"))
+            .map(|id| {
+                let seq = store.get(&id).unwrap().unwrap().seq;
+                (id, seq)
+            })
+            .collect();
+        let docs: Vec<(&str, u64)> = docs.iter().map(|(id, seq)| (id.as_str(), *seq)).collect();
+        let dir_path = dir.path();
+        take_records(
+            &store.inner.db,
+            &store.inner.cold,
+            dir_path,
+            docs.iter().copied(),
+        )
+        .unwrap();
+        let txn = store.inner.db.begin(dir_path).unwrap();
+        drop_moved(&txn, dir_path, &docs).unwrap();
+        txn.commit().unwrap();
+        assert!(!in_log(&store, "d1"));
+        write(&store, vec![Write::Delete("d2".into())]);
+        drop(store);
+        let check = |store: &Store<u64>| {
+            assert_eq!(store.stats().recent, 4);
+            assert_eq!(fingerprint(store, "d1"), Some(1 << 12));
+            assert_eq!(fingerprint(store, "d2"), None);
+            assert_eq!(store.query(3 << 12, 0).unwrap()[0].id, "d3");
+        };
+        let store = open();
+        check(&store);
+        check(&Store::<u64>::open_read_only(dir_path).unwrap());
+        // Taken and deleted as the records say; the next flush moves them.
+        let written = write(&store, vec![insert("d1", 1), Write::Delete("d3".into())]);
+        assert!(
+            matches!(&written[0], Written::IdTaken { .. }),
+            "{written:?}"
+        );
+        assert!(
+            matches!(&written[1], Written::Deleted { .. }),
+            "{written:?}"
+        );
+        write(
+            &store,
+            (10..17)
+                .map(|i| insert(&format!("d{i}"), i << 12))
+                .collect(),
+        );
+        store.wait_for_flush();
+        assert_eq!(store.stats().recent, 0);
+        assert_eq!(store.stats().documents, 10);
+        for id in ["d0", "d1", "d10"] {
+            assert!(!in_log(&store, id), "{id}");
+        }
+        drop(store);
+        let store = open();
+        assert_eq!(fingerprint(&store, "d1"), Some(1 << 12));
+        assert_eq!(fingerprint(&store, "d3"), None);
+        assert_eq!(fingerprint(&store, "d16"), Some(16 << 12));
+        assert!(store.query(3 << 12, 0).unwrap().is_empty());
     }
 }

@@ -158,7 +158,7 @@ impl<B: Bits> Store<B> {
         }
         let txn = log.begin_read(dir)?;
         remove_leftovers(dir, &manifest.segments);
-        let (mut view, next_seq) = load_view(dir, &txn, &manifest, &settings, &options)?;
+        let (mut view, next_seq) = load_view(dir, &txn, &cold, &manifest, &settings, &options)?;
         drop(txn);
         let room = recent_room(options.flush_at).saturating_sub(view.recent.len());
         view.recent.reserve(room);
@@ -211,7 +211,7 @@ impl<B: Bits> Store<B> {
             let txn = log.begin_read(dir)?;
             let manifest = log::read_manifest(&txn, dir)?;
             let settings = settings_of(dir, &manifest, None)?;
-            match load_view(dir, &txn, &manifest, &settings, &options) {
+            match load_view(dir, &txn, &cold, &manifest, &settings, &options) {
                 Err(Error::Index(neardup_index::Error::Io(_, e)))
                     if e.kind() == std::io::ErrorKind::NotFound && attempts < 8 =>
                 {
@@ -547,6 +547,7 @@ fn other_settings(dir: &Path, diff: &str) -> Error {
 fn load_view<B: Bits>(
     dir: &Path,
     txn: &ReadTransaction,
+    cold: &Cold,
     manifest: &Manifest,
     settings: &StoreSettings,
     options: &StoreOptions,
@@ -566,24 +567,31 @@ fn load_view<B: Bits>(
     for (segment, pos) in log::deleted_entries(txn, dir)? {
         view.delete(crate::view::Place::Segment { segment, pos });
     }
-    let next_seq = load_recent(txn, dir, &mut view)?;
+    let next_seq = load_recent(txn, cold, dir, &mut view)?;
     Ok((view, next_seq))
 }
 
 /// Fills `view`'s recent documents from the log; returns the sequence
 /// number after the last.
-fn load_recent<B: Bits>(txn: &ReadTransaction, dir: &Path, view: &mut View<B>) -> Result<u64> {
+fn load_recent<B: Bits>(
+    txn: &ReadTransaction,
+    cold: &Cold,
+    dir: &Path,
+    view: &mut View<B>,
+) -> Result<u64> {
     let recent = txn.open_table(RECENT).logged(dir)?;
-    let documents = txn.open_table(DOCUMENTS).logged(dir)?;
+    // A flush stopped before its swap may have moved a recent document's
+    // record to the documents file (`cold.rs`).
+    let records = Records::read(txn, cold, dir)?;
     let mut next = 0;
     let mut fingerprints = Vec::new();
     for entry in recent.iter().logged(dir)? {
         let (seq, id) = entry.logged(dir)?;
         let (seq, id) = (seq.value(), id.value());
-        let bytes = documents.get(id).logged(dir)?.ok_or_else(|| {
+        let bytes = records.get(id, dir)?.ok_or_else(|| {
             Error::Format(dir.join(LOG_FILE), Damage::NoRecord { id: id.to_string() })
         })?;
-        let doc = decode(dir, id, bytes.value())?;
+        let doc = decode(dir, id, &bytes)?;
         fingerprints.push(B::from_u128(doc.fingerprint));
         view.recent_docs.push(Some((id.to_string(), seq)));
         next = seq + 1;

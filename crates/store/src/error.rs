@@ -154,7 +154,7 @@ pub enum Damage {
     #[error(
         "a store of layout {}; this neardup reads layouts {} and {}",
         found.as_deref().unwrap_or("(none named)"),
-        crate::log::FORMER_LAYOUT,
+        crate::log::FORMER_LAYOUTS.join(", "),
         crate::STORE_LAYOUT
     )]
     Layout {

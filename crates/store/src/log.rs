@@ -42,14 +42,16 @@ pub(crate) const GONE: TableDefinition<&str, ()> = TableDefinition::new("gone");
 /// is refused; a golden store (`crates/store/tests/golden/`) pins this one.
 ///
 /// Layout 2 moved the records of documents in segments to the documents
-/// file. A store of layout 1 is still opened: its records stay in the log,
-/// where they are found first, and its writer records layout 2 at once,
-/// so that an older build, which would not look in the documents file,
-/// refuses it.
-pub const STORE_LAYOUT: &str = "2";
+/// file. Layout 3 lets a still recent document's record be there alone (a
+/// flush that dropped the log's copies and stopped before its swap,
+/// `cold.rs`). Stores of layouts 1 and 2 are still opened (a store of
+/// layout 1 keeps its records in the log, where they are found first),
+/// and their writer records the present layout at once, so that an older
+/// build, which would miss records in the documents file, refuses them.
+pub const STORE_LAYOUT: &str = "3";
 
-/// The layout before [`STORE_LAYOUT`], still opened.
-pub(crate) const FORMER_LAYOUT: &str = "1";
+/// The layouts before [`STORE_LAYOUT`], still opened.
+pub(crate) const FORMER_LAYOUTS: [&str; 2] = ["1", "2"];
 
 /// The log's file in a store directory.
 pub(crate) const LOG_FILE: &str = "store.redb";

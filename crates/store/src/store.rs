@@ -11,7 +11,7 @@ use redb::{ReadTransaction, ReadableTable};
 use crate::cold::{Cold, Records};
 use crate::error::{Damage, Error, Result};
 use crate::log::{
-    self, DOCUMENTS, FORMER_LAYOUT, GONE, KEYED, LOG_FILE, Log, Logged, Manifest, RECENT,
+    self, DOCUMENTS, FORMER_LAYOUTS, GONE, KEYED, LOG_FILE, Log, Logged, Manifest, RECENT,
     STORE_LAYOUT,
 };
 use crate::options::{StoreOptions, recent_plan};
@@ -153,7 +153,7 @@ impl<B: Bits> Store<B> {
         let manifest = log::read_manifest(&log.begin_read(dir)?, dir)?;
         let settings = settings_of(dir, &manifest, settings)?;
         let cold = Cold::for_writer(dir)?;
-        if manifest.layout.as_deref() == Some(FORMER_LAYOUT) {
+        if FORMER_LAYOUTS.contains(&manifest.layout.as_deref().unwrap_or_default()) {
             upgrade(&log, dir)?;
         }
         let txn = log.begin_read(dir)?;
@@ -491,10 +491,10 @@ fn create(log: &Log, dir: &Path, settings: &StoreSettings) -> Result<()> {
     txn.commit().logged(dir)
 }
 
-/// Records the present layout in a store of the former one, which differs
-/// by a table the log did not have (`gone`) and a file the store did not
-/// have (the documents file, made by then): an older build refuses it
-/// from now on, as it would not look in that file.
+/// Records the present layout in a store of a former one: layout 1 had no
+/// `gone` table in the log and no documents file (made by then), layout 2
+/// no recent record in the documents file alone. An older build refuses
+/// it from now on, as it would miss records there.
 fn upgrade(log: &Log, dir: &Path) -> Result<()> {
     let txn = log.begin(dir)?;
     log::set(&txn, dir, "layout", STORE_LAYOUT)?;
@@ -524,7 +524,8 @@ fn settings_of(
         return Err(Error::Format(log_path, Damage::NoSettings));
     };
     let stored = settings_in(&log_path, text)?;
-    if ![Some(STORE_LAYOUT), Some(FORMER_LAYOUT)].contains(&manifest.layout.as_deref()) {
+    let layout = manifest.layout.as_deref().unwrap_or_default();
+    if layout != STORE_LAYOUT && !FORMER_LAYOUTS.contains(&layout) {
         let found = manifest.layout.clone();
         return Err(Error::Format(log_path, Damage::Layout { found }));
     }

@@ -69,8 +69,8 @@ struct Golden {
     near: Option<Vec<(String, u32)>>,
 }
 
-/// The layout of the store that the present one's writer still opens.
-const FORMER_LAYOUT: &str = "1";
+/// The layouts of the stores that the present one's writer still opens.
+const FORMER_LAYOUTS: [&str; 2] = ["1", "2"];
 
 fn golden_dir(layout: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/store_v{layout}"))
@@ -223,11 +223,17 @@ fn the_golden_store_holds_what_its_file_says() {
 }
 
 #[test]
-fn the_golden_store_of_the_former_layout_opens_and_takes_writes() {
-    let copy = check_golden(FORMER_LAYOUT);
-    // Its writer recorded the present layout, and its records, all in the
-    // log, are found through flushes of new documents.
-    let expected = expected(FORMER_LAYOUT);
+fn the_golden_stores_of_the_former_layouts_open_and_take_writes() {
+    for layout in FORMER_LAYOUTS {
+        former_layout_opens_and_takes_writes(layout);
+    }
+}
+
+fn former_layout_opens_and_takes_writes(layout: &str) {
+    let copy = check_golden(layout);
+    // Its writer recorded the present layout, and its records (in the log,
+    // at layout 1) are found through flushes of new documents.
+    let expected = expected(layout);
     let store = Store::<u64>::open(copy.path(), None, options()).unwrap();
     let writes = (0..FLUSH_AT as u64)
         .map(|i| Write::Insert(Insert::new(1 << 40 | i << 20, K).id(format!("n{i}"))))

@@ -117,6 +117,9 @@ fn fill(dir: &Path, n: u64) -> Result<(), Box<dyn std::error::Error>> {
         store.write(writes, None)?;
         i = end;
     }
+    // A bulk load ends with its last flush, so that the process leaves
+    // nothing to redo.
+    store.wait_for_flush();
     let seconds = started.elapsed().as_secs_f64();
     println!(
         "{}",

@@ -10,16 +10,28 @@
 //!                            with 1 to 3 bits flipped, which must be found
 //! load insert URL SECONDS CONNECTIONS BATCH
 //!                            inserts of new random fingerprints, likewise
+//! load query|insert ... RATE the same, paced: RATE requests a second in all,
+//!                            each client's on a fixed schedule (open loop, as
+//!                            wrk2 paces), a request's latency counted from
+//!                            when it was due, so that a stall counts for every
+//!                            request it held back
 //! load bodies N COUNT        COUNT query bodies for POST /v1/documents, one a
 //!                            line, drawn as `query` draws them (for wrk)
+//! load write DIR COUNT       COUNT one-document writes through the library,
+//!                            one after another, on the store in DIR (a copy:
+//!                            they stay): each write's latency, no HTTP
+//! load crash DIR COUNT       COUNT documents written in batches of 1,000, then
+//!                            the process aborts, as a killed writer would
+//! load open DIR              the time the store in DIR takes to open (after a
+//!                            crash, with the log's repair)
 //! ```
 //!
-//! Each prints one JSON line: requests and items a second, and the median
-//! and 99th percentile of a request's latency, in milliseconds.
+//! Each prints one JSON line: requests and items a second, and the median,
+//! 99th and 99.9th percentile of a request's latency, in milliseconds
+//! (paced: also the rate asked for, and how many requests went out more
+//! than a millisecond late, for want of a free client).
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use neardup_core::{FingerprintSettings, Profile, Width};
@@ -43,6 +55,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             number(3)?,
             number(4)? as usize,
             number(5)? as usize,
+            args.get(6).map(|r| r.parse::<f64>()).transpose()?,
         ),
         "compact" => {
             let store = Store::<u64>::open(Path::new(arg(1)?), None, StoreOptions::default())?;
@@ -51,6 +64,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!(
                 "{}",
                 json!({"what": "compact", "seconds": started.elapsed().as_secs_f64(), "segments": store.stats().segments})
+            );
+            Ok(())
+        }
+        "write" => write(Path::new(arg(1)?), number(2)? as u64),
+        "crash" => crash(Path::new(arg(1)?), number(2)? as u64),
+        "open" => {
+            let started = Instant::now();
+            let store = Store::<u64>::open(Path::new(arg(1)?), None, StoreOptions::default())?;
+            println!(
+                "{}",
+                json!({"what": "open", "seconds": started.elapsed().as_secs_f64(),
+                       "recent": store.stats().recent})
             );
             Ok(())
         }
@@ -64,6 +89,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             number(2)?,
             number(3)? as usize,
             number(4)? as usize,
+            args.get(5).map(|r| r.parse::<f64>()).transpose()?,
         ),
         other => Err(format!("unknown command {other:?}").into()),
     }
@@ -129,112 +155,125 @@ fn fill(dir: &Path, n: u64) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Drives the server at `url` for `seconds` from `connections` clients.
+/// What one client saw.
+#[derive(Default)]
+struct Seen {
+    latencies_ms: Vec<f64>,
+    failures: Vec<String>,
+    late: u64,
+}
+
+/// Writes `count` new random fingerprints to the store in `dir` one at a
+/// time, each its own commit, and prints the latencies of those writes.
+fn write(dir: &Path, count: u64) -> Result<(), Box<dyn std::error::Error>> {
+    if count == 0 {
+        return Err("COUNT is at least 1".into());
+    }
+    let store = Store::<u64>::open(dir, None, StoreOptions::default())?;
+    let mut latencies = Vec::with_capacity(count as usize);
+    let mut state = stored(2_000_000_011);
+    let started = Instant::now();
+    for _ in 0..count {
+        state = stored(state);
+        let sent = Instant::now();
+        store.write(vec![Write::Insert(Insert::new(state, 3))], None)?;
+        latencies.push(sent.elapsed().as_secs_f64() * 1e3);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    latencies.sort_by(f64::total_cmp);
+    let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize];
+    println!(
+        "{}",
+        json!({"what": "write", "writes": count, "per_second": count as f64 / seconds,
+               "p50_ms": at(0.5), "p90_ms": at(0.9), "p99_ms": at(0.99), "p999_ms": at(0.999),
+               "max_ms": at(1.0)})
+    );
+    Ok(())
+}
+
+/// Writes `count` new random fingerprints to the store in `dir` in batches
+/// of 1,000, then aborts: what a writer killed after its last commit
+/// leaves.
+fn crash(dir: &Path, count: u64) -> Result<(), Box<dyn std::error::Error>> {
+    let store = Store::<u64>::open(dir, None, StoreOptions::default())?;
+    let mut state = stored(3_000_000_019);
+    let mut written = 0;
+    while written < count {
+        let batch = (count - written).min(1_000);
+        let writes = (0..batch)
+            .map(|_| {
+                state = stored(state);
+                Write::Insert(Insert::new(state, 3))
+            })
+            .collect();
+        store.write(writes, None)?;
+        written += batch;
+    }
+    eprintln!(
+        "{}",
+        json!({"what": "crash", "written": written, "recent": store.stats().recent})
+    );
+    std::process::abort()
+}
+
+/// Drives the server at `url` for `seconds` from `connections` clients,
+/// each as fast as it is answered, or paced to `rate` requests a second in
+/// all. The clients are tasks on two threads (as `wrk -t2` runs), each
+/// with its own keep-alive connection.
 fn drive(
     url: &str,
     query_of: Option<u64>,
     seconds: f64,
     connections: usize,
     batch: usize,
+    rate: Option<f64>,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let latencies = Arc::new(Mutex::new(Vec::new()));
-    let failures = Arc::new(Mutex::new(Vec::<String>::new()));
-    let started = Instant::now();
-    let clients: Vec<_> = (0..connections)
-        .map(|c| {
-            let (stop, latencies, failures, url) = (
-                stop.clone(),
-                latencies.clone(),
-                failures.clone(),
-                url.to_string(),
-            );
-            std::thread::spawn(move || {
-                let agent: ureq::Agent = ureq::Agent::config_builder()
-                    .http_status_as_error(false)
-                    .timeout_global(Some(Duration::from_secs(30)))
-                    .build()
-                    .into();
-                let mut mine = Vec::new();
-                let mut state = stored(1_000_000_007 + c as u64);
-                while !stop.load(Ordering::Relaxed) {
-                    let mut docs = Vec::with_capacity(batch);
-                    let mut expect = Vec::with_capacity(batch);
-                    for _ in 0..batch {
-                        state = stored(state);
-                        let doc = match query_of {
-                            Some(n) => {
-                                let (fp, id) = query(n, state);
-                                expect.push(id);
-                                json!({"fingerprint": format!("{fp:016x}"), "mode": "query"})
-                            }
-                            None => {
-                                expect.push(None);
-                                json!({"fingerprint": format!("{state:016x}"), "mode": "insert"})
-                            }
-                        };
-                        docs.push(doc);
-                    }
-                    let sent = Instant::now();
-                    let (path, body) = if batch == 1 {
-                        ("/v1/documents", docs.pop().unwrap_or_default())
-                    } else {
-                        ("/v1/documents:batch", json!({"documents": docs}))
-                    };
-                    let answer = agent.post(format!("{url}{path}")).send_json(body);
-                    let ok = match answer {
-                        Ok(mut r) if r.status().is_success() => {
-                            let body: Value = r.body_mut().read_json().unwrap_or_default();
-                            let results = if batch == 1 {
-                                vec![body]
-                            } else {
-                                body["results"].as_array().cloned().unwrap_or_default()
-                            };
-                            results.len() == batch
-                                && results.iter().zip(&expect).all(|(r, want)| match want {
-                                    Some(id) => r["duplicates"]
-                                        .as_array()
-                                        .is_some_and(|d| d.iter().any(|d| d["id"] == *id)),
-                                    None => true,
-                                })
-                        }
-                        Ok(r) => {
-                            failures
-                                .lock()
-                                .unwrap_or_else(|e| e.into_inner())
-                                .push(format!("status {}", r.status()));
-                            false
-                        }
-                        Err(e) => {
-                            failures
-                                .lock()
-                                .unwrap_or_else(|e| e.into_inner())
-                                .push(e.to_string());
-                            false
-                        }
-                    };
-                    if !ok {
-                        failures
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .push("a stored fingerprint not found".into());
-                    }
-                    mine.push(sent.elapsed().as_secs_f64() * 1e3);
-                }
-                latencies
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .extend(mine);
-            })
-        })
-        .collect();
-    std::thread::sleep(Duration::from_secs_f64(seconds));
-    stop.store(true, Ordering::Relaxed);
-    for client in clients {
-        let _ = client.join();
+    if rate.is_some_and(|r| r.is_nan() || r <= 0.0) {
+        return Err("RATE is requests a second, above 0".into());
     }
+    let address = url
+        .strip_prefix("http://")
+        .ok_or("URL is http://HOST:PORT")?
+        .trim_end_matches('/')
+        .to_string();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let started = Instant::now();
+    let end = started + Duration::from_secs_f64(seconds);
+    let seen: Vec<Seen> = runtime.block_on(async {
+        let clients: Vec<_> = (0..connections)
+            .map(|c| {
+                let address = address.clone();
+                // Client c's i-th request is due at (c + i·connections) /
+                // rate: the clients' schedules interleave into one even
+                // stream.
+                let due = move |i: u64| {
+                    rate.map(|r| {
+                        started
+                            + Duration::from_secs_f64(
+                                (c as f64 + i as f64 * connections as f64) / r,
+                            )
+                    })
+                };
+                tokio::spawn(client(address, query_of, c, batch, end, due))
+            })
+            .collect();
+        let mut seen = Vec::new();
+        for client in clients {
+            seen.push(client.await.unwrap_or_else(|e| Seen {
+                failures: vec![e.to_string()],
+                ..Seen::default()
+            }));
+        }
+        seen
+    });
     let elapsed = started.elapsed().as_secs_f64();
-    let mut latencies = std::mem::take(&mut *latencies.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut latencies: Vec<f64> = seen
+        .iter()
+        .flat_map(|s| s.latencies_ms.iter().copied())
+        .collect();
     latencies.sort_by(f64::total_cmp);
     let at = |q: f64| {
         latencies
@@ -242,7 +281,7 @@ fn drive(
             .copied()
             .unwrap_or(f64::NAN)
     };
-    let failures = failures.lock().unwrap_or_else(|e| e.into_inner());
+    let failures: Vec<&String> = seen.iter().flat_map(|s| &s.failures).collect();
     println!(
         "{}",
         json!({
@@ -250,7 +289,8 @@ fn drive(
             "connections": connections, "batch": batch, "seconds": elapsed,
             "requests_per_second": latencies.len() as f64 / elapsed,
             "items_per_second": (latencies.len() * batch) as f64 / elapsed,
-            "p50_ms": at(0.5), "p99_ms": at(0.99),
+            "p50_ms": at(0.5), "p99_ms": at(0.99), "p999_ms": at(0.999),
+            "rate": rate, "late": seen.iter().map(|s| s.late).sum::<u64>(),
             "failures": failures.len(), "first_failure": failures.first(),
         })
     );
@@ -258,4 +298,137 @@ fn drive(
         return Err(format!("{} requests failed", failures.len()).into());
     }
     Ok(())
+}
+
+/// One client: its requests on one connection until `end`, each sent when
+/// `due` says (paced) or at once.
+async fn client(
+    address: String,
+    query_of: Option<u64>,
+    c: usize,
+    batch: usize,
+    end: Instant,
+    due: impl Fn(u64) -> Option<Instant>,
+) -> Seen {
+    let mut seen = Seen::default();
+    let stream = match tokio::net::TcpStream::connect(&address).await {
+        Ok(stream) => stream,
+        Err(e) => {
+            seen.failures.push(format!("connect {address}: {e}"));
+            return seen;
+        }
+    };
+    let _ = stream.set_nodelay(true);
+    let (mut sender, connection) =
+        match hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await {
+            Ok(pair) => pair,
+            Err(e) => {
+                seen.failures.push(e.to_string());
+                return seen;
+            }
+        };
+    tokio::spawn(connection);
+    let path = match batch {
+        1 => "/v1/documents",
+        _ => "/v1/documents:batch",
+    };
+    let mut state = stored(1_000_000_007 + c as u64);
+    let mut free_since = Instant::now();
+    for i in 0.. {
+        let due = due(i);
+        if due.unwrap_or_else(Instant::now) >= end {
+            break;
+        }
+        // A request held back by a slow answer counts from when it was
+        // due (it waited as long as a user would have); one the timer
+        // sent a moment late, from when it went (that wait is ours).
+        let counted_from = match due {
+            Some(due) if free_since > due => {
+                if free_since - due > Duration::from_millis(1) {
+                    seen.late += 1;
+                }
+                due
+            }
+            Some(due) => {
+                tokio::time::sleep_until(due.into()).await;
+                Instant::now()
+            }
+            None => Instant::now(),
+        };
+        let mut docs = Vec::with_capacity(batch);
+        let mut expect = Vec::with_capacity(batch);
+        for _ in 0..batch {
+            state = stored(state);
+            let (fp, mode, id) = match query_of {
+                Some(n) => {
+                    let (fp, id) = query(n, state);
+                    (fp, "query", id)
+                }
+                None => (state, "insert", None),
+            };
+            docs.push(format!(r#"{{"fingerprint":"{fp:016x}","mode":"{mode}"}}"#));
+            expect.push(id);
+        }
+        let body = match batch {
+            1 => docs.concat(),
+            _ => format!(r#"{{"documents":[{}]}}"#, docs.join(",")),
+        };
+        let request = hyper::Request::post(path)
+            .header("host", &address)
+            .header("content-type", "application/json")
+            .body(http_body_util::Full::new(hyper::body::Bytes::from(body)));
+        let answer = match request {
+            Ok(request) => answer(&mut sender, request).await,
+            Err(e) => Err(e.to_string()),
+        };
+        free_since = Instant::now();
+        seen.latencies_ms
+            .push((free_since - counted_from).as_secs_f64() * 1e3);
+        let results = match answer {
+            Ok(body) if batch == 1 => vec![body],
+            Ok(body) => body["results"].as_array().cloned().unwrap_or_default(),
+            Err(e) => {
+                seen.failures.push(e);
+                if sender.is_closed() {
+                    break;
+                }
+                continue;
+            }
+        };
+        let found = results.len() == batch
+            && results.iter().zip(&expect).all(|(r, want)| match want {
+                Some(id) => r["duplicates"]
+                    .as_array()
+                    .is_some_and(|d| d.iter().any(|d| d["id"] == *id)),
+                None => true,
+            });
+        if !found {
+            seen.failures
+                .push("a stored fingerprint not found, or too few results".into());
+        }
+    }
+    seen
+}
+
+/// Sends `request`; its answer's body as JSON, or why there is none.
+async fn answer(
+    sender: &mut hyper::client::conn::http1::SendRequest<http_body_util::Full<hyper::body::Bytes>>,
+    request: hyper::Request<http_body_util::Full<hyper::body::Bytes>>,
+) -> Result<Value, String> {
+    use http_body_util::BodyExt;
+    let response = sender
+        .send_request(request)
+        .await
+        .map_err(|e| e.to_string())?;
+    let status = response.status();
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| e.to_string())?
+        .to_bytes();
+    if !status.is_success() {
+        return Err(format!("status {status}"));
+    }
+    serde_json::from_slice(&bytes).map_err(|e| e.to_string())
 }

@@ -179,12 +179,13 @@ impl Records {
 /// for `docs` (id and sequence number; a record of another sequence number
 /// is a later insert of the id, left in the log) and drops every id the
 /// log names gone, in one commit. Returns those gone ids, for
-/// [`drop_gone`].
-pub(crate) fn take_records<'a>(
+/// [`drop_gone`]. `docs` are in key order: each leaf of the table is then
+/// written once.
+pub(crate) fn take_records(
     log: &Log,
     cold: &Cold,
     dir: &Path,
-    docs: impl Iterator<Item = (&'a str, u64)>,
+    docs: &[(&str, u64)],
 ) -> Result<Vec<String>> {
     let snapshot = log.begin_read(dir)?;
     let documents = snapshot.open_table(DOCUMENTS).logged(dir)?;
@@ -192,17 +193,15 @@ pub(crate) fn take_records<'a>(
     for row in snapshot.open_table(GONE).logged(dir)?.iter().logged(dir)? {
         gone.push(row.logged(dir)?.0.value().to_string());
     }
-    // In key order, each leaf of the table is written once; read one at a
-    // time from the snapshot, the records (texts too) are never all held.
-    let mut docs: Vec<(&str, u64)> = docs.collect();
-    docs.sort_unstable();
+    // Read one at a time from the snapshot, the records (texts too) are
+    // never all held.
     let Some(cold_log) = cold.log(dir)? else {
         return Ok(gone);
     };
     let txn = cold_log.begin(dir)?;
     {
         let mut table = txn.open_table(RECORDS).logged_in(dir, COLD_FILE)?;
-        for (id, seq) in docs {
+        for &(id, seq) in docs {
             if gone.binary_search_by(|g| g.as_str().cmp(id)).is_ok() {
                 continue;
             }
@@ -273,6 +272,24 @@ mod tests {
         store.get(id).unwrap().map(|d| d.fingerprint)
     }
 
+    /// A store of texts that flushes every 10 documents and never merges.
+    fn open_flushing_at_10(dir: &Path) -> Store<u64> {
+        let settings = StoreSettings::builder(3).texts(true).build();
+        let options = StoreOptions::builder()
+            .flush_at(10)
+            .merge_factor(usize::MAX)
+            .build();
+        Store::<u64>::open(dir, Some(&settings), options).unwrap()
+    }
+
+    /// The ids and sequence numbers of stored documents, as a flush moves
+    /// them (`ids` in key order).
+    fn stored_docs(store: &Store<u64>, ids: &[&str]) -> Vec<(String, u64)> {
+        ids.iter()
+            .map(|id| (id.to_string(), store.get(id).unwrap().unwrap().seq))
+            .collect()
+    }
+
     /// Whether the log's own table holds a record of `id`.
     fn in_log(store: &Store<u64>, id: &str) -> bool {
         let dir = store.inner.dir.as_path();
@@ -284,12 +301,7 @@ mod tests {
     #[test]
     fn a_flush_stopped_between_its_two_commits_leaves_every_record_right() {
         let dir = tempfile::tempdir().unwrap();
-        let settings = StoreSettings::builder(3).texts(true).build();
-        let options = StoreOptions::builder()
-            .flush_at(10)
-            .merge_factor(usize::MAX)
-            .build();
-        let open = || Store::<u64>::open(dir.path(), Some(&settings), options.clone()).unwrap();
+        let open = || open_flushing_at_10(dir.path());
         let store = open();
         write(
             &store,
@@ -309,12 +321,9 @@ mod tests {
         write(&store, writes);
         // The first commit of a flush of the recent documents, and no
         // second: what a kill between them leaves.
-        let recent: Vec<(String, u64)> = ["d0", "d10", "d12", "d13", "d14"]
-            .iter()
-            .map(|id| (id.to_string(), store.get(id).unwrap().unwrap().seq))
-            .collect();
-        let docs = recent.iter().map(|(id, seq)| (id.as_str(), *seq));
-        let gone = take_records(&store.inner.db, &store.inner.cold, dir.path(), docs).unwrap();
+        let recent = stored_docs(&store, &["d0", "d10", "d12", "d13", "d14"]);
+        let docs: Vec<(&str, u64)> = recent.iter().map(|(id, seq)| (id.as_str(), *seq)).collect();
+        let gone = take_records(&store.inner.db, &store.inner.cold, dir.path(), &docs).unwrap();
         // d0 written again has no gone row: its record in the log is found first.
         assert_eq!(gone, ["d1", "d11"]);
         drop(store);
@@ -375,12 +384,7 @@ mod tests {
     #[test]
     fn a_flush_stopped_before_its_swap_leaves_its_documents_recent_and_found() {
         let dir = tempfile::tempdir().unwrap();
-        let settings = StoreSettings::builder(3).texts(true).build();
-        let options = StoreOptions::builder()
-            .flush_at(10)
-            .merge_factor(usize::MAX)
-            .build();
-        let open = || Store::<u64>::open(dir.path(), Some(&settings), options.clone()).unwrap();
+        let open = || open_flushing_at_10(dir.path());
         let store = open();
         write(
             &store,
@@ -389,22 +393,10 @@ mod tests {
         // Steps 1 and 2 of a flush of the five, and no swap: their records
         // are in the documents file only (the rounds' commits made durable
         // by a later one), their rows still on the log's recent list.
-        let docs: Vec<(String, u64)> = (0..5)
-            .map(|i| format!("d{i}"))
-            .map(|id| {
-                let seq = store.get(&id).unwrap().unwrap().seq;
-                (id, seq)
-            })
-            .collect();
+        let docs = stored_docs(&store, &["d0", "d1", "d2", "d3", "d4"]);
         let docs: Vec<(&str, u64)> = docs.iter().map(|(id, seq)| (id.as_str(), *seq)).collect();
         let dir_path = dir.path();
-        take_records(
-            &store.inner.db,
-            &store.inner.cold,
-            dir_path,
-            docs.iter().copied(),
-        )
-        .unwrap();
+        take_records(&store.inner.db, &store.inner.cold, dir_path, &docs).unwrap();
         let txn = store.inner.db.begin(dir_path).unwrap();
         drop_moved(&txn, dir_path, &docs).unwrap();
         txn.commit().unwrap();

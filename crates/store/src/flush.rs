@@ -203,11 +203,14 @@ impl<B: Bits> Store<B> {
         drop((fingerprints, ids));
         sync_dir(dir)?;
         let segment = Segment::open(&path)?;
-        let moved: Vec<(&str, u64)> = frozen
+        // In key order, for both steps: each leaf of the documents file and
+        // of the log is then written once, whatever order the ids came in.
+        let mut moved: Vec<(&str, u64)> = frozen
             .documents()
             .map(|(_, id, seq, _)| (id, seq))
             .collect();
-        let gone = cold::take_records(&inner.db, &inner.cold, dir, moved.iter().copied())?;
+        moved.sort_unstable();
+        let gone = cold::take_records(&inner.db, &inner.cold, dir, &moved)?;
         // In rounds, each a short hold of the writer lock, with a pause
         // between them: a mutex let go and taken again at once is rarely
         // the waiting group commit's (std's is not fair), and the rounds

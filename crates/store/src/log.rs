@@ -83,6 +83,13 @@ pub(crate) struct Log {
     db: Db,
     /// Its file's name in the store's directory, which errors give.
     file: &'static str,
+    /// Whether its commits record the allocator's state (redb's quick
+    /// repair), so that the open after a crash takes no full repair: the
+    /// documents file's do (gigabytes at 10⁸, which a full repair would
+    /// walk; it commits once a flush), the log's do not (a full repair of
+    /// its few megabytes takes a fraction of a second, and the record and
+    /// the second sync cost a third of every group commit's time).
+    quick_repair: bool,
 }
 
 enum Db {
@@ -121,6 +128,7 @@ impl Log {
         Ok(Log {
             db: Db::Writer(db),
             file,
+            quick_repair: file != LOG_FILE,
         })
     }
 
@@ -131,6 +139,7 @@ impl Log {
             Ok(db) => Ok(Log {
                 db: Db::Reader(db),
                 file,
+                quick_repair: false,
             }),
             Err(redb::DatabaseError::RepairAborted) => Err(None),
             Err(e) => Err(Some(Error::Log(dir.join(file), e.into()))),
@@ -191,12 +200,11 @@ impl Log {
         }
     }
 
-    /// A write transaction that records its allocator state, so that
-    /// opening the log after a crash takes no full repair; refused to a
-    /// reader.
+    /// A write transaction; refused to a reader. The documents file's
+    /// record their allocator state ([`Log::quick_repair`]).
     ///
     /// That record is the size of the file's allocator (about a megabyte
-    /// at 7.6 GB), written and synced at every commit: why the log that
+    /// at 7.6 GB), written and synced at each commit: why the log that
     /// every write commits holds only what is not in a segment yet, and
     /// the records of the rest are in the documents file (`cold.rs`),
     /// committed once a flush.
@@ -207,7 +215,7 @@ impl Log {
             });
         };
         let mut txn = db.begin_write().logged_in(dir, self.file)?;
-        txn.set_quick_repair(true);
+        txn.set_quick_repair(self.quick_repair);
         Ok(txn)
     }
 }

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Durable inserts at fixed rates: the latency a client sees when the
+# service is asked for RATE single-fingerprint inserts a second, held (an
+# open loop, as wrk2 paces; the load example's `insert ... RATE`), rather
+# than the latency at saturation that a closed loop (wrk, bench/serve.sh)
+# reports. A request held back by a slow answer counts from when it was
+# due, so a pause of the writer counts for every request it delayed.
+#
+# One `neardup serve` on a store of N random 64-bit fingerprints at k = 3
+# (the load example's `fill`, merged into one segment; or a copy of
+# STORE, its segments hard-linked), then, on the same service, each rate
+# of RATES in turn for SECONDS_EACH seconds from CONNECTIONS clients (tasks
+# on two threads, each with its own connection). Each row: the rate asked
+# and held, p50, p99 and p99.9 in ms, the requests sent late for want of a
+# free client, and from the server's /metrics over that rate's run: its
+# group commits, their mean size, the share of the time the writer spent
+# committing, and the flushes' merges.
+#
+#   bench/serve-rate.sh
+#   N=1e6 RATES="500 1000 2000 4000 8000" SECONDS_EACH=20 bench/serve-rate.sh
+#   STORE=/path/to/store N=1e8 bench/serve-rate.sh
+#
+# Rows: bench/results/serve-rate.jsonl, the run bench/results/serve-rate.json
+# (another N than 1e6: serve-rate-N.jsonl and .json).
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
+n="${N:-1e6}"
+rates="${RATES:-500 1000 2000 4000 8000}"
+seconds="${SECONDS_EACH:-20}"
+connections="${CONNECTIONS:-128}"
+port="${PORT:-18097}"
+url="http://127.0.0.1:$port"
+name=serve-rate
+[[ "$n" == 1e6 ]] || name="serve-rate-$n"
+bench_neardup --build
+bench_build -p neardup-server --example load
+load=target/release/examples/load
+bench_scratch serve-rate.XXXXXX
+commit=$(bench_commit)
+bench_begin "$name" N RATES SECONDS_EACH CONNECTIONS STORE
+
+if ss -ltn | grep -q ":$port "; then
+    echo "port $port is taken (a server left running?): free it or set PORT" >&2
+    exit 1
+fi
+mkdir "$scratch/store"
+if [[ -n "${STORE:-}" ]]; then
+    ln "$STORE"/*.ndx "$scratch/store/"
+    bench_copy_store_files "$STORE" "$scratch/store"
+else
+    "$load" fill "$scratch/store" "$n" >&2
+    "$load" compact "$scratch/store" >&2
+fi
+
+"$neardup" serve --index "$scratch/store" -k 3 --listen "127.0.0.1:$port" \
+    --compact-after 0 2>>"$scratch/server.log" &
+server=$!
+bench_wait_ready "$url" "$server" "$scratch/server.log"
+for rate in $rates; do
+    before=$(curl -sf "$url/metrics")
+    out=$("$load" insert "$url" "$seconds" "$connections" 1 "$rate")
+    after=$(curl -sf "$url/metrics")
+    python3 - "$out" "$before" "$after" "$n" "$commit" <<'PY' | tee -a "bench/results/$name.jsonl"
+import json, sys
+
+row, before, after, n, commit = sys.argv[1:]
+row = json.loads(row)
+
+
+def metric(text, name):
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    sys.exit(f"/metrics has no {name}; an older build?")
+
+
+def change(name):
+    return metric(after, name) - metric(before, name)
+
+
+commits = change("neardup_commit_seconds_count")
+print(json.dumps({
+    "what": "insert at a rate", "fingerprints": float(n),
+    "rate": row["rate"], "requests_per_second": round(row["requests_per_second"], 1),
+    "connections": row["connections"], "seconds": round(row["seconds"], 2),
+    "p50_ms": round(row["p50_ms"], 3), "p99_ms": round(row["p99_ms"], 3),
+    "p999_ms": round(row["p999_ms"], 3), "late": row["late"],
+    "commits": int(commits),
+    "writes_a_commit": round(change("neardup_commit_writes_sum") / max(commits, 1), 2),
+    "writer_busy": round(change("neardup_commit_seconds_sum") / row["seconds"], 3),
+    "merges": int(change("neardup_merges_total")),
+    "commit": commit,
+}))
+PY
+done
+kill -TERM "$server"
+wait "$server" 2>/dev/null || true
+server=""
+bench_record "$name"

@@ -26,10 +26,11 @@
 //!                            crash, with the log's repair)
 //! ```
 //!
-//! Each prints one JSON line: requests and items a second, and the median,
-//! 99th and 99.9th percentile of a request's latency, in milliseconds
-//! (paced: also the rate asked for, and how many requests went out more
-//! than a millisecond late, for want of a free client).
+//! Each prints one JSON line: `query` and `insert` their requests and
+//! items a second, and the median, 99th and 99.9th percentile of a
+//! request's latency, in milliseconds (paced: also the rate asked for, and
+//! how many requests went out more than a millisecond late, for want of a
+//! free client); `write` the same of its writes.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -155,14 +156,6 @@ fn fill(dir: &Path, n: u64) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// What one client saw.
-#[derive(Default)]
-struct Seen {
-    latencies_ms: Vec<f64>,
-    failures: Vec<String>,
-    late: u64,
-}
-
 /// Writes `count` new random fingerprints to the store in `dir` one at a
 /// time, each its own commit, and prints the latencies of those writes.
 fn write(dir: &Path, count: u64) -> Result<(), Box<dyn std::error::Error>> {
@@ -214,6 +207,14 @@ fn crash(dir: &Path, count: u64) -> Result<(), Box<dyn std::error::Error>> {
         json!({"what": "crash", "written": written, "recent": store.stats().recent})
     );
     std::process::abort()
+}
+
+/// What one client saw.
+#[derive(Default)]
+struct Seen {
+    latencies_ms: Vec<f64>,
+    failures: Vec<String>,
+    late: u64,
 }
 
 /// Drives the server at `url` for `seconds` from `connections` clients,

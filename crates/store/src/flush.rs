@@ -258,6 +258,9 @@ impl<B: Bits> Store<B> {
         }
         cold::drop_gone(&txn, dir, &gone)?;
         log::set_segments(&txn, dir, &numbers, counters.next_segment)?;
+        // The flushed documents leave the recent rows, whose last gave the
+        // open its next sequence number (`write.rs`).
+        log::set(&txn, dir, "next_seq", &counters.next_seq.to_string())?;
         txn.commit().logged(dir)?;
         let mut view = inner.write_view();
         view.segments

@@ -2,7 +2,8 @@
 //! flushes, background merges and reopenings, a query finds exactly the
 //! stored documents within `k` bits, as brute force over the model does,
 //! and so does an insert's search for its duplicates (searched by the
-//! writer, or before, with a presearch of any age).
+//! writer, or before, with a presearch of any age); and no sequence number
+//! is given twice.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -80,6 +81,9 @@ proptest! {
         let mut store = open(dir.path());
         let mut model: BTreeMap<String, u64> = BTreeMap::new();
         let mut presearched = HashMap::new();
+        // Sequence numbers only grow, through deletes of the newest
+        // document, flushes and reopenings: none is given twice.
+        let mut last_seq = None;
         for batch in ops {
             // Writes gather into one batch until a query or a reopening,
             // which first writes them.
@@ -92,6 +96,12 @@ proptest! {
                     for (w, (refused, near)) in written.iter().zip(expected.drain(..)) {
                         let was_refused = matches!(w, Written::IdTaken { .. } | Written::Missing { .. });
                         prop_assert_eq!(was_refused, refused, "{:?}", w);
+                        if let Written::Inserted { id, .. } = w
+                            && let Some(doc) = store.get(id).unwrap()
+                        {
+                            prop_assert!(last_seq < Some(doc.seq), "{} given {} after {:?}", id, doc.seq, last_seq);
+                            last_seq = Some(doc.seq);
+                        }
                         if let Written::Inserted { duplicates, .. } = w {
                             let mut found: Vec<Neighbour<String>> = duplicates
                                 .iter()
@@ -607,4 +617,24 @@ fn readers_open_beside_the_writer_and_search_a_snapshot() {
     let empty = tempfile::tempdir().unwrap();
     let none = Store::<u64>::open_read_only(empty.path()).unwrap_err();
     assert!(none.to_string().contains("holds no store"), "{none}");
+}
+
+#[test]
+fn a_deleted_newest_document_leaves_its_sequence_number_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let insert = |store: &Store<u64>, id: &str, fp: u64| {
+        let written = store
+            .write(vec![Write::Insert(Insert::new(fp, K).id(id))], None)
+            .unwrap();
+        assert!(matches!(written[0], Written::Inserted { .. }), "{written:?}");
+        store.get(id).unwrap().unwrap().seq
+    };
+    insert(&store, "a", 1);
+    let newest = insert(&store, "b", 1 << 20);
+    store.write(vec![Write::Delete("b".into())], None).unwrap();
+    drop(store);
+    let store = reopen(dir.path());
+    let next = insert(&store, "c", 1 << 40);
+    assert!(next > newest, "c given {next}, b had {newest}");
 }

@@ -627,7 +627,10 @@ fn a_deleted_newest_document_leaves_its_sequence_number_used() {
         let written = store
             .write(vec![Write::Insert(Insert::new(fp, K).id(id))], None)
             .unwrap();
-        assert!(matches!(written[0], Written::Inserted { .. }), "{written:?}");
+        assert!(
+            matches!(written[0], Written::Inserted { .. }),
+            "{written:?}"
+        );
         store.get(id).unwrap().unwrap().seq
     };
     insert(&store, "a", 1);

@@ -16,27 +16,34 @@
 # group commits, their mean size, the share of the time the writer spent
 # committing, and the flushes' merges.
 #
+# With BATCH documents a request (`POST /v1/documents:batch`), RATES are
+# requests a second, and each row gives the documents a second too.
+#
 #   bench/serve-rate.sh
 #   N=1e6 RATES="500 1000 2000 4000 8000" SECONDS_EACH=20 bench/serve-rate.sh
 #   STORE=/path/to/store N=1e8 bench/serve-rate.sh
+#   BATCH=10 RATES="1000 2000 3000" bench/serve-rate.sh
 #
 # Rows: bench/results/serve-rate.jsonl, the run bench/results/serve-rate.json
-# (another N than 1e6: serve-rate-N.jsonl and .json).
+# (another N than 1e6: serve-rate-N.jsonl and .json; BATCH other than 1:
+# serve-rate-batchB.jsonl and .json, or serve-rate-N-batchB).
 source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 n="${N:-1e6}"
 rates="${RATES:-500 1000 2000 4000 8000}"
 seconds="${SECONDS_EACH:-20}"
 connections="${CONNECTIONS:-128}"
+batch="${BATCH:-1}"
 port="${PORT:-18097}"
 url="http://127.0.0.1:$port"
 name=serve-rate
 [[ "$n" == 1e6 ]] || name="serve-rate-$n"
+[[ "$batch" == 1 ]] || name="$name-batch$batch"
 bench_neardup --build
 bench_build -p neardup-server --example load
 load=target/release/examples/load
 bench_scratch serve-rate.XXXXXX
 commit=$(bench_commit)
-bench_begin "$name" N RATES SECONDS_EACH CONNECTIONS STORE
+bench_begin "$name" N RATES SECONDS_EACH CONNECTIONS BATCH STORE
 
 if ss -ltn | grep -q ":$port "; then
     echo "port $port is taken (a server left running?): free it or set PORT" >&2
@@ -57,7 +64,7 @@ server=$!
 bench_wait_ready "$url" "$server" "$scratch/server.log"
 for rate in $rates; do
     before=$(curl -sf "$url/metrics")
-    out=$("$load" insert "$url" "$seconds" "$connections" 1 "$rate")
+    out=$("$load" insert "$url" "$seconds" "$connections" "$batch" "$rate")
     after=$(curl -sf "$url/metrics")
     python3 - "$out" "$before" "$after" "$n" "$commit" <<'PY' | tee -a "bench/results/$name.jsonl"
 import json, sys
@@ -81,7 +88,9 @@ commits = change("neardup_commit_seconds_count")
 print(json.dumps({
     "what": "insert at a rate", "fingerprints": float(n),
     "rate": row["rate"], "requests_per_second": round(row["requests_per_second"], 1),
-    "connections": row["connections"], "seconds": round(row["seconds"], 2),
+    "connections": row["connections"], "batch": row["batch"],
+    "documents_per_second": round(row["items_per_second"], 1),
+    "seconds": round(row["seconds"], 2),
     "p50_ms": round(row["p50_ms"], 3), "p99_ms": round(row["p99_ms"], 3),
     "p999_ms": round(row["p999_ms"], 3), "late": row["late"],
     "commits": int(commits),

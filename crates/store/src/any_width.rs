@@ -313,17 +313,14 @@ impl AnyStore {
         }
     }
 
-    /// The first of `ids` already stored, looked up in one read
-    /// transaction.
+    /// The first of `ids` already stored, looked up in one snapshot.
     fn first_stored(&self, ids: &[impl AsRef<str>]) -> Result<Option<String>> {
-        let (db, cold, dir) = match self {
-            AnyStore::W64(s) => (&s.inner.db, &s.inner.cold, &s.inner.dir),
-            AnyStore::W128(s) => (&s.inner.db, &s.inner.cold, &s.inner.dir),
+        let lookup = match self {
+            AnyStore::W64(s) => s.inner.lookup()?,
+            AnyStore::W128(s) => s.inner.lookup()?,
         };
-        let txn = db.begin_read(dir)?;
-        let records = crate::cold::Records::read(&txn, cold, dir)?;
         for id in ids {
-            if records.get(id.as_ref(), dir)?.is_some() {
+            if lookup.get(id.as_ref())?.is_some() {
                 return Ok(Some(id.as_ref().to_string()));
             }
         }

@@ -7,7 +7,8 @@
 //! labelled with the run; a later run that finds the last batch's run never
 //! finished its outputs undoes it (docs/DEDUP.md, "Incremental runs"). The
 //! label is the manifest's `last_batch` entry and the batch's ids are table
-//! `last_batch`, both written in the batch's own transaction. A store made
+//! `last_batch`, both written in the batch's own transaction, which
+//! commits as a checkpoint of the log (`checkpoint.rs`). A store made
 //! before batches has neither, and so no last batch; stores with them stay
 //! readable by earlier builds, which ignore both.
 
@@ -17,7 +18,7 @@ use neardup_index::Bits;
 
 use crate::any_width::{AnyStore, narrowed};
 use crate::error::{Error, Result};
-use crate::log::{self, LAST_BATCH, Logged, MANIFEST};
+use crate::log::{self, LAST_BATCH, Logged};
 use crate::store::Store;
 use crate::write::{Insert, Write, Written};
 
@@ -45,14 +46,15 @@ pub struct LastBatch {
 impl<B: Bits> Store<B> {
     fn insert_batch(&self, writes: Vec<Write<B>>, ids: &[&str], label: &str) -> Result<()> {
         let dir = self.inner.dir.as_path();
-        let written = self.write_with(writes, None, &|txn| {
+        let record = |txn: &redb::WriteTransaction| {
             txn.delete_table(LAST_BATCH).logged(dir)?;
             let mut table = txn.open_table(LAST_BATCH).logged(dir)?;
             for id in ids {
                 table.insert(*id, ()).logged(dir)?;
             }
             log::set(txn, dir, "last_batch", label)
-        })?;
+        };
+        let written = self.write_with(writes, None, Some(&record))?;
         // The ids were checked under the writer's lock: none is taken.
         match written
             .iter()
@@ -82,20 +84,15 @@ impl<B: Bits> Store<B> {
 
     fn relabel_last_batch(&self, label: &str) -> Result<bool> {
         let dir = self.inner.dir.as_path();
-        let _writer = self.inner.lock_writer();
-        let txn = self.inner.db.begin(dir)?;
-        let there = txn
-            .open_table(MANIFEST)
-            .logged(dir)?
-            .get("last_batch")
-            .logged(dir)?
-            .is_some();
-        if !there {
-            txn.abort().logged(dir)?;
+        let mut counters = self.inner.lock_writer();
+        // A batch commits as a checkpoint: the log's last commit has the
+        // last one's label.
+        let txn = self.inner.db.begin_read(dir)?;
+        if log::read_manifest(&txn, dir)?.last_batch.is_none() {
             return Ok(false);
         }
-        log::set(&txn, dir, "last_batch", label)?;
-        txn.commit().logged(dir)?;
+        self.inner
+            .checkpoint_with(&mut counters, |txn| log::set(txn, dir, "last_batch", label))?;
         Ok(true)
     }
 
@@ -119,10 +116,11 @@ impl<B: Bits> Store<B> {
             ids
         };
         let deletes = ids.into_iter().map(Write::Delete).collect();
-        let written = self.write_with(deletes, None, &|txn| {
+        let forget = |txn: &redb::WriteTransaction| {
             txn.delete_table(LAST_BATCH).logged(dir)?;
             log::unset(txn, dir, "last_batch")
-        })?;
+        };
+        let written = self.write_with(deletes, None, Some(&forget))?;
         Ok(Some(
             written
                 .iter()

@@ -290,6 +290,15 @@ mod tests {
             .collect()
     }
 
+    /// Commits the writer's transaction as a checkpoint, with `change`
+    /// made in it: as a flush's steps do.
+    fn checkpoint(store: &Store<u64>, change: impl FnOnce(&redb::WriteTransaction) -> Result<()>) {
+        let inner = &store.inner;
+        inner
+            .checkpoint_with(&mut inner.lock_writer(), change)
+            .unwrap();
+    }
+
     /// Whether the log's own table holds a record of `id`.
     fn in_log(store: &Store<u64>, id: &str) -> bool {
         let dir = store.inner.dir.as_path();
@@ -323,6 +332,7 @@ mod tests {
         // second: what a kill between them leaves.
         let recent = stored_docs(&store, &["d0", "d10", "d12", "d13", "d14"]);
         let docs: Vec<(&str, u64)> = recent.iter().map(|(id, seq)| (id.as_str(), *seq)).collect();
+        checkpoint(&store, |_| Ok(()));
         let gone = take_records(&store.inner.db, &store.inner.cold, dir.path(), &docs).unwrap();
         // d0 written again has no gone row: its record in the log is found first.
         assert_eq!(gone, ["d1", "d11"]);
@@ -396,10 +406,9 @@ mod tests {
         let docs = stored_docs(&store, &["d0", "d1", "d2", "d3", "d4"]);
         let docs: Vec<(&str, u64)> = docs.iter().map(|(id, seq)| (id.as_str(), *seq)).collect();
         let dir_path = dir.path();
+        checkpoint(&store, |_| Ok(()));
         take_records(&store.inner.db, &store.inner.cold, dir_path, &docs).unwrap();
-        let txn = store.inner.db.begin(dir_path).unwrap();
-        drop_moved(&txn, dir_path, &docs).unwrap();
-        txn.commit().unwrap();
+        checkpoint(&store, |txn| drop_moved(txn, dir_path, &docs));
         assert!(!in_log(&store, "d1"));
         write(&store, vec![Write::Delete("d2".into())]);
         drop(store);

@@ -198,6 +198,16 @@ pub enum Damage {
     /// made for it.
     #[error("it still needs a repair after one was made: restore the store from a copy")]
     NeedsRepair,
+    /// A file named as the write-ahead log that is not one.
+    #[error("it is not a write-ahead log of a store: restore the store from a copy")]
+    NotWal,
+    /// A record of the write-ahead log, whole and checksummed, whose
+    /// changes cannot be read.
+    #[error("its record {record} cannot be read: restore the store from a copy")]
+    WalRecord {
+        /// The record's place in the log, from 0.
+        record: usize,
+    },
     /// A stored document that no index finds.
     #[error("document {id:?} is stored but not indexed")]
     NotIndexed {

@@ -74,6 +74,14 @@ impl<B: Bits> Store<B> {
             *flushing = true;
             return Ok(FlushDue::Start(frozen));
         }
+        // The flush copies the frozen documents' records from a snapshot
+        // of the log: it holds them once checkpointed. The write that
+        // called is acknowledged already: a failure here is the flush's,
+        // tried again at the next write.
+        if let Err(e) = inner.checkpoint_with(counters, |_| Ok(())) {
+            *inner.flush_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.to_string());
+            return Ok(FlushDue::Nothing);
+        }
         // Made before the view is locked: queries wait for none of it.
         let mut fresh = OnlineIndex::new(recent_plan(&inner.settings, &inner.options)?)?;
         fresh.reserve(recent_room(flush_at));
@@ -217,15 +225,13 @@ impl<B: Bits> Store<B> {
         // then held it as long as one transaction did.
         for round in moved.chunks(DROP_ROUND) {
             {
-                let _counters = inner.lock_writer();
-                let txn = inner.db.begin(dir)?;
-                cold::drop_moved(&txn, dir, round)?;
-                txn.commit().logged(dir)?;
+                let mut counters = inner.lock_writer();
+                inner.checkpoint_with(&mut counters, |txn| cold::drop_moved(txn, dir, round))?;
             }
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
 
-        let counters = inner.lock_writer();
+        let mut counters = inner.lock_writer();
         let (carried, numbers) = {
             let view = inner.read_view();
             let carried: Vec<u32> = (0..from.len() as u32)
@@ -239,8 +245,10 @@ impl<B: Bits> Store<B> {
                 .collect();
             (carried, numbers)
         };
-        let txn = inner.db.begin(dir)?;
-        {
+        let next_segment = counters.next_segment;
+        // A checkpoint, which records the next sequence number: the flushed
+        // documents leave the recent rows, whose last gave the open its own.
+        inner.checkpoint_with(&mut counters, |txn| {
             let mut recent = txn.open_table(RECENT).logged(dir)?;
             // One pass over the table's leaves: a removal per row took
             // three times the segment's own writing. The rows of documents
@@ -255,13 +263,9 @@ impl<B: Bits> Store<B> {
             for &entry in &carried {
                 deleted.insert((frozen.number, entry), ()).logged(dir)?;
             }
-        }
-        cold::drop_gone(&txn, dir, &gone)?;
-        log::set_segments(&txn, dir, &numbers, counters.next_segment)?;
-        // The flushed documents leave the recent rows, whose last gave the
-        // open its next sequence number (`write.rs`).
-        log::set(&txn, dir, "next_seq", &counters.next_seq.to_string())?;
-        txn.commit().logged(dir)?;
+            cold::drop_gone(txn, dir, &gone)?;
+            log::set_segments(txn, dir, &numbers, next_segment)
+        })?;
         let mut view = inner.write_view();
         view.segments
             .push(Arc::new(LiveSegment::new(frozen.number, segment)));

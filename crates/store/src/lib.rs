@@ -7,9 +7,12 @@
 //!
 //! - [`StoreSettings`]: what the fingerprints were made with, recorded when
 //!   the store is made and checked on every open;
+//! - the write-ahead log (`store.wal`): each group commit's changes,
+//!   appended and synced before the write is acknowledged;
 //! - the log (`store.redb`, a redb database): the acknowledged documents
 //!   not in a segment yet ([`StoredDocument`]), the manifest and the deleted
-//!   segment entries, changed in one checksummed transaction per batch;
+//!   segment entries, taking the write-ahead log's changes in one
+//!   checksummed transaction every second or so (a checkpoint);
 //! - the documents file (`documents.redb`): the records of the documents in
 //!   segments, moved there by the flush that wrote their segment;
 //! - the view: immutable index segments on disk ([`neardup_index::Segment`])
@@ -46,6 +49,8 @@
 
 mod any_width;
 mod batch;
+mod change;
+mod checkpoint;
 mod cold;
 mod error;
 mod flush;
@@ -58,6 +63,7 @@ mod record;
 mod settings;
 mod store;
 mod view;
+mod wal;
 mod write;
 
 pub use any_width::AnyStore;

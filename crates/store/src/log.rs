@@ -2,7 +2,7 @@
 //!
 //! | table | key → value | holds |
 //! |---|---|---|
-//! | `manifest` | name → text | layout version, settings, segment numbers, counters |
+//! | `manifest` | name → text | layout version, settings, segment numbers, counters, the last checkpoint's epoch |
 //! | `documents` | id → [`StoredDocument`](crate::StoredDocument) bytes | documents in no segment yet (in a store made at layout 1, the earlier ones too) |
 //! | `recent` | sequence number → id | documents in no segment yet |
 //! | `gone` | id → () | documents deleted since the last flush, whose records the documents file may hold |
@@ -14,9 +14,12 @@
 //! The records of documents in segments are in the documents file
 //! (`cold.rs`), moved there by the flush that wrote their segment.
 //!
-//! A write is acknowledged only once its transaction is committed (redb
-//! syncs it to disk, checksummed), so a crash at any moment leaves the
-//! store as of its last acknowledged write. Segments are written before the
+//! A write is acknowledged once its changes are in the write-ahead log
+//! (`wal.rs`), synced; the log takes them in its next checkpoint
+//! (`checkpoint.rs`), a transaction that redb syncs to disk, checksummed.
+//! A crash at any moment leaves the store as of its last acknowledged
+//! write: the log's last checkpoint and the write-ahead log's records
+//! after it. Segments are written before the
 //! transaction that names them commits; a file no committed manifest names
 //! is a leftover, removed on open.
 
@@ -44,14 +47,17 @@ pub(crate) const GONE: TableDefinition<&str, ()> = TableDefinition::new("gone");
 /// Layout 2 moved the records of documents in segments to the documents
 /// file. Layout 3 lets a still recent document's record be there alone (a
 /// flush that dropped the log's copies and stopped before its swap,
-/// `cold.rs`). Stores of layouts 1 and 2 are still opened (a store of
+/// `cold.rs`). Layout 4 acknowledges writes through the write-ahead log
+/// (`store.wal`, `wal.rs`), which the log's checkpoints follow. Stores of
+/// layouts 1 to 3 are still opened (a store of
 /// layout 1 keeps its records in the log, where they are found first),
 /// and their writer records the present layout at once, so that an older
-/// build, which would miss records in the documents file, refuses them.
-pub const STORE_LAYOUT: &str = "3";
+/// build, which would miss records in the documents file or writes in the
+/// write-ahead log, refuses them.
+pub const STORE_LAYOUT: &str = "4";
 
 /// The layouts before [`STORE_LAYOUT`], still opened.
-pub(crate) const FORMER_LAYOUTS: [&str; 2] = ["1", "2"];
+pub(crate) const FORMER_LAYOUTS: [&str; 3] = ["1", "2", "3"];
 
 /// The log's file in a store directory.
 pub(crate) const LOG_FILE: &str = "store.redb";
@@ -227,6 +233,9 @@ pub(crate) struct Manifest {
     pub(crate) segments: Vec<u64>,
     pub(crate) next_segment: u64,
     pub(crate) next_seq: u64,
+    /// The last checkpoint's epoch: the write-ahead log's records of it
+    /// follow the log's last commit (`checkpoint.rs`).
+    pub(crate) wal_epoch: u64,
     /// The label of the last batch (`batch.rs`).
     pub(crate) last_batch: Option<String>,
 }
@@ -241,6 +250,7 @@ pub(crate) fn read_manifest(txn: &ReadTransaction, dir: &Path) -> Result<Manifes
                 segments: Vec::new(),
                 next_segment: 1,
                 next_seq: 0,
+                wal_epoch: 0,
                 last_batch: None,
             });
         }
@@ -282,6 +292,7 @@ pub(crate) fn read_manifest(txn: &ReadTransaction, dir: &Path) -> Result<Manifes
         segments,
         next_segment: number("next_segment", 1)?,
         next_seq: number("next_seq", 0)?,
+        wal_epoch: number("wal_epoch", 0)?,
         last_batch: get("last_batch")?,
     })
 }

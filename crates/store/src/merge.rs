@@ -216,7 +216,7 @@ impl<B: Bits> Store<B> {
             segment,
         } = merged;
         let number = segment.number;
-        let counters = inner.lock_writer();
+        let mut counters = inner.lock_writer();
         // Entries deleted while the merge ran, at their new places: the
         // entries a member kept are numbered on from its start.
         let carried: Vec<u32> = {
@@ -249,8 +249,8 @@ impl<B: Bits> Store<B> {
                 .chain([number])
                 .collect()
         };
-        let txn = inner.db.begin(dir)?;
-        {
+        let next_segment = counters.next_segment;
+        inner.checkpoint_with(&mut counters, |txn| {
             let mut deleted = txn.open_table(DELETED).logged(dir)?;
             for &n in &numbers {
                 let keys: Vec<(u64, u32)> = deleted
@@ -266,9 +266,9 @@ impl<B: Bits> Store<B> {
             for &pos in &carried {
                 deleted.insert((number, pos), ()).logged(dir)?;
             }
-        }
-        log::set_segments(&txn, dir, &list, counters.next_segment)?;
-        txn.commit().logged(dir)?;
+            drop(deleted);
+            log::set_segments(txn, dir, &list, next_segment)
+        })?;
         {
             let mut view = inner.write_view();
             view.segments.retain(|s| !numbers.contains(&s.number));

@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use neardup_index::{Bits, LOCK_FILE, OnlineIndex, Segment, WriterLock};
-use redb::{ReadTransaction, ReadableTable};
+use redb::{ReadTransaction, ReadableTable, WriteTransaction};
 
+use crate::checkpoint::{self, Pending, Unchecked};
 use crate::cold::{Cold, Records};
 use crate::error::{Damage, Error, Result};
 use crate::log::{
@@ -67,15 +68,29 @@ pub(crate) struct Inner<B> {
     /// The last flush's thread, joined by [`Store::wait_for_flush`]: once
     /// joined, it holds no handle on the store (nor its lock).
     pub(crate) flush_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// The writes since the log's last checkpoint, which reads of the log
+    /// look up first (`checkpoint.rs`).
+    pub(crate) unchecked: RwLock<Unchecked>,
     /// The writer's lock; a reader holds none.
     _lock: Option<WriterLock>,
 }
 
-/// The writer's counters.
+/// The writer's counters, and its open transaction of the log.
 #[derive(Debug)]
 pub(crate) struct Counters {
     pub(crate) next_seq: u64,
     pub(crate) next_segment: u64,
+    /// The writer's transaction and write-ahead log; a reader has none.
+    pub(crate) pending: Option<Pending>,
+}
+
+impl Counters {
+    /// The writer's transaction and write-ahead log; refused to a reader.
+    pub(crate) fn pending(&mut self, dir: &Path) -> Result<&mut Pending> {
+        self.pending.as_mut().ok_or_else(|| Error::ReadOnly {
+            dir: dir.to_path_buf(),
+        })
+    }
 }
 
 /// What a store holds, for `/v1/stats`.
@@ -156,6 +171,9 @@ impl<B: Bits> Store<B> {
         if FORMER_LAYOUTS.contains(&manifest.layout.as_deref().unwrap_or_default()) {
             upgrade(&log, dir)?;
         }
+        // The writes a crash left in the write-ahead log, checkpointed.
+        let pending = Pending::open(&log, dir)?;
+        let manifest = log::read_manifest(&log.begin_read(dir)?, dir)?;
         let txn = log.begin_read(dir)?;
         remove_leftovers(dir, &manifest.segments);
         let (mut view, next_seq) = load_view(dir, &txn, &cold, &manifest, &settings, &options)?;
@@ -168,10 +186,14 @@ impl<B: Bits> Store<B> {
             settings,
             options,
             view,
-            Counters {
-                next_seq: next_seq.max(manifest.next_seq),
-                next_segment: manifest.next_segment,
-            },
+            (
+                Counters {
+                    next_seq: next_seq.max(manifest.next_seq),
+                    next_segment: manifest.next_segment,
+                    pending: Some(pending),
+                },
+                Unchecked::default(),
+            ),
             Some(lock),
         ))
     }
@@ -179,7 +201,9 @@ impl<B: Bits> Store<B> {
     /// Opens the store in `dir` to read only, whether or not another
     /// process writes it (`neardup serve`, say): it takes no lock, and
     /// neither waits for the writer nor makes it wait. Its queries search
-    /// the store as it was when opened; its writes are refused.
+    /// the store as it was when opened (every write acknowledged by then:
+    /// the log's last checkpoint and the write-ahead log after it); its
+    /// writes are refused.
     ///
     /// ```
     /// use neardup_store::{Insert, Store, StoreOptions, StoreSettings, Write};
@@ -205,7 +229,8 @@ impl<B: Bits> Store<B> {
         drop(repair_lock);
         let options = StoreOptions::default();
         // A merge may remove a segment between reading the manifest and
-        // opening its file: read the manifest again then.
+        // opening its file, and a checkpoint empty the write-ahead log
+        // between reading the log and reading it: read them again then.
         let mut attempts = 0;
         loop {
             let txn = log.begin_read(dir)?;
@@ -218,11 +243,20 @@ impl<B: Bits> Store<B> {
                     attempts += 1;
                 }
                 Err(e) => return Err(e),
-                Ok((view, next_seq)) => {
+                Ok((mut view, next_seq)) => {
                     drop(txn);
+                    let mut unchecked = Unchecked::default();
+                    let epoch = manifest.wal_epoch;
+                    checkpoint::read_since(dir, epoch, &mut view, &mut unchecked)?;
+                    let now = log::read_manifest(&log.begin_read(dir)?, dir)?.wal_epoch;
+                    if now != epoch && attempts < 8 {
+                        attempts += 1;
+                        continue;
+                    }
                     let counters = Counters {
                         next_seq,
                         next_segment: manifest.next_segment,
+                        pending: None,
                     };
                     return Ok(Store::assemble(
                         dir,
@@ -230,7 +264,7 @@ impl<B: Bits> Store<B> {
                         settings,
                         options,
                         view,
-                        counters,
+                        (counters, unchecked),
                         None,
                     ));
                 }
@@ -244,7 +278,7 @@ impl<B: Bits> Store<B> {
         settings: StoreSettings,
         options: StoreOptions,
         view: View<B>,
-        counters: Counters,
+        (counters, unchecked): (Counters, Unchecked),
         lock: Option<WriterLock>,
     ) -> Store<B> {
         // Merges start after writes, not here: a process that opens a
@@ -265,6 +299,7 @@ impl<B: Bits> Store<B> {
                 flushed: Condvar::new(),
                 flush_error: Mutex::new(None),
                 flush_thread: Mutex::new(None),
+                unchecked: RwLock::new(unchecked),
                 _lock: lock,
             }),
         }
@@ -318,16 +353,10 @@ impl<B: Bits> Store<B> {
             return Ok(Vec::new());
         }
         let dir = &self.inner.dir;
-        let txn = self.inner.db.begin_read(dir)?;
-        let keyed = match txn.open_table(KEYED) {
-            Ok(keyed) => keyed,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-            Err(e) => return Err(e).logged(dir),
-        };
-        let records = Records::read(&txn, &self.inner.cold, dir)?;
+        let lookup = self.inner.lookup()?;
         let mut hits = Vec::new();
-        for id in crate::write::keyed_ids(&keyed, keys, dir)? {
-            if let Some(bytes) = records.get(&id, dir)? {
+        for id in lookup.keyed_ids(keys)? {
+            if let Some(bytes) = lookup.get(&id)? {
                 let doc = decode(dir, &id, &bytes)?;
                 let distance = B::from_u128(doc.fingerprint).distance(query);
                 hits.push(Neighbour { distance, id });
@@ -353,9 +382,7 @@ impl<B: Bits> Store<B> {
     /// the record is damaged.
     pub fn get(&self, id: &str) -> Result<Option<StoredDocument>> {
         let dir = &self.inner.dir;
-        let txn = self.inner.db.begin_read(dir)?;
-        let records = Records::read(&txn, &self.inner.cold, dir)?;
-        let Some(bytes) = records.get(id, dir)? else {
+        let Some(bytes) = self.inner.lookup()?.get(id)? else {
             return Ok(None);
         };
         decode(dir, id, &bytes).map(Some)
@@ -458,6 +485,99 @@ impl<B> Inner<B> {
 
     pub(crate) fn lock_writer(&self) -> MutexGuard<'_, Counters> {
         self.writer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The writes since the last checkpoint, to change.
+    pub(crate) fn unchecked(&self) -> RwLockWriteGuard<'_, Unchecked> {
+        self.unchecked.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The records as of the last acknowledged write, to look up: those
+    /// written since the last checkpoint, then its snapshot of the log and
+    /// of the documents file. Writes wait to be acknowledged while it is
+    /// held.
+    pub(crate) fn lookup(&self) -> Result<Lookup<'_>> {
+        // Taken before the snapshot: a checkpoint forgets its writes here
+        // only once its commit is there to read.
+        let unchecked = self.unchecked.read().unwrap_or_else(|e| e.into_inner());
+        let txn = self.db.begin_read(&self.dir)?;
+        let records = Records::read(&txn, &self.cold, &self.dir)?;
+        Ok(Lookup {
+            unchecked,
+            records,
+            txn,
+            dir: &self.dir,
+        })
+    }
+
+    /// Runs `change` in the writer's transaction (under its lock, held as
+    /// `counters`) and commits it with every write since the last
+    /// checkpoint, as a checkpoint: what commits the log besides writes (a
+    /// flush, a merge, a batch's label) commits this way.
+    pub(crate) fn checkpoint_with<T>(
+        &self,
+        counters: &mut Counters,
+        change: impl FnOnce(&WriteTransaction) -> Result<T>,
+    ) -> Result<T> {
+        let dir = &self.dir;
+        let next_seq = counters.next_seq;
+        let pending = counters.pending(dir)?;
+        let txn = pending.take(&self.db, dir)?;
+        let out = change(&txn)?;
+        pending.commit(txn, dir, next_seq)?;
+        self.unchecked().clear();
+        Ok(out)
+    }
+}
+
+impl<B> Drop for Inner<B> {
+    /// The writer's last checkpoint: the next open finds the write-ahead
+    /// log empty. Had it failed, that open makes the writes again from it.
+    fn drop(&mut self) {
+        let counters = self.writer.get_mut().unwrap_or_else(|e| e.into_inner());
+        let next_seq = counters.next_seq;
+        if let Some(pending) = &mut counters.pending
+            && pending.holds_writes()
+            && let Ok(txn) = pending.take(&self.db, &self.dir)
+        {
+            let _ = pending.commit(txn, &self.dir, next_seq);
+        }
+    }
+}
+
+/// The store's records as [`Inner::lookup`] took them.
+pub(crate) struct Lookup<'a> {
+    unchecked: RwLockReadGuard<'a, Unchecked>,
+    records: Records,
+    txn: ReadTransaction,
+    dir: &'a Path,
+}
+
+impl Lookup<'_> {
+    /// The record of `id`, if stored.
+    pub(crate) fn get(&self, id: &str) -> Result<Option<Vec<u8>>> {
+        match self.unchecked.record(id) {
+            Some(written) => Ok(written.map(<[u8]>::to_vec)),
+            None => self.records.get(id, self.dir),
+        }
+    }
+
+    /// The ids of the documents under any of the short-document `keys`.
+    pub(crate) fn keyed_ids(&self, keys: &[u64]) -> Result<Vec<String>> {
+        match self.txn.open_table(KEYED) {
+            Ok(keyed) => crate::write::keyed_ids(&keyed, keys, self.dir, Some(&self.unchecked)),
+            // None as of the checkpoint: those written since, if any.
+            Err(redb::TableError::TableDoesNotExist(_)) => {
+                let mut ids = Vec::new();
+                for &key in keys {
+                    self.unchecked.keyed(key, &mut ids);
+                }
+                ids.sort_unstable();
+                ids.dedup();
+                Ok(ids)
+            }
+            Err(e) => Err(e).logged(self.dir),
+        }
     }
 }
 

@@ -1,5 +1,6 @@
-//! Writes: a batch of inserts and deletes in one transaction of the log,
-//! acknowledged once it commits, then applied to what queries see (and,
+//! Writes: a batch of inserts and deletes made in the writer's transaction
+//! of the log, acknowledged once its changes are in the write-ahead log
+//! (`checkpoint.rs`), then applied to what queries see (and,
 //! every `flush_at` documents, flushed: [`crate::flush`]). Stored texts
 //! are judged against new ones in [`crate::judge`].
 
@@ -8,10 +9,12 @@ use std::collections::{HashMap, HashSet};
 use neardup_index::{Bits, OnlineIndex};
 use redb::ReadableTable;
 
+use crate::change::{self, Change, Deleted, LogTables, decode_keys};
+use crate::checkpoint::Unchecked;
 use crate::cold::{ColdRead, find};
 use crate::error::{Damage, Error, Result};
 use crate::judge::{Judge, TextCheck};
-use crate::log::{self, DELETED, DOCUMENTS, GONE, KEYED, KEYS_OF, Logged, RECENT};
+use crate::log::Logged;
 use crate::options::plan_for;
 use crate::presearch::Presearch;
 use crate::record::StoredDocument;
@@ -191,6 +194,9 @@ pub enum Written {
     },
 }
 
+/// What a write of a labelled batch also records, in its transaction.
+pub(crate) type AlsoInTransaction<'a> = dyn Fn(&redb::WriteTransaction) -> Result<()> + 'a;
+
 /// A document inserted by the batch being written.
 struct Staged<B> {
     id: String,
@@ -219,17 +225,17 @@ impl<B: Bits> Store<B> {
     /// outside that pool (a rayon task waiting for the lock could be the
     /// one the judging needs).
     pub fn write(&self, writes: Vec<Write<B>>, judge: Option<&dyn Judge>) -> Result<Vec<Written>> {
-        self.write_with(writes, judge, &|_| Ok(()))
+        self.write_with(writes, judge, None)
     }
 
     /// [`Store::write`], with `also` run in the same transaction once the
-    /// writes are in it (a batch's record, say): it commits with them or
-    /// not at all.
+    /// writes are in it (a batch's record, say): it commits with them, as
+    /// a checkpoint of the log, or not at all.
     pub(crate) fn write_with(
         &self,
         writes: Vec<Write<B>>,
         judge: Option<&dyn Judge>,
-        also: &dyn Fn(&redb::WriteTransaction) -> Result<()>,
+        also: Option<&AlsoInTransaction<'_>>,
     ) -> Result<Vec<Written>> {
         for write in &writes {
             if let Write::Insert(insert) = write {
@@ -239,7 +245,7 @@ impl<B: Bits> Store<B> {
         let inner = &self.inner;
         let dir = inner.dir.as_path();
         let mut counters = inner.lock_writer();
-        let txn = inner.db.begin(dir)?;
+        let txn = counters.pending(dir)?.take(&inner.db, dir)?;
         // Taken after the log's: see `cold.rs`.
         let cold = inner.cold.snapshot(dir)?;
         let mut staged: Vec<Staged<B>> = Vec::new();
@@ -260,24 +266,18 @@ impl<B: Bits> Store<B> {
             false => None,
         };
         let mut deletes: HashSet<Place> = HashSet::new();
-        // Whether a recent row may have gone: see `next_seq` below.
-        let mut removed_recent = false;
+        let mut changes: Vec<Change> = Vec::new();
         let mut written = Vec::with_capacity(writes.len());
         {
-            let mut documents = txn.open_table(DOCUMENTS).logged(dir)?;
-            let mut recent = txn.open_table(RECENT).logged(dir)?;
-            let mut gone = txn.open_table(GONE).logged(dir)?;
-            let mut deleted = txn.open_table(DELETED).logged(dir)?;
-            let mut keyed = txn.open_table(KEYED).logged(dir)?;
-            let mut keys_of = txn.open_table(KEYS_OF).logged(dir)?;
+            let mut tables = LogTables::open(&txn, dir)?;
             let keeps_keys = inner.settings.short_keys.is_some();
             let view = inner.read_view();
             for write in writes {
                 match write {
                     Write::Insert(insert) => {
                         let stored = Stored {
-                            documents: &documents,
-                            gone: &gone,
+                            documents: &tables.documents,
+                            gone: &tables.gone,
                             cold: &cold,
                             dir,
                         };
@@ -334,7 +334,7 @@ impl<B: Bits> Store<B> {
                         // Stored documents that share a short-document key,
                         // at any distance (judged by their texts alone).
                         if check.wants_texts() {
-                            for other in keyed_ids(&keyed, &insert.keys, dir)? {
+                            for other in keyed_ids(&tables.keyed, &insert.keys, dir, None)? {
                                 // This batch's own inserts are in the log's
                                 // table already; they are judged below, once.
                                 if found.contains(&other) || staged_ids.contains_key(&other) {
@@ -429,30 +429,24 @@ impl<B: Bits> Store<B> {
                             text,
                             metadata: insert.metadata,
                         };
-                        documents
-                            .insert(id.as_str(), doc.encode().as_slice())
-                            .logged(dir)?;
-                        recent.insert(seq, id.as_str()).logged(dir)?;
-                        // Its record here is found first (`cold.rs`).
-                        gone.remove(id.as_str()).logged(dir)?;
                         let keys = match keeps_keys {
                             true => insert.keys,
                             false => Vec::new(),
                         };
-                        if !keys.is_empty() {
-                            for &key in &keys {
-                                keyed.insert((key, id.as_str()), ()).logged(dir)?;
-                            }
-                            let bytes: Vec<u8> =
-                                keys.iter().flat_map(|k| k.to_le_bytes()).collect();
-                            keys_of.insert(id.as_str(), bytes.as_slice()).logged(dir)?;
-                        }
                         if let Some(index) = &mut staged_index {
                             index.insert(insert.fingerprint)?;
                         }
                         for &key in &keys {
                             staged_keys.entry(key).or_default().push(staged.len());
                         }
+                        let change = Change::Insert {
+                            id: id.clone(),
+                            seq,
+                            record: doc.encode(),
+                            keys,
+                        };
+                        tables.apply(&change, dir)?;
+                        changes.push(change);
                         staged_ids.insert(id.clone(), staged.len());
                         staged.push(Staged {
                             id: id.clone(),
@@ -464,34 +458,28 @@ impl<B: Bits> Store<B> {
                         written.push(Written::Inserted { id, duplicates });
                     }
                     Write::Delete(id) => {
-                        removed_recent = true;
-                        let removed = documents.remove(id.as_str()).logged(dir)?;
-                        let bytes = match removed {
-                            Some(bytes) => Some(bytes.value().to_vec()),
-                            None if gone.get(id.as_str()).logged(dir)?.is_some() => None,
-                            None => cold.get(&id, dir)?,
+                        let stored = Stored {
+                            documents: &tables.documents,
+                            gone: &tables.gone,
+                            cold: &cold,
+                            dir,
                         };
-                        let Some(bytes) = bytes else {
+                        let Some(bytes) = stored.get(&id)? else {
                             written.push(Written::Missing { id });
                             continue;
                         };
                         let doc = decode(dir, &id, &bytes)?;
-                        // Whether or not the documents file holds its record
-                        // (a flush under way may be copying it there).
-                        gone.insert(id.as_str(), ()).logged(dir)?;
-                        let keys = keys_of.remove(id.as_str()).logged(dir)?;
-                        if let Some(keys) = keys {
-                            for key in decode_keys(keys.value()) {
-                                keyed.remove((key, id.as_str())).logged(dir)?;
-                            }
-                        }
-                        if let Some(pos) = staged_ids.remove(id.as_str()) {
+                        let keys = match tables.keys_of.get(id.as_str()).logged(dir)? {
+                            Some(keys) => decode_keys(keys.value()),
+                            None => Vec::new(),
+                        };
+                        let from = if let Some(pos) = staged_ids.remove(id.as_str()) {
                             let s = &mut staged[pos];
                             s.deleted = true;
                             if let Some(index) = &mut staged_index {
                                 index.remove(pos as u32);
                             }
-                            recent.remove(s.seq).logged(dir)?;
+                            Deleted::Recent { seq: s.seq }
                         } else {
                             let place = view
                                 .search(B::from_u128(doc.fingerprint), 0)
@@ -504,33 +492,58 @@ impl<B: Bits> Store<B> {
                                         Damage::NotIndexed { id: id.clone() },
                                     )
                                 })?;
+                            deletes.insert(place);
                             match place {
                                 // A frozen document's row stays on the recent
                                 // list until its segment is swapped in.
                                 Place::Recent { .. } | Place::Frozen { .. } => {
-                                    recent.remove(doc.seq).logged(dir)?;
+                                    Deleted::Recent { seq: doc.seq }
                                 }
-                                Place::Segment { segment, pos } => {
-                                    deleted.insert((segment, pos), ()).logged(dir)?;
-                                }
+                                Place::Segment { segment, pos } => Deleted::Segment {
+                                    segment,
+                                    entry: pos,
+                                },
                             }
-                            deletes.insert(place);
-                        }
+                        };
+                        let change = Change::Delete {
+                            id: id.clone(),
+                            keys,
+                            from,
+                        };
+                        tables.apply(&change, dir)?;
+                        changes.push(change);
                         written.push(Written::Deleted { id });
                     }
                 }
             }
         }
-        // The open takes the larger of the manifest's count and the one
-        // after the last recent row: the manifest needs it only when the
-        // newest document may have no row (deleted here, or flushed: the
-        // flush's swap writes it). A commit of inserts alone skips it,
-        // and with it a page of every group commit's sync.
-        if removed_recent {
-            log::set(&txn, dir, "next_seq", &counters.next_seq.to_string())?;
+        let next_seq = counters.next_seq;
+        let pending = counters.pending(dir)?;
+        match also {
+            // A batch's record is in no write-ahead record: it commits
+            // with its writes, as a checkpoint.
+            Some(also) => {
+                also(&txn)?;
+                pending.commit(txn, dir, next_seq)?;
+                inner.unchecked().clear();
+            }
+            None if changes.is_empty() => pending.keep(txn),
+            None => {
+                pending.append(txn, change::encode(&changes))?;
+                inner.unchecked().note(&changes);
+                if pending.due() {
+                    // Acknowledged already: a checkpoint that fails is
+                    // tried again later, the writes safe in the
+                    // write-ahead log meanwhile.
+                    let checkpointed = pending
+                        .take(&inner.db, dir)
+                        .and_then(|txn| pending.commit(txn, dir, next_seq));
+                    if checkpointed.is_ok() {
+                        inner.unchecked().clear();
+                    }
+                }
+            }
         }
-        also(&txn)?;
-        txn.commit().logged(dir)?;
 
         {
             let mut view = inner.write_view();
@@ -550,33 +563,34 @@ impl<B: Bits> Store<B> {
     }
 }
 
-/// The ids of the documents in `keyed` under any of `keys`, each once.
+/// The ids of the documents in `keyed` under any of `keys`, each once;
+/// as of the writes since when `keyed` is a checkpoint's and `unchecked`
+/// holds them.
 pub(crate) fn keyed_ids(
     keyed: &impl ReadableTable<(u64, &'static str), ()>,
     keys: &[u64],
     dir: &std::path::Path,
+    unchecked: Option<&Unchecked>,
 ) -> Result<Vec<String>> {
     let mut ids = Vec::new();
     for &key in keys {
+        let mut under = Vec::new();
         for row in keyed.range((key, "")..).logged(dir)? {
             let (row, _) = row.logged(dir)?;
             let (k, id) = row.value();
             if k != key {
                 break;
             }
-            ids.push(id.to_string());
+            under.push(id.to_string());
         }
+        if let Some(unchecked) = unchecked {
+            unchecked.keyed(key, &mut under);
+        }
+        ids.append(&mut under);
     }
     ids.sort_unstable();
     ids.dedup();
     Ok(ids)
-}
-
-/// The keys of a `keys_of` record: 8 bytes each, little-endian.
-fn decode_keys(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
-    bytes
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
 }
 
 /// The bytes of stored texts read for one insert's candidates before they

@@ -134,8 +134,9 @@ impl Pending {
 
     /// Commits `txn` (taken from [`Pending::take`]) as a checkpoint, with
     /// `next_seq` and the next epoch in the manifest, and empties the
-    /// write-ahead log. On an error nothing is lost: the records stay in
-    /// the write-ahead log and the next transaction is made from them.
+    /// write-ahead log. On an error nothing is committed and nothing lost:
+    /// the records stay in the write-ahead log and the next transaction is
+    /// made from them.
     pub(crate) fn commit(
         &mut self,
         txn: WriteTransaction,
@@ -150,9 +151,11 @@ impl Pending {
         self.epoch = epoch;
         self.records.clear();
         self.bytes = 0;
-        // A failure leaves it refusing records until the store is opened
-        // again: the checkpoint holds what it had.
-        self.wal.reset(epoch)
+        // The checkpoint is made whatever follows. A failure to empty the
+        // file leaves it refusing records, with the reason, until the store
+        // is opened again (its records are of an epoch the open skips).
+        let _ = self.wal.reset(epoch);
+        Ok(())
     }
 }
 

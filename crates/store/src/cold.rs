@@ -16,9 +16,11 @@
 //! 1. this file takes the frozen documents' records from the log and drops
 //!    the ids the log names gone ([`take_records`], from one snapshot of
 //!    the log);
-//! 2. the log drops those records, a few thousand a transaction
-//!    ([`drop_moved`]): dropped in the swap, all at once, they held the
-//!    writer, and every write behind it, 40–70 ms a flush;
+//! 2. the log drops those records, a few thousand at a time, in the
+//!    writer's open transaction ([`drop_moved`]; committed with the next
+//!    checkpoint, the swap's at the latest): dropped in the swap, all at
+//!    once, they held the writer, and every write behind it, 40–70 ms a
+//!    flush;
 //! 3. the log drops those gone rows ([`drop_gone`], in the flush's swap).
 //!
 //! Until step 2 has dropped it, a record is in both files (the log's is
@@ -221,8 +223,8 @@ pub(crate) fn take_records(
 
 /// Step 2, in rounds: the log drops the records of `docs` that
 /// [`take_records`] moved (those of the same sequence number; another is
-/// a later insert of the id), in `txn`, one of the short transactions the
-/// flush takes the writer lock for between the group commits.
+/// a later insert of the id), in `txn`, the writer's, in one of the short
+/// holds of the writer lock the flush takes between the group commits.
 pub(crate) fn drop_moved(
     txn: &redb::WriteTransaction,
     dir: &Path,

@@ -201,8 +201,9 @@ pub enum Damage {
     /// A file named as the write-ahead log that is not one.
     #[error("it is not a write-ahead log of a store: restore the store from a copy")]
     NotWal,
-    /// A record of the write-ahead log, whole and checksummed, whose
-    /// changes cannot be read.
+    /// A record of the write-ahead log that is damaged (its checksum
+    /// fails, with whole records after it) or whose changes cannot be
+    /// read.
     #[error("its record {record} cannot be read: restore the store from a copy")]
     WalRecord {
         /// The record's place in the log, from 0.

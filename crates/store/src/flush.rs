@@ -32,8 +32,8 @@ use crate::store::{Counters, Store, segment_name};
 use crate::view::{Frozen, LiveSegment, is_set, new_generation, recent_room, set};
 use crate::write::sync_dir;
 
-/// The moved records the log drops in one transaction (step 2 in
-/// `cold.rs`): 3–4 ms of the writer's time at 10⁶ documents.
+/// The moved records the log drops in one hold of the writer lock (step 2
+/// in `cold.rs`).
 const DROP_ROUND: usize = 2048;
 
 /// What a write leaves to do about flushing, once it lets the writer lock
@@ -223,10 +223,13 @@ impl<B: Bits> Store<B> {
         // between them: a mutex let go and taken again at once is rarely
         // the waiting group commit's (std's is not fair), and the rounds
         // then held it as long as one transaction did.
+        // Made in the writer's transaction, to commit with its next
+        // checkpoint (the swap's at the latest): a crash that loses them
+        // leaves a record in both files, which is right (`cold.rs`).
         for round in moved.chunks(DROP_ROUND) {
             {
                 let mut counters = inner.lock_writer();
-                inner.checkpoint_with(&mut counters, |txn| cold::drop_moved(txn, dir, round))?;
+                inner.in_transaction(&mut counters, |txn| cold::drop_moved(txn, dir, round))?;
             }
             std::thread::sleep(std::time::Duration::from_millis(1));
         }

@@ -510,6 +510,23 @@ impl<B> Inner<B> {
         })
     }
 
+    /// Runs `change` in the writer's open transaction (under its lock, held
+    /// as `counters`), to commit with the next checkpoint: for changes a
+    /// crash may lose, since no write-ahead record holds them (nor does the
+    /// transaction made again after a failed batch).
+    pub(crate) fn in_transaction<T>(
+        &self,
+        counters: &mut Counters,
+        change: impl FnOnce(&WriteTransaction) -> Result<T>,
+    ) -> Result<T> {
+        let dir = &self.dir;
+        let pending = counters.pending(dir)?;
+        let txn = pending.take(&self.db, dir)?;
+        let out = change(&txn)?;
+        pending.keep(txn);
+        Ok(out)
+    }
+
     /// Runs `change` in the writer's transaction (under its lock, held as
     /// `counters`) and commits it with every write since the last
     /// checkpoint, as a checkpoint: what commits the log besides writes (a

@@ -163,32 +163,66 @@ pub(crate) fn read(dir: &Path, epoch: u64) -> Result<Vec<Vec<u8>>> {
     if !bytes.starts_with(MAGIC) {
         return Err(Error::Format(path, Damage::NotWal));
     }
-    Ok(records(&bytes[MAGIC.len()..], epoch))
+    records(&bytes[MAGIC.len()..], epoch)
+        .map_err(|record| Error::Format(path, Damage::WalRecord { record }))
 }
 
-/// The payloads of the whole records of `epoch` at the start of `bytes`.
-fn records(mut bytes: &[u8], epoch: u64) -> Vec<Vec<u8>> {
+/// The payloads of the whole records of `epoch` at the start of `bytes`;
+/// `Err(n)` when record `n` is damaged and a whole record follows it (a
+/// record cut short by a crash is the last).
+fn records(mut bytes: &[u8], epoch: u64) -> std::result::Result<Vec<Vec<u8>>, usize> {
     let mut out = Vec::new();
-    while bytes.len() >= RECORD_HEAD {
-        let number = |at: usize, n: usize| {
-            let mut le = [0u8; 8];
-            le[..n].copy_from_slice(&bytes[at..at + n]);
-            u64::from_le_bytes(le)
-        };
-        let (len, crc, of) = (number(0, 4) as usize, number(4, 4) as u32, number(8, 8));
-        let Some(payload) = bytes.get(RECORD_HEAD..RECORD_HEAD + len) else {
-            break;
-        };
-        let mut check = crc32fast::Hasher::new();
-        check.update(&of.to_le_bytes());
-        check.update(payload);
-        if of != epoch || check.finalize() != crc {
+    while let Some(record) = Record::at(bytes) {
+        if record.epoch != epoch {
             break;
         }
-        out.push(payload.to_vec());
-        bytes = &bytes[RECORD_HEAD + len..];
+        if !record.whole() {
+            let next = bytes.get(record.end..).and_then(Record::at);
+            if next.is_some_and(|n| n.epoch == epoch && n.whole()) {
+                return Err(out.len());
+            }
+            break;
+        }
+        out.push(record.payload.to_vec());
+        bytes = &bytes[record.end..];
     }
-    out
+    Ok(out)
+}
+
+/// A record as the file holds it, its checksum not yet checked.
+struct Record<'a> {
+    crc: u32,
+    epoch: u64,
+    payload: &'a [u8],
+    /// Where the next record starts.
+    end: usize,
+}
+
+impl<'a> Record<'a> {
+    /// The record at the start of `bytes`, if they hold one of its length.
+    fn at(bytes: &'a [u8]) -> Option<Record<'a>> {
+        let number = |at: usize, n: usize| {
+            let mut le = [0u8; 8];
+            le[..n].copy_from_slice(bytes.get(at..at + n)?);
+            Some(u64::from_le_bytes(le))
+        };
+        let len = usize::try_from(number(0, 4)?).ok()?;
+        let end = RECORD_HEAD.checked_add(len)?;
+        Some(Record {
+            crc: u32::try_from(number(4, 4)?).ok()?,
+            epoch: number(8, 8)?,
+            payload: bytes.get(RECORD_HEAD..end)?,
+            end,
+        })
+    }
+
+    /// Whether its checksum holds.
+    fn whole(&self) -> bool {
+        let mut check = crc32fast::Hasher::new();
+        check.update(&self.epoch.to_le_bytes());
+        check.update(self.payload);
+        check.finalize() == self.crc
+    }
 }
 
 #[cfg(test)]
@@ -213,6 +247,14 @@ mod tests {
         file.write_all_at(b"X", len - 9).unwrap();
         file.set_len(len).unwrap();
         assert_eq!(read(dir.path(), 3).unwrap(), [&b"first"[..], b""]);
+        // A record damaged before a whole one is an error, naming it.
+        wal.reset(3).unwrap();
+        wal.append(b"first").unwrap();
+        wal.append(b"second").unwrap();
+        wal.append(b"third").unwrap();
+        file.write_all_at(b"X", 8 + 21 + 16).unwrap();
+        let err = read(dir.path(), 3).unwrap_err().to_string();
+        assert!(err.contains("record 1 cannot be read"), "{err}");
         // Emptied for the next epoch: the old records are gone.
         wal.reset(4).unwrap();
         wal.append(b"next").unwrap();

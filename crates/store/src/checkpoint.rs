@@ -30,6 +30,7 @@ use crate::change::{self, Change, Deleted, LogTables};
 use crate::error::{Damage, Error, Result};
 use crate::log::{self, Log, Logged};
 use crate::record::StoredDocument;
+use crate::store::{Counters, Inner};
 use crate::view::{Place, View};
 use crate::wal::{self, WAL_FILE, Wal};
 
@@ -298,6 +299,59 @@ pub(crate) fn read_since<B: Bits>(
         unchecked.note(&changes);
     }
     Ok(())
+}
+
+impl<B> Inner<B> {
+    /// Runs `change` in the writer's open transaction (under its lock, held
+    /// as `counters`), to commit with the next checkpoint: for changes a
+    /// crash may lose, since no write-ahead record holds them (nor does the
+    /// transaction made again after a failed batch).
+    pub(crate) fn in_transaction<T>(
+        &self,
+        counters: &mut Counters,
+        change: impl FnOnce(&WriteTransaction) -> Result<T>,
+    ) -> Result<T> {
+        let dir = &self.dir;
+        let pending = counters.pending(dir)?;
+        let txn = pending.take(&self.db, dir)?;
+        let out = change(&txn)?;
+        pending.keep(txn);
+        Ok(out)
+    }
+
+    /// Runs `change` in the writer's transaction (under its lock, held as
+    /// `counters`) and commits it with every write since the last
+    /// checkpoint, as a checkpoint: what commits the log besides writes (a
+    /// flush, a merge, a batch's label) commits this way.
+    pub(crate) fn checkpoint_with<T>(
+        &self,
+        counters: &mut Counters,
+        change: impl FnOnce(&WriteTransaction) -> Result<T>,
+    ) -> Result<T> {
+        let dir = &self.dir;
+        let next_seq = counters.next_seq;
+        let pending = counters.pending(dir)?;
+        let txn = pending.take(&self.db, dir)?;
+        let out = change(&txn)?;
+        pending.commit(txn, dir, next_seq)?;
+        self.unchecked().clear();
+        Ok(out)
+    }
+}
+
+impl<B> Drop for Inner<B> {
+    /// The writer's last checkpoint: the next open finds the write-ahead
+    /// log empty. Had it failed, that open makes the writes again from it.
+    fn drop(&mut self) {
+        let counters = self.writer.get_mut().unwrap_or_else(|e| e.into_inner());
+        let next_seq = counters.next_seq;
+        if let Some(pending) = &mut counters.pending
+            && pending.holds_writes()
+            && let Ok(txn) = pending.take(&self.db, &self.dir)
+        {
+            let _ = pending.commit(txn, &self.dir, next_seq);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -56,6 +56,7 @@ mod error;
 mod flush;
 mod judge;
 mod log;
+mod lookup;
 mod merge;
 mod options;
 mod presearch;

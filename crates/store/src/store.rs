@@ -6,14 +6,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use neardup_index::{Bits, LOCK_FILE, OnlineIndex, Segment, WriterLock};
-use redb::{ReadTransaction, ReadableTable, WriteTransaction};
+use redb::{ReadTransaction, ReadableTable};
 
 use crate::checkpoint::{self, Pending, Unchecked};
 use crate::cold::{Cold, Records};
 use crate::error::{Damage, Error, Result};
 use crate::log::{
-    self, DOCUMENTS, FORMER_LAYOUTS, GONE, KEYED, LOG_FILE, Log, Logged, Manifest, RECENT,
-    STORE_LAYOUT,
+    self, DOCUMENTS, FORMER_LAYOUTS, GONE, LOG_FILE, Log, Logged, Manifest, RECENT, STORE_LAYOUT,
 };
 use crate::options::{StoreOptions, recent_plan};
 use crate::record::StoredDocument;
@@ -490,111 +489,6 @@ impl<B> Inner<B> {
     /// The writes since the last checkpoint, to change.
     pub(crate) fn unchecked(&self) -> RwLockWriteGuard<'_, Unchecked> {
         self.unchecked.write().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The records as of the last acknowledged write, to look up: those
-    /// written since the last checkpoint, then its snapshot of the log and
-    /// of the documents file. Writes wait to be acknowledged while it is
-    /// held.
-    pub(crate) fn lookup(&self) -> Result<Lookup<'_>> {
-        // Taken before the snapshot: a checkpoint forgets its writes here
-        // only once its commit is there to read.
-        let unchecked = self.unchecked.read().unwrap_or_else(|e| e.into_inner());
-        let txn = self.db.begin_read(&self.dir)?;
-        let records = Records::read(&txn, &self.cold, &self.dir)?;
-        Ok(Lookup {
-            unchecked,
-            records,
-            txn,
-            dir: &self.dir,
-        })
-    }
-
-    /// Runs `change` in the writer's open transaction (under its lock, held
-    /// as `counters`), to commit with the next checkpoint: for changes a
-    /// crash may lose, since no write-ahead record holds them (nor does the
-    /// transaction made again after a failed batch).
-    pub(crate) fn in_transaction<T>(
-        &self,
-        counters: &mut Counters,
-        change: impl FnOnce(&WriteTransaction) -> Result<T>,
-    ) -> Result<T> {
-        let dir = &self.dir;
-        let pending = counters.pending(dir)?;
-        let txn = pending.take(&self.db, dir)?;
-        let out = change(&txn)?;
-        pending.keep(txn);
-        Ok(out)
-    }
-
-    /// Runs `change` in the writer's transaction (under its lock, held as
-    /// `counters`) and commits it with every write since the last
-    /// checkpoint, as a checkpoint: what commits the log besides writes (a
-    /// flush, a merge, a batch's label) commits this way.
-    pub(crate) fn checkpoint_with<T>(
-        &self,
-        counters: &mut Counters,
-        change: impl FnOnce(&WriteTransaction) -> Result<T>,
-    ) -> Result<T> {
-        let dir = &self.dir;
-        let next_seq = counters.next_seq;
-        let pending = counters.pending(dir)?;
-        let txn = pending.take(&self.db, dir)?;
-        let out = change(&txn)?;
-        pending.commit(txn, dir, next_seq)?;
-        self.unchecked().clear();
-        Ok(out)
-    }
-}
-
-impl<B> Drop for Inner<B> {
-    /// The writer's last checkpoint: the next open finds the write-ahead
-    /// log empty. Had it failed, that open makes the writes again from it.
-    fn drop(&mut self) {
-        let counters = self.writer.get_mut().unwrap_or_else(|e| e.into_inner());
-        let next_seq = counters.next_seq;
-        if let Some(pending) = &mut counters.pending
-            && pending.holds_writes()
-            && let Ok(txn) = pending.take(&self.db, &self.dir)
-        {
-            let _ = pending.commit(txn, &self.dir, next_seq);
-        }
-    }
-}
-
-/// The store's records as [`Inner::lookup`] took them.
-pub(crate) struct Lookup<'a> {
-    unchecked: RwLockReadGuard<'a, Unchecked>,
-    records: Records,
-    txn: ReadTransaction,
-    dir: &'a Path,
-}
-
-impl Lookup<'_> {
-    /// The record of `id`, if stored.
-    pub(crate) fn get(&self, id: &str) -> Result<Option<Vec<u8>>> {
-        match self.unchecked.record(id) {
-            Some(written) => Ok(written.map(<[u8]>::to_vec)),
-            None => self.records.get(id, self.dir),
-        }
-    }
-
-    /// The ids of the documents under any of the short-document `keys`.
-    pub(crate) fn keyed_ids(&self, keys: &[u64]) -> Result<Vec<String>> {
-        match self.txn.open_table(KEYED) {
-            Ok(keyed) => crate::write::keyed_ids(&keyed, keys, self.dir, Some(&self.unchecked)),
-            // None as of the checkpoint: those written since, if any.
-            Err(redb::TableError::TableDoesNotExist(_)) => {
-                let mut ids = Vec::new();
-                for &key in keys {
-                    self.unchecked.keyed(key, &mut ids);
-                }
-                ids.sort_unstable();
-                ids.dedup();
-                Ok(ids)
-            }
-            Err(e) => Err(e).logged(self.dir),
-        }
     }
 }
 

@@ -1,0 +1,70 @@
+//! Reads of the log as of the last acknowledged write: the writes since
+//! the last checkpoint (`checkpoint.rs`), then the checkpoint's snapshot of
+//! the log and of the documents file (`cold.rs`).
+
+use std::path::Path;
+use std::sync::RwLockReadGuard;
+
+use redb::ReadTransaction;
+
+use crate::checkpoint::Unchecked;
+use crate::cold::Records;
+use crate::error::Result;
+use crate::log::{KEYED, Logged};
+use crate::store::Inner;
+
+impl<B> Inner<B> {
+    /// The records as of the last acknowledged write, to look up: those
+    /// written since the last checkpoint, then its snapshot of the log and
+    /// of the documents file. Writes wait to be acknowledged while it is
+    /// held.
+    pub(crate) fn lookup(&self) -> Result<Lookup<'_>> {
+        // Taken before the snapshot: a checkpoint forgets its writes here
+        // only once its commit is there to read.
+        let unchecked = self.unchecked.read().unwrap_or_else(|e| e.into_inner());
+        let txn = self.db.begin_read(&self.dir)?;
+        let records = Records::read(&txn, &self.cold, &self.dir)?;
+        Ok(Lookup {
+            unchecked,
+            records,
+            txn,
+            dir: &self.dir,
+        })
+    }
+}
+
+/// The store's records as [`Inner::lookup`] took them.
+pub(crate) struct Lookup<'a> {
+    unchecked: RwLockReadGuard<'a, Unchecked>,
+    records: Records,
+    txn: ReadTransaction,
+    dir: &'a Path,
+}
+
+impl Lookup<'_> {
+    /// The record of `id`, if stored.
+    pub(crate) fn get(&self, id: &str) -> Result<Option<Vec<u8>>> {
+        match self.unchecked.record(id) {
+            Some(written) => Ok(written.map(<[u8]>::to_vec)),
+            None => self.records.get(id, self.dir),
+        }
+    }
+
+    /// The ids of the documents under any of the short-document `keys`.
+    pub(crate) fn keyed_ids(&self, keys: &[u64]) -> Result<Vec<String>> {
+        match self.txn.open_table(KEYED) {
+            Ok(keyed) => crate::write::keyed_ids(&keyed, keys, self.dir, Some(&self.unchecked)),
+            // None as of the checkpoint: those written since, if any.
+            Err(redb::TableError::TableDoesNotExist(_)) => {
+                let mut ids = Vec::new();
+                for &key in keys {
+                    self.unchecked.keyed(key, &mut ids);
+                }
+                ids.sort_unstable();
+                ids.dedup();
+                Ok(ids)
+            }
+            Err(e) => Err(e).logged(self.dir),
+        }
+    }
+}

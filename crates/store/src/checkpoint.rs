@@ -240,8 +240,7 @@ impl Unchecked {
         }
         ids.retain(|id| self.keyed.get(&(key, id.clone())) != Some(&false));
         let since = self.keyed.range((key, String::new())..);
-        for ((k, id), &there) in since.take_while(|((k, _), _)| *k == key) {
-            debug_assert_eq!(*k, key);
+        for ((_, id), &there) in since.take_while(|((k, _), _)| *k == key) {
             if there && !ids.contains(id) {
                 ids.push(id.clone());
             }

@@ -517,30 +517,23 @@ impl<B: Bits> Store<B> {
                 }
             }
         }
-        let next_seq = counters.next_seq;
-        let pending = counters.pending(dir)?;
         match also {
             // A batch's record is in no write-ahead record: it commits
             // with its writes, as a checkpoint.
             Some(also) => {
-                also(&txn)?;
-                pending.commit(txn, dir, next_seq)?;
-                inner.unchecked().clear();
+                counters.pending(dir)?.keep(txn);
+                inner.checkpoint_with(&mut counters, |txn| also(txn))?;
             }
-            None if changes.is_empty() => pending.keep(txn),
+            None if changes.is_empty() => counters.pending(dir)?.keep(txn),
             None => {
+                let pending = counters.pending(dir)?;
                 pending.append(txn, change::encode(&changes))?;
                 inner.unchecked().note(&changes);
+                // Acknowledged already: a checkpoint that fails is tried
+                // again later, the writes safe in the write-ahead log
+                // meanwhile.
                 if pending.due() {
-                    // Acknowledged already: a checkpoint that fails is
-                    // tried again later, the writes safe in the
-                    // write-ahead log meanwhile.
-                    let checkpointed = pending
-                        .take(&inner.db, dir)
-                        .and_then(|txn| pending.commit(txn, dir, next_seq));
-                    if checkpointed.is_ok() {
-                        inner.unchecked().clear();
-                    }
+                    let _ = inner.checkpoint_with(&mut counters, |_| Ok(()));
                 }
             }
         }

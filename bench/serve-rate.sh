@@ -14,7 +14,8 @@
 # and held, p50, p99 and p99.9 in ms, the requests sent late for want of a
 # free client, and from the server's /metrics over that rate's run: its
 # group commits, their mean size, the share of the time the writer spent
-# committing, and the flushes' merges.
+# committing, the flushes' merges, and the checkpoints of the write-ahead
+# log with the share of the time they held the writer.
 #
 # With BATCH documents a request (`POST /v1/documents:batch`), RATES are
 # requests a second, and each row gives the documents a second too.
@@ -84,6 +85,16 @@ def change(name):
     return metric(after, name) - metric(before, name)
 
 
+def change_if_counted(name):
+    """A counter a build before its metric lacks: None there."""
+    if all(line.split()[0] != name for line in before.splitlines() if line.strip()):
+        return None
+    return change(name)
+
+
+checkpoint_seconds = change_if_counted("neardup_checkpoint_seconds_total")
+
+
 commits = change("neardup_commit_seconds_count")
 print(json.dumps({
     "what": "insert at a rate", "fingerprints": float(n),
@@ -97,6 +108,8 @@ print(json.dumps({
     "writes_a_commit": round(change("neardup_commit_writes_sum") / max(commits, 1), 2),
     "writer_busy": round(change("neardup_commit_seconds_sum") / row["seconds"], 3),
     "merges": int(change("neardup_merges_total")),
+    "checkpoints": None if checkpoint_seconds is None else int(change("neardup_checkpoints_total")),
+    "checkpoint_busy": None if checkpoint_seconds is None else round(checkpoint_seconds / row["seconds"], 3),
     "commit": commit,
 }))
 PY

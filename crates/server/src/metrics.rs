@@ -173,6 +173,18 @@ impl Metrics {
             stats.merges as f64,
         );
         metric(
+            "neardup_checkpoints_total",
+            "counter",
+            "Checkpoints of the write-ahead log into the store's log since start.",
+            stats.checkpoints as f64,
+        );
+        metric(
+            "neardup_checkpoint_seconds_total",
+            "counter",
+            "Time the writer spent in those checkpoints.",
+            stats.checkpoint_time.as_secs_f64(),
+        );
+        metric(
             "neardup_commits_total",
             "counter",
             "Group commits since start.",

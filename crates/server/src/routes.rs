@@ -474,6 +474,8 @@ pub async fn stats<B: Bits>(State(app): Shared<B>) -> Json<Value> {
         "merges": stats.merges,
         "merge_error": stats.merge_error,
         "flush_error": stats.flush_error,
+        "checkpoints": stats.checkpoints,
+        "checkpoint_error": stats.checkpoint_error,
         "width": settings.width.bits(),
         "k": settings.k,
         "default_k": app.k,

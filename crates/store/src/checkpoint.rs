@@ -21,6 +21,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use neardup_index::Bits;
@@ -157,6 +159,43 @@ impl Pending {
         // is opened again (its records are of an epoch the open skips).
         let _ = self.wal.reset(epoch);
         Ok(())
+    }
+}
+
+/// The checkpoints made since the store was opened, and the last one's
+/// failure, for [`crate::StoreStats`]: a checkpoint holds the writer, so
+/// its time is a tail every write may inherit.
+#[derive(Debug, Default)]
+pub(crate) struct CheckpointTally {
+    made: AtomicU64,
+    micros: AtomicU64,
+    error: Mutex<Option<String>>,
+}
+
+impl CheckpointTally {
+    /// Counts a checkpoint tried for `took`, and how it ended.
+    fn count<T>(&self, took: Duration, result: &Result<T>) {
+        let mut error = self.error.lock().unwrap_or_else(|e| e.into_inner());
+        match result {
+            Ok(_) => {
+                self.made.fetch_add(1, Ordering::Relaxed);
+                self.micros
+                    .fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+                *error = None;
+            }
+            Err(e) => *error = Some(e.to_string()),
+        }
+    }
+
+    /// The checkpoints made, their time in all, and the last one's error
+    /// (`None` once one works again).
+    pub(crate) fn read(&self) -> (u64, Duration, Option<String>) {
+        let error = self.error.lock().unwrap_or_else(|e| e.into_inner());
+        (
+            self.made.load(Ordering::Relaxed),
+            Duration::from_micros(self.micros.load(Ordering::Relaxed)),
+            error.clone(),
+        )
     }
 }
 
@@ -327,6 +366,17 @@ impl<B> Inner<B> {
         counters: &mut Counters,
         change: impl FnOnce(&WriteTransaction) -> Result<T>,
     ) -> Result<T> {
+        let started = Instant::now();
+        let made = self.checkpoint_now(counters, change);
+        self.checkpoints.count(started.elapsed(), &made);
+        made
+    }
+
+    fn checkpoint_now<T>(
+        &self,
+        counters: &mut Counters,
+        change: impl FnOnce(&WriteTransaction) -> Result<T>,
+    ) -> Result<T> {
         let dir = &self.dir;
         let next_seq = counters.next_seq;
         let pending = counters.pending(dir)?;
@@ -421,6 +471,8 @@ mod tests {
         // documents, an id deleted and written again.
         store.write((0..10).map(insert).collect(), None).unwrap();
         store.wait_for_flush();
+        let stats = store.stats();
+        assert!(stats.checkpoints >= 1 && stats.checkpoint_error.is_none());
         store.write((10..14).map(insert).collect(), None).unwrap();
         let deletes = ["d2", "d11", "d5"].map(|id| Write::Delete(id.into()));
         store.write(deletes.into(), None).unwrap();

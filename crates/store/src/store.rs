@@ -4,11 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
 
 use neardup_index::{Bits, LOCK_FILE, OnlineIndex, Segment, WriterLock};
 use redb::{ReadTransaction, ReadableTable};
 
-use crate::checkpoint::{self, Pending, Unchecked};
+use crate::checkpoint::{self, CheckpointTally, Pending, Unchecked};
 use crate::cold::{Cold, Records};
 use crate::error::{Damage, Error, Result};
 use crate::log::{
@@ -70,6 +71,7 @@ pub(crate) struct Inner<B> {
     /// The writes since the log's last checkpoint, which reads of the log
     /// look up first (`checkpoint.rs`).
     pub(crate) unchecked: RwLock<Unchecked>,
+    pub(crate) checkpoints: CheckpointTally,
     /// The writer's lock; a reader holds none.
     _lock: Option<WriterLock>,
 }
@@ -121,6 +123,15 @@ pub struct StoreStats {
     pub merge_error: Option<String>,
     /// The last flush's error, if it failed; `None` again once one works.
     pub flush_error: Option<String>,
+    /// Checkpoints of the write-ahead log into the log since the store was
+    /// opened (docs/RELIABILITY.md, "A write").
+    pub checkpoints: u64,
+    /// Their time in all: the writer waits for each.
+    pub checkpoint_time: Duration,
+    /// The last checkpoint's error, if it failed (the writes stay in the
+    /// write-ahead log, and the next write tries again); `None` again once
+    /// one works.
+    pub checkpoint_error: Option<String>,
 }
 
 impl<B: Bits> Store<B> {
@@ -299,6 +310,7 @@ impl<B: Bits> Store<B> {
                 flush_error: Mutex::new(None),
                 flush_thread: Mutex::new(None),
                 unchecked: RwLock::new(unchecked),
+                checkpoints: CheckpointTally::default(),
                 _lock: lock,
             }),
         }
@@ -389,6 +401,7 @@ impl<B: Bits> Store<B> {
 
     /// What the store holds.
     pub fn stats(&self) -> StoreStats {
+        let (checkpoints, checkpoint_time, checkpoint_error) = self.inner.checkpoints.read();
         let view = self.inner.read_view();
         StoreStats {
             documents: view.len(),
@@ -413,6 +426,9 @@ impl<B: Bits> Store<B> {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .clone(),
+            checkpoints,
+            checkpoint_time,
+            checkpoint_error,
         }
     }
 

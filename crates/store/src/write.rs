@@ -531,7 +531,7 @@ impl<B: Bits> Store<B> {
                 inner.unchecked().note(&changes);
                 // Acknowledged already: a checkpoint that fails is tried
                 // again later, the writes safe in the write-ahead log
-                // meanwhile.
+                // meanwhile (its error shown in the stats till then).
                 if pending.due() {
                     let _ = inner.checkpoint_with(&mut counters, |_| Ok(()));
                 }

@@ -48,16 +48,18 @@ pub(crate) const GONE: TableDefinition<&str, ()> = TableDefinition::new("gone");
 /// file. Layout 3 lets a still recent document's record be there alone (a
 /// flush that dropped the log's copies and stopped before its swap,
 /// `cold.rs`). Layout 4 acknowledges writes through the write-ahead log
-/// (`store.wal`, `wal.rs`), which the log's checkpoints follow. Stores of
-/// layouts 1 to 3 are still opened (a store of
+/// (`store.wal`, `wal.rs`), which the log's checkpoints follow. Layout 5
+/// writes the write-ahead log over rather than cutting it, each emptying
+/// with a new salt (its second version). Stores of
+/// layouts 1 to 4 are still opened (a store of
 /// layout 1 keeps its records in the log, where they are found first),
 /// and their writer records the present layout at once, so that an older
 /// build, which would miss records in the documents file or writes in the
 /// write-ahead log, refuses them.
-pub const STORE_LAYOUT: &str = "4";
+pub const STORE_LAYOUT: &str = "5";
 
 /// The layouts before [`STORE_LAYOUT`], still opened.
-pub(crate) const FORMER_LAYOUTS: [&str; 3] = ["1", "2", "3"];
+pub(crate) const FORMER_LAYOUTS: [&str; 4] = ["1", "2", "3", "4"];
 
 /// The log's file in a store directory.
 pub(crate) const LOG_FILE: &str = "store.redb";

@@ -4,18 +4,30 @@
 //! commit writes and syncs pages across its file twice.
 //!
 //! ```text
-//! header:  magic "NDWAL\0\0\x01" (8 bytes)
-//! record:  payload length u32 | crc32 u32 (of epoch and payload) | epoch u64 | payload
+//! header:  magic "NDWAL\0\0\x02" (8 bytes) | salt u64
+//! record:  payload length u32 | crc32 u32 (of salt, epoch and payload) | epoch u64 | payload
 //! ```
 //! All numbers little-endian. The payload is a group commit's changes
 //! (`change.rs`). The epoch is the checkpoint the records follow: the
 //! log's manifest names the last checkpoint's (`wal_epoch`), and only
 //! records of that epoch are read back; the others are what a checkpoint
-//! already holds (a crash between its commit and the log's truncation).
+//! already holds (a crash between its commit and the log's emptying).
 //! Reading stops at the first record whose length, checksum or epoch is
 //! wrong: a record cut short by a crash was never acknowledged.
+//!
+//! The file is written over, not cut: it is made at least [`PREALLOCATED`]
+//! bytes long (zeros written, no hole), grown by doubling when the records
+//! between two checkpoints need more, and emptied by a new header with a
+//! new random salt. A record then lands in blocks the file has, and its
+//! sync writes those alone, not the file's size in its inode too (a second
+//! write, which a sync waited for as long as for the record). The records of earlier
+//! salts after the last one are never taken for records: their checksums
+//! fail, and no one who writes the store's documents knows the salt to
+//! forge one. A file of the first version (`NDWAL\0\0\x01`, no salt,
+//! cut at each checkpoint, written by layout 4) is read too.
 
 use std::fs::File;
+use std::hash::{BuildHasher, Hasher};
 use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -25,10 +37,21 @@ use crate::error::{Damage, Error, Result};
 /// The write-ahead log's file in a store directory.
 pub(crate) const WAL_FILE: &str = "store.wal";
 
-const MAGIC: &[u8; 8] = b"NDWAL\0\0\x01";
+const MAGIC: &[u8; 8] = b"NDWAL\0\0\x02";
+
+/// The magic of the first version: no salt after it.
+const MAGIC_1: &[u8; 8] = b"NDWAL\0\0\x01";
+
+/// The magic and the salt.
+const HEADER: usize = 16;
 
 /// Length, checksum and epoch before each payload.
 const RECORD_HEAD: usize = 16;
+
+/// How long the file is made at the open; it doubles when the records
+/// between two checkpoints need more (up to
+/// [`crate::checkpoint::CHECKPOINT_BYTES`] and one group commit's).
+pub(crate) const PREALLOCATED: u64 = 64 << 10;
 
 /// The writer's write-ahead log, open to append.
 #[derive(Debug)]
@@ -39,8 +62,13 @@ pub(crate) struct Wal {
     len: u64,
     /// The epoch its records are of.
     epoch: u64,
-    /// Why it takes no more records: a failed truncation left bytes after
-    /// its last record that a reader could take for records.
+    /// The salt its records' checksums start with.
+    salt: u64,
+    /// The file's length: zeros after the last record.
+    size: u64,
+    /// Why it takes no more records: a failed emptying or a failed record
+    /// left bytes after its last record that a reader could take for
+    /// records.
     broken: Option<String>,
 }
 
@@ -63,38 +91,69 @@ impl Wal {
             path: path.clone(),
             len: 0,
             epoch,
+            salt: 0,
+            size: 0,
             broken: None,
         };
+        // Emptied before it is made long: a file of the first version
+        // must not keep its records behind a header of this one.
         wal.reset(epoch)?;
+        wal.grow(PREALLOCATED).map_err(io)?;
         if made {
             crate::write::sync_dir(dir)?;
         }
         Ok(wal)
     }
 
-    /// Empties the log to its header, for records of `epoch`.
+    /// Makes the file at least `size` bytes long, with zeros written (a
+    /// hole would be given blocks at each record's sync), and syncs its
+    /// new length.
+    fn grow(&mut self, size: u64) -> std::io::Result<()> {
+        let len = self.file.metadata()?.len();
+        if len < size {
+            let zeros = vec![0u8; (size - len) as usize];
+            self.file.write_all_at(&zeros, len)?;
+            self.file.sync_all()?;
+        }
+        self.size = len.max(size);
+        Ok(())
+    }
+
+    /// Empties the log to its header, with a new salt, for records of
+    /// `epoch`.
     pub(crate) fn reset(&mut self, epoch: u64) -> Result<()> {
         let io = |e| Error::Io(self.path.clone(), e);
-        // The header first: a reader never finds a file of zeros.
+        let salt = new_salt(epoch);
+        let mut header = MAGIC.to_vec();
+        header.extend_from_slice(&salt.to_le_bytes());
+        // A file of the first version is cut: its records checked no salt.
+        let first_version = {
+            let mut magic = [0u8; 8];
+            self.file.read_exact_at(&mut magic, 0).is_ok() && &magic == MAGIC_1
+        };
         let done = self
             .file
-            .write_all_at(MAGIC, 0)
-            .and_then(|()| self.file.set_len(MAGIC.len() as u64))
+            .write_all_at(&header, 0)
+            .and_then(|()| match first_version {
+                true => self.file.set_len(HEADER as u64),
+                false => Ok(()),
+            })
             .and_then(|()| self.file.sync_data());
         match done {
             Ok(()) => {
-                (self.len, self.epoch, self.broken) = (MAGIC.len() as u64, epoch, None);
+                (self.len, self.epoch, self.salt) = (HEADER as u64, epoch, salt);
+                self.broken = None;
                 Ok(())
             }
             Err(e) => {
-                self.broken = Some(format!("its truncation failed: {e}"));
+                self.broken = Some(format!("emptying it failed: {e}"));
                 Err(io(e))
             }
         }
     }
 
     /// Appends a record of `payload` and syncs it: on `Ok`, it survives a
-    /// crash. On an error the log is cut back to its last whole record.
+    /// crash. On an error the record is made unreadable again.
     pub(crate) fn append(&mut self, payload: &[u8]) -> Result<()> {
         if let Some(why) = &self.broken {
             let e = std::io::Error::other(format!(
@@ -106,7 +165,13 @@ impl Wal {
             let e = std::io::Error::other("a group commit's changes of 4 GiB or more");
             return Err(Error::Io(self.path.clone(), e));
         };
-        let record = frame(self.epoch, payload);
+        let record = frame(self.salt, self.epoch, payload);
+        let end = self.len + record.len() as u64;
+        if end > self.size {
+            let size = end.max(self.size.saturating_mul(2));
+            self.grow(size)
+                .map_err(|e| Error::Io(self.path.clone(), e))?;
+        }
         let written = self
             .file
             .write_all_at(&record, self.len)
@@ -117,8 +182,13 @@ impl Wal {
                 Ok(())
             }
             Err(e) => {
-                if let Err(cut) = self.file.set_len(self.len) {
-                    self.broken = Some(format!("cutting a failed record failed: {cut}"));
+                // Its head zeroed, it is no record (its checksum fails).
+                let unmade = self
+                    .file
+                    .write_all_at(&[0u8; RECORD_HEAD], self.len)
+                    .and_then(|()| self.file.sync_data());
+                if let Err(unmade) = unmade {
+                    self.broken = Some(format!("unmaking a failed record failed: {unmade}"));
                 }
                 Err(Error::Io(self.path.clone(), e))
             }
@@ -126,17 +196,47 @@ impl Wal {
     }
 }
 
-/// A record of `payload` in epoch `epoch`, as the file holds it.
-fn frame(epoch: u64, payload: &[u8]) -> Vec<u8> {
-    let mut crc = crc32fast::Hasher::new();
-    crc.update(&epoch.to_le_bytes());
-    crc.update(payload);
+/// A salt for the records of `epoch`: random, so that no payload written
+/// under one salt reads as a record under another. Never one under which
+/// zeros (the file's preallocated tail, a failed record's head) read as a
+/// record.
+fn new_salt(epoch: u64) -> u64 {
+    let mut n = 0u64;
+    loop {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u64(epoch);
+        hasher.write_u64(n);
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        hasher.write_u128(now.map_or(0, |d| d.as_nanos()));
+        let salt = hasher.finish();
+        if checksum(Some(salt), 0, &[]) != 0 {
+            return salt;
+        }
+        n += 1;
+    }
+}
+
+/// A record of `payload` in epoch `epoch`, as the file holds it: under
+/// `salt`, or, as the first version wrote it, none.
+fn frame(salt: u64, epoch: u64, payload: &[u8]) -> Vec<u8> {
     let mut record = Vec::with_capacity(RECORD_HEAD + payload.len());
     record.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-    record.extend_from_slice(&crc.finalize().to_le_bytes());
+    record.extend_from_slice(&checksum(Some(salt), epoch, payload).to_le_bytes());
     record.extend_from_slice(&epoch.to_le_bytes());
     record.extend_from_slice(payload);
     record
+}
+
+/// The checksum of a record: of its salt (none in the first version),
+/// epoch and payload.
+fn checksum(salt: Option<u64>, epoch: u64, payload: &[u8]) -> u32 {
+    let mut crc = crc32fast::Hasher::new();
+    if let Some(salt) = salt {
+        crc.update(&salt.to_le_bytes());
+    }
+    crc.update(&epoch.to_le_bytes());
+    crc.update(payload);
+    crc.finalize()
 }
 
 /// The payloads of the records of `epoch` in the log of `dir`, in order
@@ -160,27 +260,35 @@ pub(crate) fn read(dir: &Path, epoch: u64) -> Result<Vec<Vec<u8>>> {
     if bytes.is_empty() {
         return Ok(Vec::new());
     }
-    if !bytes.starts_with(MAGIC) {
+    let (salt, body) = if bytes.starts_with(MAGIC) && bytes.len() >= HEADER {
+        let salt = u64::from_le_bytes(bytes[8..HEADER].try_into().unwrap_or_default());
+        (Some(salt), &bytes[HEADER..])
+    } else if bytes.starts_with(MAGIC_1) {
+        (None, &bytes[MAGIC_1.len()..])
+    } else {
         return Err(Error::Format(path, Damage::NotWal));
-    }
-    records(&bytes[MAGIC.len()..], epoch)
-        .map_err(|record| Error::Format(path, Damage::WalRecord { record }))
+    };
+    records(body, salt, epoch).map_err(|record| Error::Format(path, Damage::WalRecord { record }))
 }
 
-/// The payloads of the whole records of `epoch` at the start of `bytes`;
-/// `Err(n)` when record `n` is damaged and a whole record follows it (a
-/// record cut short by a crash is the last).
-fn records(mut bytes: &[u8], epoch: u64) -> std::result::Result<Vec<Vec<u8>>, usize> {
+/// The payloads of the whole records of `epoch` under `salt` at the start
+/// of `bytes`; `Err(n)` when record `n` is damaged and a whole record
+/// follows it (a record cut short by a crash is the last).
+fn records(
+    mut bytes: &[u8],
+    salt: Option<u64>,
+    epoch: u64,
+) -> std::result::Result<Vec<Vec<u8>>, usize> {
     let mut out = Vec::new();
     while let Some(record) = Record::at(bytes) {
-        if record.epoch != epoch {
-            break;
-        }
-        if !record.whole() {
+        if !record.whole(salt) {
             let next = bytes.get(record.end..).and_then(Record::at);
-            if next.is_some_and(|n| n.epoch == epoch && n.whole()) {
+            if next.is_some_and(|n| n.epoch == epoch && n.whole(salt)) {
                 return Err(out.len());
             }
+            break;
+        }
+        if record.epoch != epoch {
             break;
         }
         out.push(record.payload.to_vec());
@@ -216,12 +324,9 @@ impl<'a> Record<'a> {
         })
     }
 
-    /// Whether its checksum holds.
-    fn whole(&self) -> bool {
-        let mut check = crc32fast::Hasher::new();
-        check.update(&self.epoch.to_le_bytes());
-        check.update(self.payload);
-        check.finalize() == self.crc
+    /// Whether its checksum holds under `salt`.
+    fn whole(&self, salt: Option<u64>) -> bool {
+        checksum(salt, self.epoch, self.payload) == self.crc
     }
 }
 
@@ -229,30 +334,34 @@ impl<'a> Record<'a> {
 mod tests {
     use super::*;
 
+    /// The file after the header, as a writer left it.
+    fn file(dir: &Path) -> File {
+        let path = dir.join(WAL_FILE);
+        std::fs::OpenOptions::new().write(true).open(path).unwrap()
+    }
+
     #[test]
     fn records_of_the_epoch_are_read_back_up_to_a_torn_one() {
         let dir = tempfile::tempdir().unwrap();
         let mut wal = Wal::start(dir.path(), 3).unwrap();
+        let size = || std::fs::metadata(dir.path().join(WAL_FILE)).unwrap().len();
+        assert_eq!(size(), PREALLOCATED);
         wal.append(b"first").unwrap();
         wal.append(b"").unwrap();
         wal.append(b"third").unwrap();
         assert_eq!(read(dir.path(), 3).unwrap(), [&b"first"[..], b"", b"third"]);
         assert!(read(dir.path(), 4).unwrap().is_empty());
-        // The last record cut short, then a byte of it changed.
-        let path = dir.path().join(WAL_FILE);
-        let len = std::fs::metadata(&path).unwrap().len();
-        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-        file.set_len(len - 1).unwrap();
-        assert_eq!(read(dir.path(), 3).unwrap(), [&b"first"[..], b""]);
-        file.write_all_at(b"X", len - 9).unwrap();
-        file.set_len(len).unwrap();
+        // The last record torn: a byte of it never written.
+        let third = (HEADER + 21 + 16 + 16) as u64;
+        file(dir.path()).write_all_at(b"X", third + 4).unwrap();
         assert_eq!(read(dir.path(), 3).unwrap(), [&b"first"[..], b""]);
         // A record damaged before a whole one is an error, naming it.
         wal.reset(3).unwrap();
         wal.append(b"first").unwrap();
         wal.append(b"second").unwrap();
         wal.append(b"third").unwrap();
-        file.write_all_at(b"X", 8 + 21 + 16).unwrap();
+        let second = (HEADER + 21 + 16) as u64;
+        file(dir.path()).write_all_at(b"X", second).unwrap();
         let err = read(dir.path(), 3).unwrap_err().to_string();
         assert!(err.contains("record 1 cannot be read"), "{err}");
         // Emptied for the next epoch: the old records are gone.
@@ -260,25 +369,74 @@ mod tests {
         wal.append(b"next").unwrap();
         assert_eq!(read(dir.path(), 4).unwrap(), [&b"next"[..]]);
         assert!(read(dir.path(), 3).unwrap().is_empty());
+        // A record past the file's end doubles it.
+        let big = vec![7u8; PREALLOCATED as usize];
+        wal.append(&big).unwrap();
+        assert_eq!(size(), 2 * PREALLOCATED);
+        assert_eq!(read(dir.path(), 4).unwrap(), [&b"next"[..], &big]);
+    }
+
+    /// Emptied, the file keeps its bytes: what tells the old records from
+    /// new ones is the salt, even where their epochs are the same.
+    #[test]
+    fn records_left_from_an_earlier_salt_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut wal = Wal::start(dir.path(), 6).unwrap();
+        for payload in [&b"old one"[..], b"old two", b"old three"] {
+            wal.append(payload).unwrap();
+        }
+        wal.reset(6).unwrap();
+        wal.append(b"new").unwrap();
+        assert_eq!(read(dir.path(), 6).unwrap(), [&b"new"[..]]);
+        // A record whose head a failed append zeroed is no record either.
+        file(dir.path())
+            .write_all_at(&[0u8; RECORD_HEAD], HEADER as u64)
+            .unwrap();
+        assert!(read(dir.path(), 6).unwrap().is_empty());
+        assert!(read(dir.path(), 0).unwrap().is_empty());
     }
 
     /// The file's bytes pinned, as docs/FORMATS.md gives them (the
-    /// checksum is CRC-32/ISO-HDLC, zlib's).
+    /// checksum is CRC-32/ISO-HDLC, zlib's), for a salt set by hand.
     #[test]
     fn a_log_of_one_record_is_the_documented_bytes() {
         let dir = tempfile::tempdir().unwrap();
         let mut wal = Wal::start(dir.path(), 3).unwrap();
+        wal.salt = 0x0807_0605_0403_0201;
+        wal.file.write_all_at(&wal.salt.to_le_bytes(), 8).unwrap();
         wal.append(b"first").unwrap();
         let bytes = std::fs::read(dir.path().join(WAL_FILE)).unwrap();
-        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let hex: String = bytes[..HEADER + 21]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         let expected = [
-            "4e4457414c000001",
+            "4e4457414c000002",
+            "0102030405060708",
             "05000000",
-            "0633ede6",
+            "f680105a",
             "0300000000000000",
             "6669727374",
         ];
         assert_eq!(hex, expected.concat());
+        assert!(bytes[HEADER + 21..].iter().all(|&b| b == 0));
+    }
+
+    /// Layout 4 wrote the first version: read, then emptied at the open.
+    #[test]
+    fn a_log_of_the_first_version_is_read_then_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut bytes = MAGIC_1.to_vec();
+        bytes.extend_from_slice(&3u32.to_le_bytes());
+        bytes.extend_from_slice(&[0x98, 0xa9, 0xa0, 0x82]);
+        bytes.extend_from_slice(&7u64.to_le_bytes());
+        bytes.extend_from_slice(b"old");
+        std::fs::write(dir.path().join(WAL_FILE), &bytes).unwrap();
+        assert_eq!(read(dir.path(), 7).unwrap(), [&b"old"[..]]);
+        let mut wal = Wal::start(dir.path(), 8).unwrap();
+        assert!(read(dir.path(), 7).unwrap().is_empty());
+        wal.append(b"new").unwrap();
+        assert_eq!(read(dir.path(), 8).unwrap(), [&b"new"[..]]);
     }
 
     #[test]

@@ -19,7 +19,9 @@
 #     file-backed RSS after the queries (per stored fingerprint), with the
 #     store's bytes on disk.
 # Server and load share the machine's cores, as on a 2-core box they must.
-# Needs wrk (Debian package wrk). Results: bench/results/serve.jsonl.
+# Needs wrk (Debian package wrk). Rows: bench/results/serve.jsonl, the
+# run bench/results/serve.json (another N than 1e7: serve-N.jsonl and
+# serve-N.json).
 #
 # Each wrk measurement is made ROUNDS times (default 3): the machine is
 # shared, so take the median.
@@ -38,6 +40,8 @@
 # was for the next run; no fill row is written then.
 source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 n="${N:-1e7}"
+name=serve
+[[ "$n" == 1e7 ]] || name="serve-$n"
 rounds="${ROUNDS:-3}"
 port="${PORT:-18090}"
 url="http://127.0.0.1:$port"
@@ -48,7 +52,7 @@ load=target/release/examples/load
 bench_scratch serve.XXXXXX
 results="$scratch/rows"
 commit=$(bench_commit)
-bench_begin serve N ROUNDS STORE
+bench_begin "$name" N ROUNDS STORE
 
 count=$(printf '%.0f' "$n")
 if [ -n "${STORE:-}" ]; then
@@ -135,6 +139,6 @@ done
 curl -s "$url/v1/stats" | tee -a "$scratch/stats.json"; echo
 kill -TERM "$server"; wait "$server" 2>/dev/null || true
 server=""
-cat "$results" >> bench/results/serve.jsonl
-echo "rows added to bench/results/serve.jsonl" >&2
-bench_record serve
+cat "$results" >> "bench/results/$name.jsonl"
+echo "rows added to bench/results/$name.jsonl" >&2
+bench_record "$name"

@@ -19,11 +19,11 @@
 //! bytes long (zeros written, no hole), grown by doubling when the records
 //! between two checkpoints need more, and emptied by a new header with a
 //! new random salt. A record then lands in blocks the file has, and its
-//! sync writes those alone, not the file's size in its inode too (a second
-//! write, which a sync waited for as long as for the record). The records of earlier
-//! salts after the last one are never taken for records: their checksums
-//! fail, and no one who writes the store's documents knows the salt to
-//! forge one. A file of the first version (`NDWAL\0\0\x01`, no salt,
+//! sync writes those alone, not the file's size in its inode too (a
+//! second write, which a sync waited for as long as for the record). The
+//! records of earlier salts after the last one are never taken for
+//! records: their checksums fail, and no one who writes the store's
+//! documents knows the salt to forge one. A file of the first version (`NDWAL\0\0\x01`, no salt,
 //! cut at each checkpoint, written by layout 4) is read too.
 
 use std::fs::File;
@@ -216,8 +216,8 @@ fn new_salt(epoch: u64) -> u64 {
     }
 }
 
-/// A record of `payload` in epoch `epoch`, as the file holds it: under
-/// `salt`, or, as the first version wrote it, none.
+/// A record of `payload` in epoch `epoch` under `salt`, as the file holds
+/// it.
 fn frame(salt: u64, epoch: u64, payload: &[u8]) -> Vec<u8> {
     let mut record = Vec::with_capacity(RECORD_HEAD + payload.len());
     record.extend_from_slice(&(payload.len() as u32).to_le_bytes());
@@ -256,8 +256,9 @@ pub(crate) fn read(dir: &Path, epoch: u64) -> Result<Vec<Vec<u8>>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(Error::Io(path, e)),
     };
-    // Made and not yet written (a crash before its header was synced).
-    if bytes.is_empty() {
+    // Made and its header not yet whole (a crash before it was synced):
+    // no record was appended.
+    if bytes.len() < HEADER && MAGIC.starts_with(&bytes[..bytes.len().min(MAGIC.len())]) {
         return Ok(Vec::new());
     }
     let (salt, body) = if bytes.starts_with(MAGIC) && bytes.len() >= HEADER {
@@ -443,6 +444,12 @@ mod tests {
     fn another_file_is_refused_and_a_missing_one_is_empty() {
         let dir = tempfile::tempdir().unwrap();
         assert!(read(dir.path(), 0).unwrap().is_empty());
+        // Made, its header cut short by a crash.
+        let header = [&MAGIC[..], &[7u8; 8]].concat();
+        for cut in [0, 5, 12] {
+            std::fs::write(dir.path().join(WAL_FILE), &header[..cut]).unwrap();
+            assert!(read(dir.path(), 0).unwrap().is_empty());
+        }
         std::fs::write(dir.path().join(WAL_FILE), b"not a log").unwrap();
         let err = read(dir.path(), 0).unwrap_err().to_string();
         assert!(

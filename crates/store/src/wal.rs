@@ -20,11 +20,12 @@
 //! between two checkpoints need more, and emptied by a new header with a
 //! new random salt. A record then lands in blocks the file has, and its
 //! sync writes those alone, not the file's size in its inode too (a
-//! second write, which a sync waited for as long as for the record). The
-//! records of earlier salts after the last one are never taken for
-//! records: their checksums fail, and no one who writes the store's
-//! documents knows the salt to forge one. A file of the first version (`NDWAL\0\0\x01`, no salt,
-//! cut at each checkpoint, written by layout 4) is read too.
+//! second write, which a sync waited for about as long as for the
+//! record). The records of earlier salts after the last one are never
+//! taken for records: their checksums fail, and no one who writes the
+//! store's documents knows the salt to forge one. A file of the first
+//! version (`NDWAL\0\0\x01`, no salt, cut at each checkpoint, written by
+//! layout 4) is read too, and cut when its writer opens it.
 
 use std::fs::File;
 use std::hash::{BuildHasher, Hasher};
@@ -95,8 +96,13 @@ impl Wal {
             size: 0,
             broken: None,
         };
-        // Emptied before it is made long: a file of the first version
-        // must not keep its records behind a header of this one.
+        // A file of the first version is cut before it is made long: its
+        // records checked no salt, and must not stay behind a header of
+        // this one.
+        let mut magic = [0u8; 8];
+        if wal.file.read_exact_at(&mut magic, 0).is_ok() && &magic == MAGIC_1 {
+            wal.file.set_len(0).map_err(io)?;
+        }
         wal.reset(epoch)?;
         wal.grow(PREALLOCATED).map_err(io)?;
         if made {
@@ -126,18 +132,9 @@ impl Wal {
         let salt = new_salt(epoch);
         let mut header = MAGIC.to_vec();
         header.extend_from_slice(&salt.to_le_bytes());
-        // A file of the first version is cut: its records checked no salt.
-        let first_version = {
-            let mut magic = [0u8; 8];
-            self.file.read_exact_at(&mut magic, 0).is_ok() && &magic == MAGIC_1
-        };
         let done = self
             .file
             .write_all_at(&header, 0)
-            .and_then(|()| match first_version {
-                true => self.file.set_len(HEADER as u64),
-                false => Ok(()),
-            })
             .and_then(|()| self.file.sync_data());
         match done {
             Ok(()) => {
@@ -335,7 +332,7 @@ impl<'a> Record<'a> {
 mod tests {
     use super::*;
 
-    /// The file after the header, as a writer left it.
+    /// The log's file in `dir`, opened to damage it.
     fn file(dir: &Path) -> File {
         let path = dir.join(WAL_FILE);
         std::fs::OpenOptions::new().write(true).open(path).unwrap()

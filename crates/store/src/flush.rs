@@ -5,11 +5,15 @@
 //! index takes the next writes, and a thread writes the frozen documents'
 //! segment with no lock held, as a merge does. Writing it took the writer
 //! 30–60 ms when it was done under the lock, and every write of the group
-//! commits behind it waited that long. Only the swap takes the writer
-//! lock: one transaction takes the frozen documents off the log's recent
-//! list, marks those deleted meanwhile in the new segment, and names it in
-//! the manifest. Before it, the documents file takes the frozen documents'
-//! records, which the log then drops, a few thousand at a time (`cold.rs`).
+//! commits behind it waited that long. The swap holds the writer lock for
+//! one transaction: it marks the frozen documents deleted meanwhile in the
+//! new segment, names it in the manifest, and moves the manifest's
+//! `recent_from` past the frozen documents, so that the open reads their
+//! rows of the log's recent list no more. Before it, the documents file
+//! takes the frozen documents' records, which the log then drops, a few
+//! hundred at a time (`cold.rs`); after it, the log drops those recent
+//! rows the same way (removed in the swap, 65,536 rows held the writer
+//! 5 ms a flush, and every write behind it waited that long).
 //!
 //! Until the swap the frozen documents are searched like the recent ones,
 //! and their rows in the log's recent list are what a crash leaves: they
@@ -21,21 +25,23 @@
 //! `flush_at` recent.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use neardup_index::{Bits, OnlineIndex, Segment};
+use redb::WriteTransaction;
 
 use crate::cold;
 use crate::error::{Error, Result};
-use crate::log::{self, DELETED, Logged, RECENT};
+use crate::log::{self, DELETED, Logged};
 use crate::options::{plan_for, recent_plan};
 use crate::store::{Counters, Store, segment_name};
 use crate::view::{Frozen, LiveSegment, is_set, new_generation, recent_room, set};
 use crate::write::sync_dir;
 
-/// The moved records the log drops in one hold of the writer lock (step 2
-/// in `cold.rs`): about 0.4 ms of B-tree changes on a 2-core machine
-/// (2,048 held it 1.6 ms at a time, and the writes behind each round
-/// waited that long).
+/// The moved records (step 2 in `cold.rs`), or the flushed documents'
+/// recent rows, the log drops in one hold of the writer lock: about 0.4 ms
+/// of B-tree changes on a 2-core machine (2,048 held it 1.6 ms at a time,
+/// and the writes behind each round waited that long).
 const DROP_ROUND: usize = 512;
 
 /// What a write leaves to do about flushing, once it lets the writer lock
@@ -85,8 +91,15 @@ impl<B: Bits> Store<B> {
             return Ok(FlushDue::Nothing);
         }
         // Made before the view is locked: queries wait for none of it.
-        let mut fresh = OnlineIndex::new(recent_plan(&inner.settings, &inner.options)?)?;
-        fresh.reserve(recent_room(flush_at));
+        let spare = inner
+            .spare_recent
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        let fresh = match spare {
+            Some(spare) => spare,
+            None => self.empty_recent()?,
+        };
         let number = counters.next_segment;
         counters.next_segment += 1;
         let frozen = {
@@ -198,13 +211,16 @@ impl<B: Bits> Store<B> {
         let dir = inner.dir.as_path();
         let mut fingerprints = Vec::with_capacity(frozen.index.len());
         let mut ids = Vec::with_capacity(frozen.index.len());
-        let mut seqs = Vec::with_capacity(frozen.index.len());
+        // The first sequence number after the frozen documents': every
+        // recent row below it is one of theirs (those written since the
+        // freeze have later numbers).
+        let mut recent_from = None;
         // Each segment entry's place among the frozen documents.
         let mut from = Vec::with_capacity(frozen.index.len());
         for (pos, id, seq, fingerprint) in frozen.documents() {
             fingerprints.push(fingerprint);
             ids.push(id);
-            seqs.push(seq);
+            recent_from = recent_from.max(Some(seq + 1));
             from.push(pos);
         }
         let path = dir.join(segment_name(frozen.number));
@@ -221,20 +237,16 @@ impl<B: Bits> Store<B> {
             .collect();
         moved.sort_unstable();
         let gone = cold::take_records(&inner.db, &inner.cold, dir, &moved)?;
-        // In rounds, each a short hold of the writer lock, with a pause
-        // between them: a mutex let go and taken again at once is rarely
-        // the waiting group commit's (std's is not fair), and the rounds
-        // then held it as long as one transaction did.
-        // Made in the writer's transaction, to commit with its next
-        // checkpoint (the swap's at the latest): a crash that loses them
-        // leaves a record in both files, which is right (`cold.rs`).
-        for round in moved.chunks(DROP_ROUND) {
-            {
-                let mut counters = inner.lock_writer();
-                inner.in_transaction(&mut counters, |txn| cold::drop_moved(txn, dir, round))?;
+        // Committed with the writer's next checkpoint (the swap's at the
+        // latest): a crash that loses them leaves a record in both files,
+        // which is right (`cold.rs`).
+        let mut rounds = moved.chunks(DROP_ROUND).peekable();
+        self.in_rounds(|txn| {
+            if let Some(round) = rounds.next() {
+                cold::drop_moved(txn, dir, round)?;
             }
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
+            Ok(rounds.peek().is_some())
+        })?;
 
         let mut counters = inner.lock_writer();
         let (carried, numbers) = {
@@ -251,18 +263,11 @@ impl<B: Bits> Store<B> {
             (carried, numbers)
         };
         let next_segment = counters.next_segment;
-        // A checkpoint, which records the next sequence number: the flushed
-        // documents leave the recent rows, whose last gave the open its own.
+        // A checkpoint, which records the next sequence number (the open
+        // took it from the last recent row too, which may go now).
         inner.checkpoint_with(&mut counters, |txn| {
-            let mut recent = txn.open_table(RECENT).logged(dir)?;
-            // One pass over the table's leaves: a removal per row took
-            // three times the segment's own writing. The rows of documents
-            // deleted since they froze are gone already.
-            seqs.sort_unstable();
-            if let (Some(&first), Some(&last)) = (seqs.first(), seqs.last()) {
-                recent
-                    .retain_in(first..=last, |seq, _| seqs.binary_search(&seq).is_err())
-                    .logged(dir)?;
+            if let Some(from) = recent_from {
+                log::set(txn, dir, "recent_from", &from.to_string())?;
             }
             let mut deleted = txn.open_table(DELETED).logged(dir)?;
             for &entry in &carried {
@@ -285,7 +290,49 @@ impl<B: Bits> Store<B> {
         }
         drop(view);
         drop(counters);
+        // Read no more since the swap; dropped in the writer's transaction,
+        // to commit with its checkpoints. Should a round fail, or a crash
+        // lose them, the rows left are dropped after the next flush.
+        if let Some(below) = recent_from {
+            let _ = self.in_rounds(|txn| {
+                Ok(log::drop_recent_rows(txn, dir, below, DROP_ROUND)? == DROP_ROUND)
+            });
+        }
+        // The next freeze's index, made here with no lock held: made by the
+        // writer at the freeze, it held every write behind it 0.6 ms. (If
+        // it cannot be made, the freeze tries, and says why.)
+        if let Ok(spare) = self.empty_recent() {
+            *inner.spare_recent.lock().unwrap_or_else(|e| e.into_inner()) = Some(spare);
+        }
         Ok(())
+    }
+
+    /// An empty index for the recent documents, with room for those that a
+    /// flush takes together.
+    fn empty_recent(&self) -> Result<OnlineIndex<B>> {
+        let inner = &self.inner;
+        let mut index = OnlineIndex::new(recent_plan(&inner.settings, &inner.options)?)?;
+        index.reserve(recent_room(inner.options.flush_at));
+        Ok(index)
+    }
+
+    /// Runs `round` in the writer's open transaction while it says there
+    /// is more, each time in a short hold of the writer lock of its own
+    /// with a pause between: a mutex let go and taken again at once is
+    /// rarely the waiting group commit's (std's is not fair), and the
+    /// rounds then held it as long as one transaction did.
+    fn in_rounds(&self, mut round: impl FnMut(&WriteTransaction) -> Result<bool>) -> Result<()> {
+        let inner = &self.inner;
+        loop {
+            let more = {
+                let mut counters = inner.lock_writer();
+                inner.in_transaction(&mut counters, &mut round)?
+            };
+            if !more {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 }
 
@@ -384,5 +431,69 @@ pub(crate) mod tests {
         check(&store);
         drop(store);
         check(&open());
+    }
+
+    /// The rows of the log's recent list, in order.
+    fn recent_rows(dir: &std::path::Path) -> Vec<(u64, String)> {
+        use redb::ReadableTable;
+        let log = crate::log::Log::for_reading(dir, &mut None).unwrap();
+        let txn = log.begin_read(dir).unwrap();
+        let table = txn.open_table(crate::log::RECENT).unwrap();
+        let rows = table.iter().unwrap().map(|row| {
+            let (seq, id) = row.unwrap();
+            (seq.value(), id.value().to_string())
+        });
+        rows.collect()
+    }
+
+    #[test]
+    fn a_flushs_recent_rows_are_read_no_more_once_swapped_and_dropped_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = StoreSettings::builder(3).build();
+        let options = StoreOptions::builder()
+            .flush_at(4)
+            .merge_factor(usize::MAX)
+            .build();
+        let open = || Store::<u64>::open(dir.path(), Some(&settings), options.clone()).unwrap();
+        let store = open();
+        insert(&store, 0..4, fingerprint);
+        store.wait_for_flush();
+        insert(&store, 4..5, fingerprint);
+        drop(store);
+        // The flushed documents' rows are dropped; d4's is the one left.
+        assert_eq!(recent_rows(dir.path()), [(4, "d4".to_string())]);
+        // Rows a crash left before their drop (as a failed round leaves)
+        // are below `recent_from`: the open reads them no more.
+        {
+            let log = crate::log::Log::create(dir.path()).unwrap();
+            let txn = log.begin(dir.path()).unwrap();
+            let mut table = txn.open_table(crate::log::RECENT).unwrap();
+            for i in [1u64, 2] {
+                table.insert(i, format!("d{i}").as_str()).unwrap();
+            }
+            drop(table);
+            txn.commit().unwrap();
+        }
+        let store = open();
+        let stats = store.stats();
+        assert_eq!((stats.documents, stats.recent), (5, 1));
+        assert_eq!(
+            (ids(&store, 1), ids(&store, 4)),
+            (vec!["d1".to_string()], vec!["d4".to_string()])
+        );
+        let reader = Store::<u64>::open_read_only(dir.path()).unwrap();
+        assert_eq!(
+            (reader.stats().documents, ids(&reader, 2)),
+            (5, vec!["d2".to_string()])
+        );
+        drop(reader);
+        // The next flush drops them with its own.
+        insert(&store, 5..8, fingerprint);
+        store.wait_for_flush();
+        drop(store);
+        assert_eq!(recent_rows(dir.path()), []);
+        let store = open();
+        assert_eq!((store.stats().documents, store.stats().recent), (8, 0));
+        assert_eq!(ids(&store, 2), ["d2"]);
     }
 }

@@ -50,16 +50,17 @@ pub(crate) const GONE: TableDefinition<&str, ()> = TableDefinition::new("gone");
 /// `cold.rs`). Layout 4 acknowledges writes through the write-ahead log
 /// (`store.wal`, `wal.rs`), which the log's checkpoints follow. Layout 5
 /// writes the write-ahead log over rather than cutting it, each emptying
-/// with a new salt (its second version). Stores of
-/// layouts 1 to 4 are still opened (a store of
-/// layout 1 keeps its records in the log, where they are found first),
+/// with a new salt (its second version). Layout 6 leaves a flush's rows
+/// of the recent list below the manifest's `recent_from`, unread, until
+/// they are dropped. Stores of layouts 1 to 5 are still opened (a store
+/// of layout 1 keeps its records in the log, where they are found first),
 /// and their writer records the present layout at once, so that an older
 /// build, which would miss records in the documents file or writes in the
-/// write-ahead log, refuses them.
-pub const STORE_LAYOUT: &str = "5";
+/// write-ahead log, or read flushed rows as recent, refuses them.
+pub const STORE_LAYOUT: &str = "6";
 
 /// The layouts before [`STORE_LAYOUT`], still opened.
-pub(crate) const FORMER_LAYOUTS: [&str; 4] = ["1", "2", "3", "4"];
+pub(crate) const FORMER_LAYOUTS: [&str; 5] = ["1", "2", "3", "4", "5"];
 
 /// The log's file in a store directory.
 pub(crate) const LOG_FILE: &str = "store.redb";
@@ -238,6 +239,9 @@ pub(crate) struct Manifest {
     /// The last checkpoint's epoch: the write-ahead log's records of it
     /// follow the log's last commit (`checkpoint.rs`).
     pub(crate) wal_epoch: u64,
+    /// The first sequence number of a recent document: rows of `recent`
+    /// below it are of flushed documents, left to drop (`flush.rs`).
+    pub(crate) recent_from: u64,
     /// The label of the last batch (`batch.rs`).
     pub(crate) last_batch: Option<String>,
 }
@@ -253,6 +257,7 @@ pub(crate) fn read_manifest(txn: &ReadTransaction, dir: &Path) -> Result<Manifes
                 next_segment: 1,
                 next_seq: 0,
                 wal_epoch: 0,
+                recent_from: 0,
                 last_batch: None,
             });
         }
@@ -295,6 +300,7 @@ pub(crate) fn read_manifest(txn: &ReadTransaction, dir: &Path) -> Result<Manifes
         next_segment: number("next_segment", 1)?,
         next_seq: number("next_seq", 0)?,
         wal_epoch: number("wal_epoch", 0)?,
+        recent_from: number("recent_from", 0)?,
         last_batch: get("last_batch")?,
     })
 }
@@ -311,6 +317,29 @@ pub(crate) fn unset(txn: &WriteTransaction, dir: &Path, name: &str) -> Result<()
     let mut table = txn.open_table(MANIFEST).logged(dir)?;
     table.remove(name).logged(dir)?;
     Ok(())
+}
+
+/// Drops up to `most` rows of `recent` of sequence numbers below `below`
+/// (rows of flushed documents: the manifest's `recent_from`), within
+/// `txn`; returns how many it dropped.
+pub(crate) fn drop_recent_rows(
+    txn: &WriteTransaction,
+    dir: &Path,
+    below: u64,
+    most: usize,
+) -> Result<usize> {
+    let mut recent = txn.open_table(RECENT).logged(dir)?;
+    let mut last = None;
+    let mut dropped = 0;
+    for row in recent.range(..below).logged(dir)?.take(most) {
+        last = Some(row.logged(dir)?.0.value());
+        dropped += 1;
+    }
+    if let Some(last) = last {
+        // One pass over the leaves, not a removal per row.
+        recent.retain_in(..=last, |_, _| false).logged(dir)?;
+    }
+    Ok(dropped)
 }
 
 /// Records the segment list, and the next segment's number, within `txn`.

@@ -7,10 +7,10 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLock
 use std::time::Duration;
 
 use neardup_index::{Bits, LOCK_FILE, OnlineIndex, Segment, WriterLock};
-use redb::{ReadTransaction, ReadableTable};
+use redb::ReadTransaction;
 
 use crate::checkpoint::{self, CheckpointTally, Pending, Unchecked};
-use crate::cold::{Cold, Records};
+use crate::cold::{Cold, ColdRead, Records};
 use crate::error::{Damage, Error, Result};
 use crate::log::{
     self, DOCUMENTS, FORMER_LAYOUTS, GONE, LOG_FILE, Log, Logged, Manifest, RECENT, STORE_LAYOUT,
@@ -68,6 +68,9 @@ pub(crate) struct Inner<B> {
     /// The last flush's thread, joined by [`Store::wait_for_flush`]: once
     /// joined, it holds no handle on the store (nor its lock).
     pub(crate) flush_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// An empty index with room for the next recent documents, made by the
+    /// last flush for the next freeze (`flush.rs`).
+    pub(crate) spare_recent: Mutex<Option<OnlineIndex<B>>>,
     /// The writes since the log's last checkpoint, which reads of the log
     /// look up first (`checkpoint.rs`).
     pub(crate) unchecked: RwLock<Unchecked>,
@@ -83,6 +86,9 @@ pub(crate) struct Counters {
     pub(crate) next_segment: u64,
     /// The writer's transaction and write-ahead log; a reader has none.
     pub(crate) pending: Option<Pending>,
+    /// The writer's last snapshot of the documents file, kept for the
+    /// next write ([`Cold::snapshot_since`]).
+    pub(crate) cold: Option<ColdRead>,
 }
 
 impl Counters {
@@ -201,6 +207,7 @@ impl<B: Bits> Store<B> {
                     next_seq: next_seq.max(manifest.next_seq),
                     next_segment: manifest.next_segment,
                     pending: Some(pending),
+                    cold: None,
                 },
                 Unchecked::default(),
             ),
@@ -267,6 +274,7 @@ impl<B: Bits> Store<B> {
                         next_seq,
                         next_segment: manifest.next_segment,
                         pending: None,
+                        cold: None,
                     };
                     return Ok(Store::assemble(
                         dir,
@@ -309,6 +317,7 @@ impl<B: Bits> Store<B> {
                 flushed: Condvar::new(),
                 flush_error: Mutex::new(None),
                 flush_thread: Mutex::new(None),
+                spare_recent: Mutex::new(None),
                 unchecked: RwLock::new(unchecked),
                 checkpoints: CheckpointTally::default(),
                 _lock: lock,
@@ -615,16 +624,18 @@ fn load_view<B: Bits>(
     for (segment, pos) in log::deleted_entries(txn, dir)? {
         view.delete(crate::view::Place::Segment { segment, pos });
     }
-    let next_seq = load_recent(txn, cold, dir, &mut view)?;
+    let next_seq = load_recent(txn, cold, dir, manifest.recent_from, &mut view)?;
     Ok((view, next_seq))
 }
 
-/// Fills `view`'s recent documents from the log; returns the sequence
-/// number after the last.
+/// Fills `view`'s recent documents from the log's rows from sequence
+/// number `from` on (those below are flushed, `flush.rs`); returns the
+/// sequence number after the last.
 fn load_recent<B: Bits>(
     txn: &ReadTransaction,
     cold: &Cold,
     dir: &Path,
+    from: u64,
     view: &mut View<B>,
 ) -> Result<u64> {
     let recent = txn.open_table(RECENT).logged(dir)?;
@@ -633,7 +644,7 @@ fn load_recent<B: Bits>(
     let records = Records::read(txn, cold, dir)?;
     let mut next = 0;
     let mut fingerprints = Vec::new();
-    for entry in recent.iter().logged(dir)? {
+    for entry in recent.range(from..).logged(dir)? {
         let (seq, id) = entry.logged(dir)?;
         let (seq, id) = (seq.value(), id.value());
         let bytes = records.get(id, dir)?.ok_or_else(|| {

@@ -247,7 +247,7 @@ impl<B: Bits> Store<B> {
         let mut counters = inner.lock_writer();
         let txn = counters.pending(dir)?.take(&inner.db, dir)?;
         // Taken after the log's: see `cold.rs`.
-        let cold = inner.cold.snapshot(dir)?;
+        let cold = inner.cold.snapshot_since(dir, counters.cold.take())?;
         let mut staged: Vec<Staged<B>> = Vec::new();
         // The batch's inserts by id (those not deleted since) and by
         // short-document key: a batch of n writes looks each up once,
@@ -517,6 +517,7 @@ impl<B: Bits> Store<B> {
                 }
             }
         }
+        counters.cold = Some(cold);
         match also {
             // A batch's record is in no write-ahead record: it commits
             // with its writes, as a checkpoint.

@@ -70,7 +70,7 @@ struct Golden {
 }
 
 /// The layouts of the stores that the present one's writer still opens.
-const FORMER_LAYOUTS: [&str; 3] = ["1", "2", "3"];
+const FORMER_LAYOUTS: [&str; 5] = ["1", "2", "3", "4", "5"];
 
 fn golden_dir(layout: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/store_v{layout}"))

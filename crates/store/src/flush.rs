@@ -368,6 +368,17 @@ pub(crate) mod tests {
         store.write(writes, None).unwrap()
     }
 
+    /// The store in `dir`, as a writer that flushes every four documents
+    /// and never merges.
+    fn flushing_at_four(dir: &std::path::Path) -> Store<u64> {
+        let settings = StoreSettings::builder(3).build();
+        let options = StoreOptions::builder()
+            .flush_at(4)
+            .merge_factor(usize::MAX)
+            .build();
+        Store::<u64>::open(dir, Some(&settings), options).unwrap()
+    }
+
     fn ids(store: &Store<u64>, i: u64) -> Vec<String> {
         let hits = store.query(fingerprint(i), 0).unwrap();
         hits.into_iter().map(|hit| hit.id).collect()
@@ -376,12 +387,7 @@ pub(crate) mod tests {
     #[test]
     fn frozen_documents_are_searched_deleted_and_kept_through_a_failed_flush() {
         let dir = tempfile::tempdir().unwrap();
-        let settings = StoreSettings::builder(3).build();
-        let options = StoreOptions::builder()
-            .flush_at(4)
-            .merge_factor(usize::MAX)
-            .build();
-        let open = || Store::<u64>::open(dir.path(), Some(&settings), options.clone()).unwrap();
+        let open = || flushing_at_four(dir.path());
         let store = open();
         // The flush of d0..d3 cannot write its segment, as on a full disk.
         let next = store.inner.lock_writer().next_segment;
@@ -449,12 +455,7 @@ pub(crate) mod tests {
     #[test]
     fn a_flushs_recent_rows_are_read_no_more_once_swapped_and_dropped_after() {
         let dir = tempfile::tempdir().unwrap();
-        let settings = StoreSettings::builder(3).build();
-        let options = StoreOptions::builder()
-            .flush_at(4)
-            .merge_factor(usize::MAX)
-            .build();
-        let open = || Store::<u64>::open(dir.path(), Some(&settings), options.clone()).unwrap();
+        let open = || flushing_at_four(dir.path());
         let store = open();
         insert(&store, 0..4, fingerprint);
         store.wait_for_flush();

@@ -34,3 +34,16 @@ def before_load_schema(context, raw_schema):
     if token:
         # Not optional: this service was started with --token-file.
         raw_schema["security"] = [{"bearer": []}]
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    """No id with a '%' is stored here: schemathesis fills a link's path
+    parameter by unquoting the value first (to keep already-escaped values
+    as they are), so the id "9%C3%A5" of a 201 came back as the path of "9å"
+    and the GET after it found nothing (a false ST302). Such ids are read
+    and deleted through their encoded paths in crates/server/tests/routes.rs.
+    """
+    stores = case.method == "POST" and case.path == "/v1/documents"
+    if stores and isinstance(case.body, dict) and isinstance(case.body.get("id"), str):
+        case.body["id"] = case.body["id"].replace("%", "_")

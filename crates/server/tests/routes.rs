@@ -183,6 +183,33 @@ fn ids_are_1_to_256_characters_on_insert_read_and_delete() {
 }
 
 #[test]
+fn an_id_holding_percent_signs_is_read_and_deleted_through_its_encoded_path() {
+    with_service(async |service| {
+        // "9%C3%A5" is the id itself, not "9å": its path encodes the '%'s.
+        for (id, path) in [
+            ("9%C3%A5", "/v1/documents/9%25C3%25A5"),
+            ("50%", "/v1/documents/50%25"),
+            ("a/b c", "/v1/documents/a%2Fb%20c"),
+        ] {
+            let body = json!({"id": id, "fingerprint": "00000000000000aa", "mode": "insert"});
+            let (status, answer) = send(service, "POST", "/v1/documents", &body.to_string()).await;
+            assert_eq!(status, StatusCode::CREATED, "{answer}");
+            let (status, answer) = send(service, "GET", path, "").await;
+            assert_eq!((status, answer["id"].as_str()), (StatusCode::OK, Some(id)));
+            let (status, _) = send(service, "DELETE", path, "").await;
+            assert_eq!(status, StatusCode::OK);
+            let (status, _) = send(service, "GET", path, "").await;
+            assert_eq!(status, StatusCode::NOT_FOUND);
+        }
+        // Decoded, the path names another id, which is not stored.
+        let body = json!({"id": "9%C3%A5", "fingerprint": "00000000000000ab", "mode": "insert"});
+        send(service, "POST", "/v1/documents", &body.to_string()).await;
+        let (status, _) = send(service, "GET", "/v1/documents/9%C3%A5", "").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    });
+}
+
+#[test]
 fn a_path_past_8_kib_is_a_json_414_on_every_route() {
     with_service(async |service| {
         for path in [

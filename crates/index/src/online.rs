@@ -20,6 +20,15 @@ use crate::key_table::KeyTable;
 use crate::plan::TablePlan;
 use crate::query::{Neighbour, Tables, key_hash};
 
+/// The fewest fingerprints whose tables are filled on rayon's pool. Fewer
+/// fill in well under a millisecond on the calling thread, where handing
+/// them to the pool costs more than it saves: a store's writer makes a
+/// small index for each large group commit, and then waited for pool
+/// threads that were asleep or busy, while those it woke spun for work on
+/// the cores it needed. At 10^8 stored documents on 2 cores that turned a
+/// short backlog of writes into a stall of 100-300 ms.
+const PARALLEL_FILL: usize = 1 << 14;
+
 /// Exact search for fingerprints within `k` bits, with inserts and deletes.
 ///
 /// ```
@@ -235,18 +244,19 @@ impl<B: Bits> OnlineIndex<B> {
     /// sized for `entries`, filled in parallel.
     fn fill_tables(&self, id_bits: u32, entries: usize) -> Vec<KeyTable> {
         let (plan, fps) = (&self.plan, &self.fingerprints);
-        (0..plan.tables())
-            .into_par_iter()
-            .map(|t| {
-                let hash_of = |i: u32| key_hash(plan.key(t, fps[i as usize]));
-                let mut table = KeyTable::new(entries.max(self.len), id_bits);
-                table.fill(
-                    (0..fps.len() as u32).filter(|&id| self.contains(id)),
-                    hash_of,
-                );
-                table
-            })
-            .collect()
+        let fill = |t: usize| {
+            let hash_of = |i: u32| key_hash(plan.key(t, fps[i as usize]));
+            let mut table = KeyTable::new(entries.max(self.len), id_bits);
+            table.fill(
+                (0..fps.len() as u32).filter(|&id| self.contains(id)),
+                hash_of,
+            );
+            table
+        };
+        match self.len >= PARALLEL_FILL {
+            true => (0..plan.tables()).into_par_iter().map(fill).collect(),
+            false => (0..plan.tables()).map(fill).collect(),
+        }
     }
 
     /// Bytes of memory the index holds: fingerprints, the live set and the

@@ -163,3 +163,45 @@ fn a_dense_cluster_is_answered_whole() {
         &mut rng,
     );
 }
+
+/// A small index is made on the calling thread, never waiting for rayon's:
+/// a store's writer makes one for each large group commit, and handing it
+/// to the pool held every write behind pool threads that were asleep or
+/// busy. Here every pool thread is held while a small index is made.
+#[test]
+fn a_small_index_is_made_without_the_pools_threads() {
+    use std::sync::{Arc, Barrier, mpsc};
+    use std::time::Duration;
+
+    let threads = rayon::current_num_threads();
+    let release = Arc::new(Barrier::new(threads + 1));
+    let (started, holding) = mpsc::channel();
+    for _ in 0..threads {
+        let (release, started) = (release.clone(), started.clone());
+        rayon::spawn(move || {
+            let _ = started.send(());
+            release.wait();
+        });
+    }
+    for _ in 0..threads {
+        holding.recv().unwrap();
+    }
+    let (done, made) = mpsc::channel();
+    std::thread::spawn(move || {
+        let plan = TablePlan::pigeonhole(Width::W64, 3).unwrap();
+        let mut rng = Rng(11);
+        let fps: Vec<u64> = (0..1000).map(|_| rng.next()).collect();
+        let mut index = OnlineIndex::<u64>::new(plan.clone()).unwrap();
+        index.reserve(fps.len());
+        for &fp in &fps {
+            index.insert(fp).unwrap();
+        }
+        let built = OnlineIndex::build(plan, &fps).unwrap();
+        let _ = done.send((index.len(), built.query(fps[7]).len()));
+    });
+    let answer = made.recv_timeout(Duration::from_secs(20));
+    release.wait();
+    let (len, found) = answer.expect("a small index waited for rayon's threads");
+    assert_eq!(len, 1000);
+    assert!(found >= 1);
+}

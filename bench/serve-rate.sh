@@ -15,7 +15,10 @@
 # free client, and from the server's /metrics over that rate's run: its
 # group commits, their mean size, the share of the time the writer spent
 # committing, the flushes' merges, and the checkpoints of the write-ahead
-# log with the share of the time they held the writer.
+# log with the share of the time they held the writer; and from the host
+# of a virtual machine, the time it kept the CPUs waiting (steal) and the
+# free memory the guest reported to it (free page reporting: a rate whose
+# requests all stop for 100-500 ms has had such a report at its start).
 #
 # With BATCH documents a request (`POST /v1/documents:batch`), RATES are
 # requests a second, and each row gives the documents a second too.
@@ -63,15 +66,29 @@ fi
     --compact-after 0 2>>"$scratch/server.log" &
 server=$!
 bench_wait_ready "$url" "$server" "$scratch/server.log"
+# What the machine's host took during a rate, where it says: the time the
+# virtual CPUs were kept waiting (steal, in ticks of /proc/stat) and the
+# free memory the guest handed back to it (virtio-balloon free page
+# reporting; 0 without it).
+host() {
+    local reported=/sys/module/page_reporting/parameters/reported_kib
+    awk '/^cpu / { printf "%s ", $9 }' /proc/stat
+    if [[ -r "$reported" ]]; then cat "$reported"; else echo 0; fi
+}
 for rate in $rates; do
     before=$(curl -sf "$url/metrics")
+    host_before=$(host)
     out=$("$load" insert "$url" "$seconds" "$connections" "$batch" "$rate")
+    host_after=$(host)
     after=$(curl -sf "$url/metrics")
-    python3 - "$out" "$before" "$after" "$n" "$commit" <<'PY' | tee -a "bench/results/$name.jsonl"
-import json, sys
+    python3 - "$out" "$before" "$after" "$n" "$commit" "$host_before" "$host_after" <<'PY' | tee -a "bench/results/$name.jsonl"
+import json, os, sys
 
-row, before, after, n, commit = sys.argv[1:]
+row, before, after, n, commit, host_before, host_after = sys.argv[1:]
 row = json.loads(row)
+(steal_before, reported_before), (steal_after, reported_after) = (
+    map(int, host_before.split()), map(int, host_after.split()))
+tick_ms = 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def metric(text, name):
@@ -110,6 +127,8 @@ print(json.dumps({
     "merges": int(change("neardup_merges_total")),
     "checkpoints": None if checkpoint_seconds is None else int(change("neardup_checkpoints_total")),
     "checkpoint_busy": None if checkpoint_seconds is None else round(checkpoint_seconds / row["seconds"], 3),
+    "host_steal_ms": round((steal_after - steal_before) * tick_ms),
+    "host_reported_mib": round((reported_after - reported_before) / 1024),
     "commit": commit,
 }))
 PY

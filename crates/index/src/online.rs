@@ -23,10 +23,9 @@ use crate::query::{Neighbour, Tables, key_hash};
 /// The fewest fingerprints whose tables are filled on rayon's pool. Fewer
 /// fill in well under a millisecond on the calling thread, where handing
 /// them to the pool costs more than it saves: a store's writer makes a
-/// small index for each large group commit, and then waited for pool
-/// threads that were asleep or busy, while those it woke spun for work on
-/// the cores it needed. At 10^8 stored documents on 2 cores that turned a
-/// short backlog of writes into a stall of 100-300 ms.
+/// small index for each group commit of more than 64 writes, and then
+/// waited for pool threads asleep or busy, while those it woke spun for
+/// work on the cores it needed.
 const PARALLEL_FILL: usize = 1 << 14;
 
 /// Exact search for fingerprints within `k` bits, with inserts and deletes.

@@ -21,33 +21,40 @@
 # requests all stop for 100-500 ms has had such a report at its start).
 #
 # With BATCH documents a request (`POST /v1/documents:batch`), RATES are
-# requests a second, and each row gives the documents a second too.
+# requests a second, and each row gives the documents a second too. With
+# IDS=1 each insert brings an id that sorts anywhere among the stored ones,
+# as a crawler's URLs do (without, the service numbers them in order, and a
+# flush's move of their records into the documents file is an append).
 #
 #   bench/serve-rate.sh
 #   N=1e6 RATES="500 1000 2000 4000 8000" SECONDS_EACH=20 bench/serve-rate.sh
 #   STORE=/path/to/store N=1e8 bench/serve-rate.sh
 #   BATCH=10 RATES="1000 2000 3000" bench/serve-rate.sh
+#   IDS=1 STORE=/path/to/store N=1e8 BATCH=10 bench/serve-rate.sh
 #
 # Rows: bench/results/serve-rate.jsonl, the run bench/results/serve-rate.json
 # (another N than 1e6: serve-rate-N.jsonl and .json; BATCH other than 1:
-# serve-rate-batchB.jsonl and .json, or serve-rate-N-batchB).
+# serve-rate-batchB.jsonl and .json, or serve-rate-N-batchB; IDS=1 adds
+# -ids).
 source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 n="${N:-1e6}"
 rates="${RATES:-500 1000 2000 4000 8000}"
 seconds="${SECONDS_EACH:-20}"
 connections="${CONNECTIONS:-128}"
 batch="${BATCH:-1}"
+ids="${IDS:-}"
 port="${PORT:-18097}"
 url="http://127.0.0.1:$port"
 name=serve-rate
 [[ "$n" == 1e6 ]] || name="serve-rate-$n"
 [[ "$batch" == 1 ]] || name="$name-batch$batch"
+[[ -z "$ids" ]] || name="$name-ids"
 bench_neardup --build
 bench_build -p neardup-server --example load
 load=target/release/examples/load
 bench_scratch serve-rate.XXXXXX
 commit=$(bench_commit)
-bench_begin "$name" N RATES SECONDS_EACH CONNECTIONS BATCH STORE
+bench_begin "$name" N RATES SECONDS_EACH CONNECTIONS BATCH STORE IDS
 
 if ss -ltn | grep -q ":$port "; then
     echo "port $port is taken (a server left running?): free it or set PORT" >&2
@@ -78,7 +85,7 @@ host() {
 for rate in $rates; do
     before=$(curl -sf "$url/metrics")
     host_before=$(host)
-    out=$("$load" insert "$url" "$seconds" "$connections" "$batch" "$rate")
+    out=$("$load" insert "$url" "$seconds" "$connections" "$batch" "$rate" ${ids:+ids})
     host_after=$(host)
     after=$(curl -sf "$url/metrics")
     python3 - "$out" "$before" "$after" "$n" "$commit" "$host_before" "$host_after" <<'PY' | tee -a "bench/results/$name.jsonl"

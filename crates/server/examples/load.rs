@@ -15,6 +15,9 @@
 //!                            wrk2 paces), a request's latency counted from
 //!                            when it was due, so that a stall counts for every
 //!                            request it held back
+//! load insert ... RATE ids  paced inserts, each with an id that sorts
+//!                            anywhere among the stored ones (`d` and a random
+//!                            number, as a crawler's URLs would)
 //! load bodies N COUNT        COUNT query bodies for POST /v1/documents, one a
 //!                            line, drawn as `query` draws them (for wrk)
 //! load write DIR COUNT       COUNT one-document writes through the library,
@@ -52,7 +55,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "fill" => fill(Path::new(arg(1)?), number(2)? as u64),
         "query" => drive(
             arg(1)?,
-            Some(number(2)? as u64),
+            Asked::Query {
+                n: number(2)? as u64,
+            },
             number(3)?,
             number(4)? as usize,
             number(5)? as usize,
@@ -86,7 +91,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         "insert" => drive(
             arg(1)?,
-            None,
+            Asked::Insert {
+                ids: match args.get(6).map(String::as_str) {
+                    None => false,
+                    Some("ids") => true,
+                    Some(other) => {
+                        return Err(format!("after RATE: `ids` or nothing, not {other:?}").into());
+                    }
+                },
+            },
             number(2)?,
             number(3)? as usize,
             number(4)? as usize,
@@ -221,9 +234,20 @@ struct Seen {
 /// each as fast as it is answered, or paced to `rate` requests a second in
 /// all. The clients are tasks on two threads (as `wrk -t2` runs), each
 /// with its own keep-alive connection.
+/// What the clients ask.
+#[derive(Clone, Copy)]
+enum Asked {
+    /// Queries, half of them near one of the `n` stored fingerprints.
+    Query { n: u64 },
+    /// Inserts of new random fingerprints, each with an id of its own
+    /// (`ids`: one that sorts anywhere among the stored ones, as a
+    /// crawler's URLs do) or none (the store numbers them in order).
+    Insert { ids: bool },
+}
+
 fn drive(
     url: &str,
-    query_of: Option<u64>,
+    asked: Asked,
     seconds: f64,
     connections: usize,
     batch: usize,
@@ -258,7 +282,7 @@ fn drive(
                             )
                     })
                 };
-                tokio::spawn(client(address, query_of, c, batch, end, due))
+                tokio::spawn(client(address, asked, c, batch, end, due))
             })
             .collect();
         let mut seen = Vec::new();
@@ -286,7 +310,7 @@ fn drive(
     println!(
         "{}",
         json!({
-            "what": if query_of.is_some() { "query" } else { "insert" },
+            "what": match asked { Asked::Query { .. } => "query", Asked::Insert { .. } => "insert" },
             "connections": connections, "batch": batch, "seconds": elapsed,
             "requests_per_second": latencies.len() as f64 / elapsed,
             "items_per_second": (latencies.len() * batch) as f64 / elapsed,
@@ -305,7 +329,7 @@ fn drive(
 /// `due` says (paced) or at once.
 async fn client(
     address: String,
-    query_of: Option<u64>,
+    asked: Asked,
     c: usize,
     batch: usize,
     end: Instant,
@@ -360,14 +384,20 @@ async fn client(
         let mut expect = Vec::with_capacity(batch);
         for _ in 0..batch {
             state = stored(state);
-            let (fp, mode, id) = match query_of {
-                Some(n) => {
+            let (fp, mode, id) = match asked {
+                Asked::Query { n } => {
                     let (fp, id) = query(n, state);
                     (fp, "query", id)
                 }
-                None => (state, "insert", None),
+                Asked::Insert { .. } => (state, "insert", None),
             };
-            docs.push(format!(r#"{{"fingerprint":"{fp:016x}","mode":"{mode}"}}"#));
+            match asked {
+                Asked::Insert { ids: true } => docs.push(format!(
+                    r#"{{"fingerprint":"{fp:016x}","mode":"{mode}","id":"d{}"}}"#,
+                    stored(state)
+                )),
+                _ => docs.push(format!(r#"{{"fingerprint":"{fp:016x}","mode":"{mode}"}}"#)),
+            }
             expect.push(id);
         }
         let body = match batch {

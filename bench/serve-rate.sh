@@ -17,8 +17,9 @@
 # committing, the flushes' merges, and the checkpoints of the write-ahead
 # log with the share of the time they held the writer; and from the host
 # of a virtual machine, the time it kept the CPUs waiting (steal) and the
-# free memory the guest reported to it (free page reporting: a rate whose
-# requests all stop for 100-500 ms has had such a report at its start).
+# free memory the guest reported to it (free page reporting: each rate
+# whose requests all stopped for 100-500 ms had such a report at its start,
+# docs/BENCHMARKS-LOG.md, session 45).
 #
 # With BATCH documents a request (`POST /v1/documents:batch`), RATES are
 # requests a second, and each row gives the documents a second too. With

@@ -240,7 +240,8 @@ impl<B: Bits> OnlineIndex<B> {
     }
 
     /// Tables of every stored fingerprint, their numbers of `id_bits` bits,
-    /// sized for `entries`, filled in parallel.
+    /// sized for `entries`, filled in parallel when there are
+    /// [`PARALLEL_FILL`] or more.
     fn fill_tables(&self, id_bits: u32, entries: usize) -> Vec<KeyTable> {
         let (plan, fps) = (&self.plan, &self.fingerprints);
         let fill = |t: usize| {

@@ -230,10 +230,6 @@ struct Seen {
     late: u64,
 }
 
-/// Drives the server at `url` for `seconds` from `connections` clients,
-/// each as fast as it is answered, or paced to `rate` requests a second in
-/// all. The clients are tasks on two threads (as `wrk -t2` runs), each
-/// with its own keep-alive connection.
 /// What the clients ask.
 #[derive(Clone, Copy)]
 enum Asked {
@@ -245,6 +241,10 @@ enum Asked {
     Insert { ids: bool },
 }
 
+/// Drives the server at `url` for `seconds` from `connections` clients,
+/// each as fast as it is answered, or paced to `rate` requests a second in
+/// all. The clients are tasks on two threads (as `wrk -t2` runs), each
+/// with its own keep-alive connection.
 fn drive(
     url: &str,
     asked: Asked,
@@ -384,20 +384,19 @@ async fn client(
         let mut expect = Vec::with_capacity(batch);
         for _ in 0..batch {
             state = stored(state);
-            let (fp, mode, id) = match asked {
+            let (fp, mode, id, own_id) = match asked {
                 Asked::Query { n } => {
                     let (fp, id) = query(n, state);
-                    (fp, "query", id)
+                    (fp, "query", id, None)
                 }
-                Asked::Insert { .. } => (state, "insert", None),
+                Asked::Insert { ids } => (state, "insert", None, ids.then(|| stored(state))),
             };
-            match asked {
-                Asked::Insert { ids: true } => docs.push(format!(
-                    r#"{{"fingerprint":"{fp:016x}","mode":"{mode}","id":"d{}"}}"#,
-                    stored(state)
-                )),
-                _ => docs.push(format!(r#"{{"fingerprint":"{fp:016x}","mode":"{mode}"}}"#)),
-            }
+            docs.push(match own_id {
+                Some(own) => {
+                    format!(r#"{{"fingerprint":"{fp:016x}","mode":"{mode}","id":"d{own}"}}"#)
+                }
+                None => format!(r#"{{"fingerprint":"{fp:016x}","mode":"{mode}"}}"#),
+            });
             expect.push(id);
         }
         let body = match batch {

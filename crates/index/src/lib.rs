@@ -8,7 +8,9 @@
 //! - [`OnlineIndex`]: queries between inserts and deletes; [`AnyOnlineIndex`]:
 //!   the same, of a width known at run time;
 //! - [`Segment`]: an index saved to a file and opened by memory map (the
-//!   store, `neardup-store`, keeps its documents in segments);
+//!   store, `neardup-store`, keeps its documents in segments), with a
+//!   filter of its names ([`NameHash`]) that rules out most names it does
+//!   not hold without reading them;
 //! - [`self_join`] and [`cross_join`]: every pair within `k` bits, one table
 //!   at a time (Manku, Jain and Das Sarma 2007, §3); [`pairs_in_group`]
 //!   and [`shuffle_plan`]: the same join for engines that group rows by key
@@ -44,6 +46,7 @@ mod join;
 mod key_table;
 mod keyed;
 mod lock;
+mod name_filter;
 mod online;
 mod plan;
 mod query;
@@ -61,6 +64,7 @@ pub use join::{
 };
 pub use keyed::{pairs_in_group, shuffle_plan};
 pub use lock::{LOCK_FILE, WriterLock};
+pub use name_filter::{BITS_PER_NAME, NameHash};
 pub use online::OnlineIndex;
 pub use plan::{Block, MAX_TABLES, PlanChoice, PlanOption, TablePlan};
 pub use query::Neighbour;

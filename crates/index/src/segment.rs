@@ -15,8 +15,13 @@
 //!                    0: fingerprints (8 or 16 bytes each)
 //!                    1: name offsets, u64, one more than fingerprints
 //!                    2: names, UTF-8, back to back
-//!                    3 and on: each table's slots, u32 (see KeyTable)
+//!                    3: the names' filter, 64-byte blocks of eight
+//!                       u64 words (see `name_filter.rs`)
+//!                    4 and on: each table's slots, u32 (see KeyTable)
 //! ```
+//!
+//! Version 1 had no filter: its tables are sections 3 and on. It is still
+//! read, and its filter rules out no name.
 //!
 //! A file is written to a temporary name, synced and renamed, so a crash
 //! leaves either the old file or the whole new one; it is written section
@@ -35,16 +40,25 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::bits::Bits;
 use crate::error::{Error, Result};
 use crate::key_table::KeyTable;
+use crate::name_filter::{Block, NameHash, blocks_for, may_contain};
 use crate::plan::TablePlan;
 use crate::query::{Neighbour, Tables};
 
 /// The version of the segment format this build writes and reads.
-pub const SEGMENT_FORMAT: u32 = 1;
+pub const SEGMENT_FORMAT: u32 = 2;
+
+/// The format before [`SEGMENT_FORMAT`], still read: no names' filter.
+const FORMER_FORMAT: u32 = 1;
 
 pub(crate) const MAGIC: [u8; 8] = *b"NDUPSEG\0";
 pub(crate) const HEADER_LEN: usize = 64;
 pub(crate) const ALIGN: usize = 64;
-pub(crate) const FIXED_SECTIONS: usize = 3;
+/// The sections before the tables: fingerprints, name offsets, names and
+/// the names' filter.
+pub(crate) const FIXED_SECTIONS: usize = 4;
+
+/// The section of the names' filter.
+const FILTER: usize = 3;
 
 /// A table with one empty slot, where every lookup ends at once.
 const NO_SLOTS: [u32; 1] = [u32::MAX];
@@ -76,6 +90,9 @@ pub struct Segment<B> {
     count: usize,
     /// Byte ranges of the sections in the map.
     sections: Vec<(usize, usize)>,
+    /// The section of the first table: 3 in a segment of the former
+    /// format, which has no names' filter.
+    tables_from: usize,
 }
 
 impl<B: Bits> Segment<B> {
@@ -130,12 +147,16 @@ impl<B: Bits> Segment<B> {
             return Err(bad("the header's checksum does not match".into()));
         }
         let version = u32_at(header, 8);
-        if version != SEGMENT_FORMAT {
-            return Err(bad(format!(
-                "format version {version}; this neardup reads version {SEGMENT_FORMAT}: \
-                 rebuild the index with it"
-            )));
-        }
+        let tables_from = match version {
+            SEGMENT_FORMAT => FIXED_SECTIONS,
+            FORMER_FORMAT => FILTER,
+            _ => {
+                return Err(bad(format!(
+                    "format version {version}; this neardup reads versions {FORMER_FORMAT} \
+                     and {SEGMENT_FORMAT}: rebuild the index with it"
+                )));
+            }
+        };
         let width = u32_at(header, 12);
         if width != B::WIDTH.bits() {
             return Err(bad(format!(
@@ -159,7 +180,7 @@ impl<B: Bits> Segment<B> {
         }
         let count = count as usize;
         let n_sections = u64_at(header, 40) as usize;
-        if tables != plan.tables() || n_sections != FIXED_SECTIONS + tables {
+        if tables != plan.tables() || n_sections != tables_from + tables {
             return Err(bad(format!(
                 "{tables} tables and {n_sections} sections do not fit its plan"
             )));
@@ -208,7 +229,8 @@ impl<B: Bits> Segment<B> {
         let width_bytes = B::WIDTH.bits() as usize / 8;
         let fits = sections[0].1 == count * width_bytes
             && sections[1].1 == (count + 1) * 8
-            && sections[FIXED_SECTIONS..].iter().all(|&(start, len)| {
+            && (tables_from == FILTER || sections[FILTER].1 == blocks_for(count) * ALIGN)
+            && sections[tables_from..].iter().all(|&(start, len)| {
                 // A table needs an empty slot, where every lookup ends.
                 let slots = bytemuck::try_cast_slice(&bytes[start..start + len]).unwrap_or(&[]);
                 KeyTable::from_slots(slots, id_bits).is_some()
@@ -229,6 +251,7 @@ impl<B: Bits> Segment<B> {
             id_bits,
             count,
             sections,
+            tables_from,
         };
         // Names must be valid UTF-8 at offsets that rise to the end.
         let offsets = segment.offsets();
@@ -262,6 +285,32 @@ impl<B: Bits> Segment<B> {
         std::str::from_utf8(self.section(2).get(start as usize..end as usize)?).ok()
     }
 
+    /// Whether a name of `hash` may be among the segment's: `false` only
+    /// when none is (a segment of the former format, with no filter, may
+    /// hold any). About 1 in 3,800 names it does not hold passes.
+    ///
+    /// ```
+    /// use neardup_core::Width;
+    /// use neardup_index::{NameHash, Segment, TablePlan};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("prints.ndx");
+    /// let plan = TablePlan::pigeonhole(Width::W64, 3)?;
+    /// Segment::write(&path, plan, &[1u64, 2], &["a", "b"])?;
+    /// let segment = Segment::<u64>::open(&path)?;
+    /// assert!(segment.may_have_name(&NameHash::of("a")));
+    /// assert!(!segment.may_have_name(&NameHash::of("c")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn may_have_name(&self, hash: &NameHash) -> bool {
+        if self.tables_from == FILTER {
+            return true;
+        }
+        // Checked at open: a whole number of aligned blocks.
+        let blocks: &[Block] = bytemuck::try_cast_slice(self.section(FILTER)).unwrap_or(&[]);
+        may_contain(blocks, hash)
+    }
+
     /// Every fingerprint within `k` bits of `query`, by distance, then
     /// number.
     pub fn query(&self, query: B) -> Vec<Neighbour> {
@@ -274,7 +323,7 @@ impl<B: Bits> Segment<B> {
             masks: &self.masks,
             slots: |t: usize| -> &[u32] {
                 // Checked at open: aligned, and with an empty slot.
-                bytemuck::try_cast_slice(self.section(FIXED_SECTIONS + t)).unwrap_or(&NO_SLOTS)
+                bytemuck::try_cast_slice(self.section(self.tables_from + t)).unwrap_or(&NO_SLOTS)
             },
             id_bits: self.id_bits,
             fingerprints: self.fingerprints(),
@@ -294,6 +343,15 @@ impl<B: Bits> Segment<B> {
     /// The plan of its tables.
     pub fn plan(&self) -> &TablePlan {
         &self.plan
+    }
+
+    /// The format version it was written in: [`SEGMENT_FORMAT`], or an
+    /// earlier one still read.
+    pub fn format(&self) -> u32 {
+        match self.tables_from {
+            FILTER => FORMER_FORMAT,
+            _ => SEGMENT_FORMAT,
+        }
     }
 
     /// The file it was opened from.

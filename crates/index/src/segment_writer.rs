@@ -6,8 +6,9 @@
 //! Every section's offset is known before its bytes: fingerprints and
 //! name offsets have fixed sizes, and the names section starts where the
 //! offsets end. So the names are read once, their offsets written through
-//! one handle of the file and their bytes through another; each table is
-//! then built, written and dropped in turn. The directory, whose checksums
+//! one handle of the file, their bytes through another, and their filter
+//! built as they pass (2.5 bytes a name), written after them and dropped;
+//! each table is then built, written and dropped in turn. The directory, whose checksums
 //! are known only at the end, is written last, over the zeros left for it.
 
 use std::fs::{File, OpenOptions};
@@ -19,6 +20,7 @@ use xxhash_rust::xxh3::{Xxh3Default, xxh3_64};
 use crate::bits::Bits;
 use crate::error::{Error, Result};
 use crate::key_table::KeyTable;
+use crate::name_filter::NameFilterBuilder;
 use crate::online::id_bits_for;
 use crate::plan::TablePlan;
 use crate::query::key_hash;
@@ -108,12 +110,14 @@ fn write_sections<B: Bits>(
     let mut tail = Sections::at(other, names_at);
     tail.begin()?;
     let (mut named, mut end) = (0, 0u64);
+    let mut filter = NameFilterBuilder::new(n);
     head.put(&end.to_le_bytes())?;
     for name in names {
         named += 1;
         if named <= n {
-            let name = name.as_ref().as_bytes();
-            tail.put(name)?;
+            let name = name.as_ref();
+            filter.insert(name);
+            tail.put(name.as_bytes())?;
             end += name.len() as u64;
             head.put(&end.to_le_bytes())?;
         }
@@ -123,6 +127,10 @@ fn write_sections<B: Bits>(
     }
     entries.push(head.end());
     entries.push(tail.end());
+    tail.begin()?;
+    tail.put(filter.bytes())?;
+    entries.push(tail.end());
+    drop(filter);
 
     // One table at a time: a merge's peak memory is the fingerprints and
     // one table, whatever the plan.

@@ -1,19 +1,22 @@
 //! The segment format pinned: a segment file written by this code is
-//! committed as `tests/golden/segment_v1.seg`, with what it holds in
-//! `tests/golden/segment_v1.jsonl` (each entry's name, fingerprint, and the
-//! answer to a query of it), and every build must open it and find exactly
-//! that, and write the same entries to the same bytes.
+//! committed as `tests/golden/segment_vN.seg` (N the format version), with
+//! what it holds in `tests/golden/segment_vN.jsonl` (each entry's name,
+//! fingerprint, and the answer to a query of it), and every build must
+//! open it and find exactly that, and write the same entries to the same
+//! bytes.
 //!
 //! The files are written once per format version: after a deliberate
 //! change of the format, bump [`neardup_index::SEGMENT_FORMAT`] and run
 //! `NEARDUP_BLESS=1 cargo test -p neardup-index --test tests golden`;
-//! it refuses to overwrite the files of a version that has them.
+//! it refuses to overwrite the files of a version that has them. The
+//! golden segments of former versions that are still read stay, and every
+//! build opens them too.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use neardup_core::Width;
-use neardup_index::{SEGMENT_FORMAT, Segment, TablePlan};
+use neardup_index::{NameHash, SEGMENT_FORMAT, Segment, TablePlan};
 use serde_json::{Value, json};
 
 /// The k of the golden segment's plan.
@@ -29,10 +32,12 @@ struct Entry {
     near: Vec<(String, u32)>,
 }
 
-fn golden_file(extension: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
-        "tests/golden/segment_v{SEGMENT_FORMAT}.{extension}"
-    ))
+/// The former format versions this build still reads.
+const FORMER: [u32; 1] = [1];
+
+fn golden_file(version: u32, extension: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/golden/segment_v{version}.{extension}"))
 }
 
 fn plan() -> TablePlan {
@@ -117,7 +122,10 @@ fn write_golden_when_asked() {
         return;
     }
     WRITTEN.get_or_init(|| {
-        let (segment, file) = (golden_file("seg"), golden_file("jsonl"));
+        let (segment, file) = (
+            golden_file(SEGMENT_FORMAT, "seg"),
+            golden_file(SEGMENT_FORMAT, "jsonl"),
+        );
         assert!(
             !segment.exists() && !file.exists(),
             "{} exists: the golden segment of a format version is written once; bump \
@@ -134,8 +142,8 @@ fn write_golden_when_asked() {
     });
 }
 
-fn golden_segment() -> Segment<u64> {
-    let path = golden_file("seg");
+fn golden_segment(version: u32) -> Segment<u64> {
+    let path = golden_file(version, "seg");
     assert!(
         path.exists(),
         "{} is missing: it is written once per format version, by \
@@ -148,25 +156,51 @@ fn golden_segment() -> Segment<u64> {
 #[test]
 fn golden_segment_holds_what_its_file_says() {
     write_golden_when_asked();
-    let segment = golden_segment();
-    assert_eq!(segment.plan(), &plan());
-    assert_eq!(segment.fingerprints(), &fingerprints()[..]);
-    let expected: Vec<Entry> = std::fs::read_to_string(golden_file("jsonl"))
-        .unwrap()
-        .lines()
-        .map(from_line)
-        .collect();
-    assert_eq!(read(&segment), expected);
-    // The copies find what they were copied from, and no more than k away.
-    let found: usize = expected.iter().map(|e| e.near.len() - 1).sum();
-    assert!(found >= 12, "{found} neighbours found");
-    assert!(expected.iter().flat_map(|e| &e.near).all(|(_, d)| *d <= K));
+    for version in FORMER.into_iter().chain([SEGMENT_FORMAT]) {
+        let segment = golden_segment(version);
+        assert_eq!(segment.plan(), &plan());
+        assert_eq!(segment.fingerprints(), &fingerprints()[..]);
+        let expected: Vec<Entry> = std::fs::read_to_string(golden_file(version, "jsonl"))
+            .unwrap()
+            .lines()
+            .map(from_line)
+            .collect();
+        assert_eq!(read(&segment), expected, "version {version}");
+        // The copies find what they were copied from, and no more than k away.
+        let found: usize = expected.iter().map(|e| e.near.len() - 1).sum();
+        assert!(found >= 12, "{found} neighbours found");
+        assert!(expected.iter().flat_map(|e| &e.near).all(|(_, d)| *d <= K));
+        // Its filter rules out none of its names.
+        assert!(
+            names()
+                .iter()
+                .all(|n| segment.may_have_name(&NameHash::of(n)))
+        );
+    }
+}
+
+#[test]
+fn the_golden_filter_rules_out_names_it_does_not_hold_and_the_former_format_none() {
+    write_golden_when_asked();
+    let others: Vec<String> = (32..1032).map(|i| format!("doc-{i:02}-é")).collect();
+    let passing = |segment: &Segment<u64>| {
+        others
+            .iter()
+            .filter(|n| segment.may_have_name(&NameHash::of(n)))
+            .count()
+    };
+    // 32 names in 2 blocks: a name not held passes with the chance of
+    // eight bits set in its block, here none of the thousand.
+    assert_eq!(passing(&golden_segment(SEGMENT_FORMAT)), 0);
+    for version in FORMER {
+        assert_eq!(passing(&golden_segment(version)), others.len());
+    }
 }
 
 #[test]
 fn golden_segment_is_written_again_byte_for_byte() {
     write_golden_when_asked();
-    let golden = std::fs::read(golden_segment().path()).unwrap();
+    let golden = std::fs::read(golden_segment(SEGMENT_FORMAT).path()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("again.seg");
     // A segment records no time, name or path: the same entries give the

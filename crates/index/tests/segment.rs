@@ -92,12 +92,19 @@ fn cut_damaged_and_foreign_files_are_refused() {
     std::fs::write(&path, "{\"id\": 1}\n".repeat(20)).unwrap();
     assert!(format_error(&path).contains("not a neardup index segment"));
     // Another version, with a header that is otherwise sound.
-    let mut other = bytes.clone();
-    other[8..12].copy_from_slice(&2u32.to_le_bytes());
-    let sum = xxhash_rust::xxh3::xxh3_64(&other[..56]);
-    other[56..64].copy_from_slice(&sum.to_le_bytes());
-    std::fs::write(&path, &other).unwrap();
-    assert!(format_error(&path).contains("format version 2; this neardup reads version 1"));
+    let versioned = |version: u32| {
+        let mut other = bytes.clone();
+        other[8..12].copy_from_slice(&version.to_le_bytes());
+        let sum = xxhash_rust::xxh3::xxh3_64(&other[..56]);
+        other[56..64].copy_from_slice(&sum.to_le_bytes());
+        other
+    };
+    std::fs::write(&path, versioned(3)).unwrap();
+    assert!(format_error(&path).contains("format version 3; this neardup reads versions 1 and 2"));
+    // The former version, which has no names' filter: its sections do
+    // not fit.
+    std::fs::write(&path, versioned(1)).unwrap();
+    assert!(format_error(&path).contains("sections do not fit its plan"));
     // A count that would wrap the length checks.
     let mut huge = bytes.clone();
     huge[32..40].copy_from_slice(&((1u64 << 61) + 200).to_le_bytes());

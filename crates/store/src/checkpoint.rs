@@ -318,7 +318,7 @@ pub(crate) fn read_since<B: Bits>(
                         Error::Format(dir.join(WAL_FILE), Damage::Record { id: id.clone() })
                     })?;
                     let pos = view.recent.insert(B::from_u128(doc.fingerprint))?;
-                    view.recent_docs.push(Some((id.clone(), *seq)));
+                    view.push_recent(id.clone(), *seq);
                     recent.insert(*seq, pos);
                 }
                 Change::Delete { from, .. } => match *from {

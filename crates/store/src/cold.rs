@@ -156,11 +156,12 @@ impl ColdRead {
 }
 
 /// The record of `id`: the log's `documents` first, then, unless `gone`
-/// names it, the documents file's.
+/// names it, the documents file's (`cold`; `None` when it surely holds no
+/// record of `id`, [`crate::view::View::may_hold`]).
 pub(crate) fn find(
     documents: &impl ReadableTable<&'static str, &'static [u8]>,
     gone: Option<&impl ReadableTable<&'static str, ()>>,
-    cold: &ColdRead,
+    cold: Option<&ColdRead>,
     id: &str,
     dir: &Path,
 ) -> Result<Option<Vec<u8>>> {
@@ -172,7 +173,10 @@ pub(crate) fn find(
     {
         return Ok(None);
     }
-    cold.get(id, dir)
+    match cold {
+        Some(cold) => cold.get(id, dir),
+        None => Ok(None),
+    }
 }
 
 /// One snapshot of the records, for the store's reads: the log's tables
@@ -209,7 +213,7 @@ impl Records {
     /// The record of `id`, if stored.
     pub(crate) fn get(&self, id: &str, dir: &Path) -> Result<Option<Vec<u8>>> {
         match &self.documents {
-            Some(documents) => find(documents, self.gone.as_ref(), &self.cold, id, dir),
+            Some(documents) => find(documents, self.gone.as_ref(), Some(&self.cold), id, dir),
             None => self.cold.get(id, dir),
         }
     }
@@ -430,6 +434,51 @@ mod tests {
         check(&store, 19);
         drop(store);
         check(&open(), 19);
+    }
+
+    #[test]
+    fn an_id_whose_record_a_flush_moved_before_its_swap_is_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open_flushing_at_10(dir.path());
+        let inner = &store.inner;
+        // Ten written while a flush seems to run, so that none starts;
+        // then frozen, as a write that finds them recent does.
+        *inner.flushing.lock().unwrap() = true;
+        write(
+            &store,
+            (0..10).map(|i| insert(&format!("d{i}"), i << 12)).collect(),
+        );
+        *inner.flushing.lock().unwrap() = false;
+        let due = store.flush_due(&mut inner.lock_writer()).unwrap();
+        assert!(matches!(due, crate::flush::FlushDue::Start(_)));
+        // Steps 1 and 2: the frozen documents' records are in the
+        // documents file alone, their segment not swapped in.
+        let ids: Vec<String> = (0..10).map(|i| format!("d{i}")).collect();
+        let mut docs = stored_docs(&store, &ids.iter().map(String::as_str).collect::<Vec<_>>());
+        docs.sort_unstable();
+        let docs: Vec<(&str, u64)> = docs.iter().map(|(id, seq)| (id.as_str(), *seq)).collect();
+        checkpoint(&store, |_| Ok(()));
+        take_records(&inner.db, &inner.cold, dir.path(), &docs).unwrap();
+        checkpoint(&store, |txn| drop_moved(txn, dir.path(), &docs));
+        assert!(!in_log(&store, "d3"));
+        let written = write(&store, vec![insert("d3", 1), insert("e1", 2)]);
+        assert!(
+            matches!(&written[0], Written::IdTaken { .. }),
+            "{written:?}"
+        );
+        assert!(
+            matches!(&written[1], Written::Inserted { .. }),
+            "{written:?}"
+        );
+        // The flush ends; the id is in its segment now.
+        store.flush_as_due(due).unwrap();
+        store.wait_for_flush();
+        let written = write(&store, vec![insert("d3", 1)]);
+        assert!(
+            matches!(&written[0], Written::IdTaken { .. }),
+            "{written:?}"
+        );
+        assert_eq!(store.stats().documents, 11);
     }
 
     #[test]

@@ -24,6 +24,7 @@
 //! that failed (a full disk) is tried again at the next write that finds
 //! `flush_at` recent.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -100,6 +101,7 @@ impl<B: Bits> Store<B> {
             Some(spare) => spare,
             None => self.empty_recent()?,
         };
+        let fresh_names = HashSet::with_capacity(recent_room(inner.options.flush_at));
         let number = counters.next_segment;
         counters.next_segment += 1;
         let frozen = {
@@ -108,6 +110,7 @@ impl<B: Bits> Store<B> {
                 number,
                 index: std::mem::replace(&mut view.recent, fresh),
                 docs: std::mem::take(&mut view.recent_docs),
+                names: std::mem::replace(&mut view.recent_names, fresh_names),
             });
             view.frozen = Some(frozen.clone());
             view.frozen_deleted.clear();

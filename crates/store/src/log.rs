@@ -52,15 +52,18 @@ pub(crate) const GONE: TableDefinition<&str, ()> = TableDefinition::new("gone");
 /// writes the write-ahead log over rather than cutting it, each emptying
 /// with a new salt (its second version). Layout 6 leaves a flush's rows
 /// of the recent list below the manifest's `recent_from`, unread, until
-/// they are dropped. Stores of layouts 1 to 5 are still opened (a store
+/// they are dropped. Layout 7 writes segments of format 2, which carry a
+/// filter of their names (`neardup_index::NameHash`). Stores of layouts 1
+/// to 6 are still opened (a store
 /// of layout 1 keeps its records in the log, where they are found first),
 /// and their writer records the present layout at once, so that an older
 /// build, which would miss records in the documents file or writes in the
-/// write-ahead log, or read flushed rows as recent, refuses them.
-pub const STORE_LAYOUT: &str = "6";
+/// write-ahead log, read flushed rows as recent, or find segments of a
+/// format it does not read, refuses them.
+pub const STORE_LAYOUT: &str = "7";
 
 /// The layouts before [`STORE_LAYOUT`], still opened.
-pub(crate) const FORMER_LAYOUTS: [&str; 5] = ["1", "2", "3", "4", "5"];
+pub(crate) const FORMER_LAYOUTS: [&str; 6] = ["1", "2", "3", "4", "5", "6"];
 
 /// The log's file in a store directory.
 pub(crate) const LOG_FILE: &str = "store.redb";

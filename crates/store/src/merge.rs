@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use neardup_index::{Bits, Segment};
+use neardup_index::{Bits, SEGMENT_FORMAT, Segment};
 use redb::ReadableTable;
 
 use crate::error::Result;
@@ -101,7 +101,9 @@ impl<B: Bits> Store<B> {
     /// Merges every segment into one, now (waiting for a background flush
     /// and merge to end first): a query then reads one segment's tables
     /// and the recent documents'. For a store loaded in bulk and then
-    /// mostly read.
+    /// mostly read. A store of a former layout gets its segments written
+    /// in the present format, with the filters of their names that spare
+    /// a writer the read of an id's record to know it is new.
     ///
     /// # Errors
     ///
@@ -115,13 +117,21 @@ impl<B: Bits> Store<B> {
         while inner.merging.swap(true, Ordering::AcqRel) {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        let (numbers, deleted) = {
+        let (numbers, rewrite) = {
             let view = inner.read_view();
             let numbers: Vec<u64> = view.segments.iter().map(|s| s.number).collect();
-            (numbers, view.deleted.values().flatten().any(|w| *w != 0))
+            let former = view
+                .segments
+                .iter()
+                .any(|s| s.segment.format() < SEGMENT_FORMAT);
+            (
+                numbers,
+                view.deleted.values().flatten().any(|w| *w != 0) || former,
+            )
         };
-        // One segment is rewritten only to drop deleted entries.
-        let result = if numbers.len() > 1 || (deleted && !numbers.is_empty()) {
+        // One segment is rewritten only to drop deleted entries, or to
+        // write it in the present format (with the filter of its names).
+        let result = if numbers.len() > 1 || (rewrite && !numbers.is_empty()) {
             self.merge(&numbers)
         } else {
             Ok(())

@@ -652,7 +652,7 @@ fn load_recent<B: Bits>(
         })?;
         let doc = decode(dir, id, &bytes)?;
         fingerprints.push(B::from_u128(doc.fingerprint));
-        view.recent_docs.push(Some((id.to_string(), seq)));
+        view.push_recent(id.to_string(), seq);
         next = seq + 1;
     }
     // Built at once, its tables sorted once: inserted one by one, a few

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use neardup_core::{FingerprintSettings, Fingerprinter, Profile};
+use neardup_index::{SEGMENT_FORMAT, Segment};
 use neardup_store::{Insert, STORE_LAYOUT, Store, StoreOptions, StoreSettings, Write, Written};
 use serde_json::{Value, json};
 
@@ -70,7 +71,7 @@ struct Golden {
 }
 
 /// The layouts of the stores that the present one's writer still opens.
-const FORMER_LAYOUTS: [&str; 5] = ["1", "2", "3", "4", "5"];
+const FORMER_LAYOUTS: [&str; 6] = ["1", "2", "3", "4", "5", "6"];
 
 fn golden_dir(layout: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/store_v{layout}"))
@@ -242,10 +243,27 @@ fn former_layout_opens_and_takes_writes(layout: &str) {
     store.wait_for_flush();
     assert_eq!(store.stats().segments.len(), 2);
     assert_eq!(read_store(&store), expected);
+    // Its ids are taken: those in its segment (of the former format, with
+    // no filter of names, at layouts 1 to 6), its recent ones, and those
+    // of the new segment.
+    let again = ["d01", "d20", "n3"].map(|id| Write::Insert(Insert::new(7u64, K).id(id)));
+    for written in store.write(again.into(), None).unwrap() {
+        assert!(matches!(written, Written::IdTaken { .. }), "{written:?}");
+    }
     store
         .write(vec![Write::Delete("d00".into())], None)
         .unwrap();
     assert_eq!(store.get("d00").unwrap(), None);
+    // Compacted, its segments are of the present format.
+    store.compact().unwrap();
+    let formats: Vec<u32> = std::fs::read_dir(copy.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ndx"))
+        .map(|p| Segment::<u64>::open(&p).unwrap().format())
+        .collect();
+    assert_eq!(formats, [SEGMENT_FORMAT]);
+    assert_eq!(read_store(&store)[1..], expected[1..]);
     drop(store);
     let reader = Store::<u64>::open_read_only(copy.path()).unwrap();
     assert_eq!(read_store(&reader)[1..], expected[1..]);

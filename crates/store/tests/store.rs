@@ -641,3 +641,47 @@ fn a_deleted_newest_document_leaves_its_sequence_number_used() {
     let next = insert(&store, "c", 1 << 40);
     assert!(next > newest, "c given {next}, b had {newest}");
 }
+
+/// The writer knows an id is new without reading its record when the
+/// view rules it out (`View::may_hold`): that must never rule out a
+/// stored id, recent, frozen, in a flushed or a merged segment. Here
+/// through background flushes and merges at whatever moments they fall
+/// (the one between a flush's move of its records and its swap is pinned
+/// by a unit test in `cold.rs`).
+#[test]
+fn a_stored_id_is_taken_at_every_moment_of_flushes_and_merges() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = StoreOptions::builder().flush_at(40).merge_factor(3).build();
+    let store = Store::<u64>::open(dir.path(), Some(&settings(false)), options).unwrap();
+    let mut next = 0u64;
+    let mut state = 7u64;
+    let mut taken = 0;
+    for round in 0..400 {
+        let mut writes = Vec::new();
+        for _ in 0..8 {
+            writes.push(Write::Insert(
+                Insert::new(next.wrapping_mul(0x9e37_79b9_7f4a_7c15), K).id(format!("u{next}")),
+            ));
+            next += 1;
+        }
+        // Two stored ids again, one of the last few hundred (recent or
+        // frozen now, likely) and one of any age.
+        for span in [next.min(300), next] {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let old = next - 1 - (state >> 33) % span;
+            writes.push(Write::Insert(Insert::new(round, K).id(format!("u{old}"))));
+        }
+        for written in store.write(writes, None).unwrap() {
+            match written {
+                Written::Inserted { .. } => {}
+                Written::IdTaken { .. } => taken += 1,
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+    assert_eq!(taken, 800);
+    store.wait_for_flush();
+    assert_eq!(store.stats().documents, next as usize);
+}

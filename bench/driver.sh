@@ -27,16 +27,16 @@ bench_script="${0#"$bench_root"/}"
 bench_args=("$@")
 
 # Sets $neardup to the binary to measure: $NEARDUP, else the release build
-# (built first with --build, else required to exist).
+# (brought up to date first with --build, so that a binary older than the
+# code is never measured; else required to exist).
 bench_neardup() { # [--build]
     neardup="${NEARDUP:-target/release/neardup}"
+    if [[ "${1:-}" == --build && -z "${NEARDUP:-}" ]]; then
+        cargo build --release -q -p neardup-cli
+    fi
     if [[ ! -x "$neardup" ]]; then
-        if [[ "${1:-}" == --build && -z "${NEARDUP:-}" ]]; then
-            cargo build --release -q -p neardup-cli
-        else
-            echo "no neardup binary at $neardup (set NEARDUP, or cargo build --release -p neardup-cli)" >&2
-            exit 1
-        fi
+        echo "no neardup binary at $neardup (set NEARDUP, or cargo build --release -p neardup-cli)" >&2
+        exit 1
     fi
 }
 

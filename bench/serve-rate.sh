@@ -14,8 +14,10 @@
 # and held, p50, p99 and p99.9 in ms, the requests sent late for want of a
 # free client, and from the server's /metrics over that rate's run: its
 # group commits, their mean size, the share of the time the writer spent
-# committing, the flushes' merges, and the checkpoints of the write-ahead
-# log with the share of the time they held the writer; and from the host
+# committing, the flushes' merges, the checkpoints of the write-ahead
+# log with the share of the time they held the writer, and the documents
+# not in a segment at its end (`recent_after`: when flushes fall behind,
+# it climbs to twice the flush size, where writes wait); and from the host
 # of a virtual machine, the time it kept the CPUs waiting (steal) and the
 # free memory the guest reported to it (free page reporting: each rate
 # whose requests all stopped for 100-500 ms had such a report at its start,
@@ -32,11 +34,13 @@
 #   STORE=/path/to/store N=1e8 bench/serve-rate.sh
 #   BATCH=10 RATES="1000 2000 3000" bench/serve-rate.sh
 #   IDS=1 STORE=/path/to/store N=1e8 BATCH=10 bench/serve-rate.sh
+#   IDS=1 STORE=/path/to/store N=1e8 BATCH=10 RATES="1000 2000" SECONDS_EACH=120 bench/serve-rate.sh
 #
 # Rows: bench/results/serve-rate.jsonl, the run bench/results/serve-rate.json
 # (another N than 1e6: serve-rate-N.jsonl and .json; BATCH other than 1:
 # serve-rate-batchB.jsonl and .json, or serve-rate-N-batchB; IDS=1 adds
-# -ids).
+# -ids; SECONDS_EACH other than 20 adds -Ss, so that a sustained run keeps
+# its own record).
 source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 n="${N:-1e6}"
 rates="${RATES:-500 1000 2000 4000 8000}"
@@ -50,6 +54,7 @@ name=serve-rate
 [[ "$n" == 1e6 ]] || name="serve-rate-$n"
 [[ "$batch" == 1 ]] || name="$name-batch$batch"
 [[ -z "$ids" ]] || name="$name-ids"
+[[ "$seconds" == 20 ]] || name="$name-${seconds}s"
 bench_neardup --build
 bench_build -p neardup-server --example load
 load=target/release/examples/load
@@ -135,6 +140,7 @@ print(json.dumps({
     "merges": int(change("neardup_merges_total")),
     "checkpoints": None if checkpoint_seconds is None else int(change("neardup_checkpoints_total")),
     "checkpoint_busy": None if checkpoint_seconds is None else round(checkpoint_seconds / row["seconds"], 3),
+    "recent_after": int(metric(after, "neardup_recent_documents")),
     "host_steal_ms": round((steal_after - steal_before) * tick_ms),
     "host_reported_mib": round((reported_after - reported_before) / 1024),
     "commit": commit,

@@ -12,6 +12,7 @@ mod quality;
 mod report;
 mod serve;
 mod serve_attacks;
+mod serve_compaction;
 mod serve_token;
 mod trips;
 mod util;

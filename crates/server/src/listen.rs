@@ -367,7 +367,10 @@ async fn sweep(connections: Arc<Connections>) {
 /// Merges every segment into one once no write has come for `idle`: a
 /// store loaded and then mostly read answers from one segment's tables
 /// (at 10^7 fingerprints, twice the queries a second of the tiers a
-/// bulk load leaves; docs/BENCHMARKS.md). Writes go on meanwhile.
+/// bulk load leaves; docs/BENCHMARKS.md). A lone segment of a former
+/// format is written again, with the filter of its names that spares the
+/// writer a read of the documents file for each new id. Writes go on
+/// meanwhile.
 async fn compact_when_idle<B: Bits>(app: Arc<App<B>>, idle: Duration) {
     let mut seen = app.metrics.committed_writes.load(Ordering::Relaxed);
     let mut quiet_since = Instant::now();
@@ -379,7 +382,9 @@ async fn compact_when_idle<B: Bits>(app: Arc<App<B>>, idle: Duration) {
             (seen, quiet_since) = (now, Instant::now());
             continue;
         }
-        if quiet_since.elapsed() < idle || app.store.stats().segments.len() < 2 {
+        let stats = app.store.stats();
+        if quiet_since.elapsed() < idle || (stats.segments.len() < 2 && stats.former_segments == 0)
+        {
             continue;
         }
         let store = app.store.clone();

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
-use neardup_index::{Bits, LOCK_FILE, OnlineIndex, Segment, WriterLock};
+use neardup_index::{Bits, LOCK_FILE, OnlineIndex, SEGMENT_FORMAT, Segment, WriterLock};
 use redb::ReadTransaction;
 
 use crate::checkpoint::{self, CheckpointTally, Pending, Unchecked};
@@ -118,6 +118,11 @@ pub struct StoreStats {
     pub documents: usize,
     /// The size of each segment (entries, deleted ones included).
     pub segments: Vec<usize>,
+    /// Segments of a former format, with no filter of their names (a
+    /// store of layout 6 or before): the writer reads the documents file
+    /// to know that an id is new while they remain. [`Store::compact`]
+    /// writes them again.
+    pub former_segments: usize,
     /// Documents in no segment yet (those being flushed included).
     pub recent: usize,
     /// Segment entries deleted and not merged away yet.
@@ -415,6 +420,11 @@ impl<B: Bits> Store<B> {
         StoreStats {
             documents: view.len(),
             segments: view.segments.iter().map(|s| s.segment.len()).collect(),
+            former_segments: view
+                .segments
+                .iter()
+                .filter(|s| s.segment.format() < SEGMENT_FORMAT)
+                .count(),
             recent: view.recent.len() + view.frozen_len(),
             deleted: view
                 .deleted

@@ -236,6 +236,7 @@ fn former_layout_opens_and_takes_writes(layout: &str) {
     // at layout 1) are found through flushes of new documents.
     let expected = expected(layout);
     let store = Store::<u64>::open(copy.path(), None, options()).unwrap();
+    assert_eq!(store.stats().former_segments, 1);
     let writes = (0..FLUSH_AT as u64)
         .map(|i| Write::Insert(Insert::new(1 << 40 | i << 20, K).id(format!("n{i}"))))
         .collect();
@@ -263,6 +264,7 @@ fn former_layout_opens_and_takes_writes(layout: &str) {
         .map(|p| Segment::<u64>::open(&p).unwrap().format())
         .collect();
     assert_eq!(formats, [SEGMENT_FORMAT]);
+    assert_eq!(store.stats().former_segments, 0);
     assert_eq!(read_store(&store)[1..], expected[1..]);
     drop(store);
     let reader = Store::<u64>::open_read_only(copy.path()).unwrap();

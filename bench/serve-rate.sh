@@ -15,9 +15,12 @@
 # free client, and from the server's /metrics over that rate's run: its
 # group commits, their mean size, the share of the time the writer spent
 # committing, the flushes' merges, the checkpoints of the write-ahead
-# log with the share of the time they held the writer, and the documents
-# not in a segment at its end (`recent_after`: when flushes fall behind,
-# it climbs to twice the flush size, where writes wait); and from the host
+# log with the share of the time they held the writer, the flushes ended
+# in it with the share of the time they took (`flush_busy`, in the
+# background; `flush_records_busy` the part moving records into the
+# documents file), and the documents not in a segment at its end
+# (`recent_after`: when flushes fall behind, it climbs to twice the flush
+# size, where writes wait); and from the host
 # of a virtual machine, the time it kept the CPUs waiting (steal) and the
 # free memory the guest reported to it (free page reporting: each rate
 # whose requests all stopped for 100-500 ms had such a report at its start,
@@ -123,6 +126,7 @@ def change_if_counted(name):
 
 
 checkpoint_seconds = change_if_counted("neardup_checkpoint_seconds_total")
+flush_seconds = change_if_counted("neardup_flush_seconds_total")
 
 
 commits = change("neardup_commit_seconds_count")
@@ -140,6 +144,9 @@ print(json.dumps({
     "merges": int(change("neardup_merges_total")),
     "checkpoints": None if checkpoint_seconds is None else int(change("neardup_checkpoints_total")),
     "checkpoint_busy": None if checkpoint_seconds is None else round(checkpoint_seconds / row["seconds"], 3),
+    "flushes": None if flush_seconds is None else int(change("neardup_flushes_total")),
+    "flush_busy": None if flush_seconds is None else round(flush_seconds / row["seconds"], 3),
+    "flush_records_busy": None if flush_seconds is None else round(change("neardup_flush_records_seconds_total") / row["seconds"], 3),
     "recent_after": int(metric(after, "neardup_recent_documents")),
     "host_steal_ms": round((steal_after - steal_before) * tick_ms),
     "host_reported_mib": round((reported_after - reported_before) / 1024),

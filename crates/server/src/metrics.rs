@@ -173,6 +173,24 @@ impl Metrics {
             stats.merges as f64,
         );
         metric(
+            "neardup_flushes_total",
+            "counter",
+            "Flushes of the recent documents into a segment since start.",
+            stats.flushes as f64,
+        );
+        metric(
+            "neardup_flush_seconds_total",
+            "counter",
+            "Time those flushes took, in the background, from freeze to swap.",
+            stats.flush_time.as_secs_f64(),
+        );
+        metric(
+            "neardup_flush_records_seconds_total",
+            "counter",
+            "The part of it spent moving their records into the documents file.",
+            stats.flush_records_time.as_secs_f64(),
+        );
+        metric(
             "neardup_checkpoints_total",
             "counter",
             "Checkpoints of the write-ahead log into the store's log since start.",

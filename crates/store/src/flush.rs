@@ -26,7 +26,8 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use neardup_index::{Bits, OnlineIndex, Segment};
 use redb::WriteTransaction;
@@ -44,6 +45,40 @@ use crate::write::sync_dir;
 /// of B-tree changes on a 2-core machine (2,048 held it 1.6 ms at a time,
 /// and the writes behind each round waited that long).
 const DROP_ROUND: usize = 512;
+
+/// The flushes done since the store opened, and where their time went:
+/// a flush must end before twice `flush_at` documents are recent, or the
+/// writes wait for it, so its time against the rate of writes says how
+/// near that is.
+#[derive(Debug, Default)]
+pub(crate) struct FlushTally {
+    done: AtomicU64,
+    micros: AtomicU64,
+    records_micros: AtomicU64,
+}
+
+impl FlushTally {
+    /// Counts a flush that took `took` in all, `records` of it moving its
+    /// documents' records into the documents file.
+    fn count(&self, took: Duration, records: Duration) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+        self.micros
+            .fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+        self.records_micros
+            .fetch_add(records.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    /// The flushes done, their time in all, and the part of it spent
+    /// moving records.
+    pub(crate) fn read(&self) -> (u64, Duration, Duration) {
+        let micros = |c: &AtomicU64| Duration::from_micros(c.load(Ordering::Relaxed));
+        (
+            self.done.load(Ordering::Relaxed),
+            micros(&self.micros),
+            micros(&self.records_micros),
+        )
+    }
+}
 
 /// What a write leaves to do about flushing, once it lets the writer lock
 /// go.
@@ -210,6 +245,7 @@ impl<B: Bits> Store<B> {
     /// Writes `frozen`'s segment with no lock held, then swaps it in for
     /// them under the writer lock.
     fn flush(&self, frozen: &Frozen<B>) -> Result<()> {
+        let started = Instant::now();
         let inner = &self.inner;
         let dir = inner.dir.as_path();
         let mut fingerprints = Vec::with_capacity(frozen.index.len());
@@ -239,6 +275,7 @@ impl<B: Bits> Store<B> {
             .map(|(_, id, seq, _)| (id, seq))
             .collect();
         moved.sort_unstable();
+        let moving = Instant::now();
         let gone = cold::take_records(&inner.db, &inner.cold, dir, &moved)?;
         // Committed with the writer's next checkpoint (the swap's at the
         // latest): a crash that loses them leaves a record in both files,
@@ -250,6 +287,7 @@ impl<B: Bits> Store<B> {
             }
             Ok(rounds.peek().is_some())
         })?;
+        let records_took = moving.elapsed();
 
         let mut counters = inner.lock_writer();
         let (carried, numbers) = {
@@ -293,6 +331,7 @@ impl<B: Bits> Store<B> {
         }
         drop(view);
         drop(counters);
+        inner.flushes.count(started.elapsed(), records_took);
         // Read no more since the swap; dropped in the writer's transaction,
         // to commit with its checkpoints. Should a round fail, or a crash
         // lose them, the rows left are dropped after the next flush.

@@ -12,6 +12,7 @@ use redb::ReadTransaction;
 use crate::checkpoint::{self, CheckpointTally, Pending, Unchecked};
 use crate::cold::{Cold, ColdRead, Records};
 use crate::error::{Damage, Error, Result};
+use crate::flush::FlushTally;
 use crate::log::{
     self, DOCUMENTS, FORMER_LAYOUTS, GONE, LOG_FILE, Log, Logged, Manifest, RECENT, STORE_LAYOUT,
 };
@@ -75,6 +76,7 @@ pub(crate) struct Inner<B> {
     /// look up first (`checkpoint.rs`).
     pub(crate) unchecked: RwLock<Unchecked>,
     pub(crate) checkpoints: CheckpointTally,
+    pub(crate) flushes: FlushTally,
     /// The writer's lock; a reader holds none.
     _lock: Option<WriterLock>,
 }
@@ -129,6 +131,16 @@ pub struct StoreStats {
     pub deleted: usize,
     /// Merges done since the store was opened.
     pub merges: u64,
+    /// Flushes done since the store was opened.
+    pub flushes: u64,
+    /// Their time in all, from the freeze to the swap, in the background.
+    /// Writes wait once twice `flush_at` documents are recent, so a flush
+    /// that takes longer than the writes take to bring `flush_at` more is
+    /// falling behind.
+    pub flush_time: Duration,
+    /// The part of it spent moving the flushed documents' records into the
+    /// documents file.
+    pub flush_records_time: Duration,
     /// The last merge's error, if it failed (a background merge's or a
     /// [`Store::compact`]'s); `None` again once one works.
     pub merge_error: Option<String>,
@@ -325,6 +337,7 @@ impl<B: Bits> Store<B> {
                 spare_recent: Mutex::new(None),
                 unchecked: RwLock::new(unchecked),
                 checkpoints: CheckpointTally::default(),
+                flushes: FlushTally::default(),
                 _lock: lock,
             }),
         }
@@ -416,6 +429,7 @@ impl<B: Bits> Store<B> {
     /// What the store holds.
     pub fn stats(&self) -> StoreStats {
         let (checkpoints, checkpoint_time, checkpoint_error) = self.inner.checkpoints.read();
+        let (flushes, flush_time, flush_records_time) = self.inner.flushes.read();
         let view = self.inner.read_view();
         StoreStats {
             documents: view.len(),
@@ -433,6 +447,9 @@ impl<B: Bits> Store<B> {
                 .map(|w| w.count_ones() as usize)
                 .sum(),
             merges: self.inner.merges.load(Ordering::Relaxed),
+            flushes,
+            flush_time,
+            flush_records_time,
             merge_error: self
                 .inner
                 .merge_error

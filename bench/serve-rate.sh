@@ -17,8 +17,8 @@
 # committing, the flushes' merges, the checkpoints of the write-ahead
 # log with the share of the time they held the writer, the flushes ended
 # in it with the share of the time they took (`flush_busy`, in the
-# background; `flush_records_busy` the part moving records into the
-# documents file), and the documents not in a segment at its end
+# background; `flush_records_busy` the part in the documents file's
+# commits of their records), and the documents not in a segment at its end
 # (`recent_after`: when flushes fall behind, it climbs to twice the flush
 # size, where writes wait); and from the host
 # of a virtual machine, the time it kept the CPUs waiting (steal) and the

@@ -96,8 +96,9 @@ impl NameFilterBuilder {
         }
     }
 
-    /// Its bytes, as a segment stores them (each word little-endian, as
-    /// the fingerprints are).
+    /// Its bytes, as a segment stores them: each word in the machine's
+    /// byte order, as the fingerprints are (little-endian on the x86-64
+    /// and aarch64 machines neardup is built for).
     pub(crate) fn bytes(&self) -> &[u8] {
         bytemuck::cast_slice(&self.blocks)
     }

@@ -187,7 +187,7 @@ impl Metrics {
         metric(
             "neardup_flush_records_seconds_total",
             "counter",
-            "The part of it spent moving their records into the documents file.",
+            "The part of it spent in the documents file's commits of their records.",
             stats.flush_records_time.as_secs_f64(),
         );
         metric(

@@ -58,8 +58,9 @@ pub(crate) struct FlushTally {
 }
 
 impl FlushTally {
-    /// Counts a flush that took `took` in all, `records` of it moving its
-    /// documents' records into the documents file.
+    /// Counts a flush that took `took` in all, `records` of it in the
+    /// documents file's commit of its documents' records (step 1 of their
+    /// move, `cold.rs`; the log's rounds of step 2 wait for the writer).
     fn count(&self, took: Duration, records: Duration) {
         self.done.fetch_add(1, Ordering::Relaxed);
         self.micros
@@ -68,8 +69,8 @@ impl FlushTally {
             .fetch_add(records.as_micros() as u64, Ordering::Relaxed);
     }
 
-    /// The flushes done, their time in all, and the part of it spent
-    /// moving records.
+    /// The flushes done, their time in all, and the part of it spent in
+    /// the documents file's commits.
     pub(crate) fn read(&self) -> (u64, Duration, Duration) {
         let micros = |c: &AtomicU64| Duration::from_micros(c.load(Ordering::Relaxed));
         (
@@ -277,6 +278,7 @@ impl<B: Bits> Store<B> {
         moved.sort_unstable();
         let moving = Instant::now();
         let gone = cold::take_records(&inner.db, &inner.cold, dir, &moved)?;
+        let records_took = moving.elapsed();
         // Committed with the writer's next checkpoint (the swap's at the
         // latest): a crash that loses them leaves a record in both files,
         // which is right (`cold.rs`).
@@ -287,7 +289,6 @@ impl<B: Bits> Store<B> {
             }
             Ok(rounds.peek().is_some())
         })?;
-        let records_took = moving.elapsed();
 
         let mut counters = inner.lock_writer();
         let (carried, numbers) = {

@@ -138,8 +138,8 @@ pub struct StoreStats {
     /// that takes longer than the writes take to bring `flush_at` more is
     /// falling behind.
     pub flush_time: Duration,
-    /// The part of it spent moving the flushed documents' records into the
-    /// documents file.
+    /// The part of it spent in the documents file's commits of the flushed
+    /// documents' records (keyed by id: at random places when ids are).
     pub flush_records_time: Duration,
     /// The last merge's error, if it failed (a background merge's or a
     /// [`Store::compact`]'s); `None` again once one works.

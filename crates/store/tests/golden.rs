@@ -265,6 +265,11 @@ fn former_layout_opens_and_takes_writes(layout: &str) {
         .collect();
     assert_eq!(formats, [SEGMENT_FORMAT]);
     assert_eq!(store.stats().former_segments, 0);
+    // Its ids are taken still, ruled out by no filter of the new segment.
+    let again = ["d01", "d05", "n3"].map(|id| Write::Insert(Insert::new(7u64, K).id(id)));
+    for written in store.write(again.into(), None).unwrap() {
+        assert!(matches!(written, Written::IdTaken { .. }), "{written:?}");
+    }
     assert_eq!(read_store(&store)[1..], expected[1..]);
     drop(store);
     let reader = Store::<u64>::open_read_only(copy.path()).unwrap();

@@ -688,7 +688,10 @@ fn a_stored_id_is_taken_at_every_moment_of_flushes_and_merges() {
     // The flushes counted (each of at least `flush_at` documents), with
     // their time and the records' part of it.
     let flushed: usize = stats.segments.iter().sum();
-    assert!((1..=flushed / 40).contains(&(stats.flushes as usize)), "{stats:?}");
+    assert!(
+        (1..=flushed / 40).contains(&(stats.flushes as usize)),
+        "{stats:?}"
+    );
     assert!(stats.flush_time >= stats.flush_records_time);
     assert!(!stats.flush_records_time.is_zero());
 }

@@ -11,7 +11,8 @@ use crate::judge::Judge;
 use crate::options::StoreOptions;
 use crate::record::StoredDocument;
 use crate::settings::StoreSettings;
-use crate::store::{Store, StoreStats};
+use crate::stats::StoreStats;
+use crate::store::Store;
 use crate::write::{Insert, Write, Written};
 use neardup_index::Neighbour;
 

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use neardup_index::{Bits, SEGMENT_FORMAT, Segment};
+use neardup_index::{Bits, Segment};
 use redb::ReadableTable;
 
 use crate::error::Result;
@@ -120,14 +120,8 @@ impl<B: Bits> Store<B> {
         let (numbers, rewrite) = {
             let view = inner.read_view();
             let numbers: Vec<u64> = view.segments.iter().map(|s| s.number).collect();
-            let former = view
-                .segments
-                .iter()
-                .any(|s| s.segment.format() < SEGMENT_FORMAT);
-            (
-                numbers,
-                view.deleted.values().flatten().any(|w| *w != 0) || former,
-            )
+            let deleted = view.deleted.values().flatten().any(|w| *w != 0);
+            (numbers, deleted || view.former_segments() > 0)
         };
         // One segment is rewritten only to drop deleted entries, or to
         // write it in the present format (with the filter of its names).

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use neardup_index::{Bits, NameHash, Neighbour, OnlineIndex, Segment, TablePlan};
+use neardup_index::{Bits, NameHash, Neighbour, OnlineIndex, SEGMENT_FORMAT, Segment, TablePlan};
 
 use crate::error::Result;
 
@@ -244,6 +244,15 @@ impl<B: Bits> View<B> {
                 .as_ref()
                 .is_some_and(|f| f.names.contains(&short))
             || self.segments.iter().any(|s| s.segment.may_have_name(hash))
+    }
+
+    /// The segments of a former format, which have no filter of names:
+    /// while any remains, [`View::may_hold`] rules out no id.
+    pub(crate) fn former_segments(&self) -> usize {
+        self.segments
+            .iter()
+            .filter(|s| s.segment.format() < SEGMENT_FORMAT)
+            .count()
     }
 
     /// Marks the entry at `place` deleted.

@@ -212,9 +212,9 @@ fn stats(args: &IndexStatsArgs) -> Result<ExitCode> {
         "segments": stats.segments,
         "recent": stats.recent,
         "fingerprint_settings": settings.fingerprint,
-        // The oldest of its segments' formats (the one before the present
-        // is the only former format still read), and how many are older.
-        "format_version": neardup_index::SEGMENT_FORMAT - u32::from(stats.former_segments > 0),
+        // The format this build writes; segments of a former one (no
+        // filter of names) are counted apart.
+        "format_version": neardup_index::SEGMENT_FORMAT,
         "former_segments": stats.former_segments,
         "file_bytes": store.file_bytes(),
         "bytes_per_fingerprint": store.file_bytes() as f64 / n.max(1) as f64,

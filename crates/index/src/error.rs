@@ -82,6 +82,14 @@ pub enum Error {
         /// The fingerprints given.
         fingerprints: usize,
     },
+    /// Sequence numbers and fingerprints that do not pair up.
+    #[error("{seqs} sequence numbers for {fingerprints} fingerprints")]
+    SeqsMismatch {
+        /// The sequence numbers given.
+        seqs: usize,
+        /// The fingerprints given.
+        fingerprints: usize,
+    },
     /// A directory another writer holds the lock of.
     #[error(
         "another neardup is writing {what} in {} (it holds {}); wait for it to finish, or \

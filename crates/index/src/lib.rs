@@ -10,7 +10,8 @@
 //! - [`Segment`]: an index saved to a file and opened by memory map (the
 //!   store, `neardup-store`, keeps its documents in segments), with a
 //!   filter of its names ([`NameHash`]) that rules out most names it does
-//!   not hold without reading them;
+//!   not hold without reading them, a table that finds an entry by name,
+//!   and each entry's sequence number;
 //! - [`self_join`] and [`cross_join`]: every pair within `k` bits, one table
 //!   at a time (Manku, Jain and Das Sarma 2007, §3); [`pairs_in_group`]
 //!   and [`shuffle_plan`]: the same join for engines that group rows by key
@@ -47,6 +48,7 @@ mod key_table;
 mod keyed;
 mod lock;
 mod name_filter;
+mod name_table;
 mod online;
 mod plan;
 mod query;

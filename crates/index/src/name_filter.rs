@@ -58,6 +58,12 @@ impl NameHash {
         self.block
     }
 
+    /// Its first slot in a table of names of `slots` slots (at least
+    /// one), picked by the bits the filter takes its words' bits from.
+    pub(crate) fn slot_of(&self, slots: usize) -> usize {
+        ((u128::from(self.bits) * slots as u128) >> 64) as usize
+    }
+
     /// Its block among `blocks` (at least one).
     fn block_of(&self, blocks: usize) -> usize {
         ((u128::from(self.block) * blocks as u128) >> 64) as usize
@@ -87,9 +93,8 @@ impl NameFilterBuilder {
         }
     }
 
-    /// Adds `name`.
-    pub(crate) fn insert(&mut self, name: &str) {
-        let hash = NameHash::of(name);
+    /// Adds the name of `hash`.
+    pub(crate) fn insert(&mut self, hash: &NameHash) {
         let at = hash.block_of(self.blocks.len());
         for (w, word) in self.blocks[at].iter_mut().enumerate() {
             *word |= hash.bit(w);
@@ -124,7 +129,7 @@ mod tests {
     fn filter_of(names: impl Iterator<Item = String>, n: usize) -> Vec<Block> {
         let mut builder = NameFilterBuilder::new(n);
         for name in names {
-            builder.insert(&name);
+            builder.insert(&NameHash::of(&name));
         }
         builder.blocks
     }

@@ -17,11 +17,16 @@
 //!                    2: names, UTF-8, back to back
 //!                    3: the names' filter, 64-byte blocks of eight
 //!                       u64 words (see `name_filter.rs`)
-//!                    4 and on: each table's slots, u32 (see KeyTable)
+//!                    4: sequence numbers, u64, one per fingerprint
+//!                    5: the table of names, u32 entry numbers (see
+//!                       `name_table.rs`)
+//!                    6 and on: each table's slots, u32 (see KeyTable)
 //! ```
 //!
-//! Version 1 had no filter: its tables are sections 3 and on. It is still
-//! read, and its filter rules out no name.
+//! Version 2 had no sequence numbers and no table of names: its tables are
+//! sections 4 and on; version 1 had no filter either: its tables are
+//! sections 3 and on, and it rules out no name. Both are still read, and
+//! give no sequence number and find no entry by name.
 //!
 //! A file is written to a temporary name, synced and renamed, so a crash
 //! leaves either the old file or the whole new one; it is written section
@@ -41,24 +46,30 @@ use crate::bits::Bits;
 use crate::error::{Error, Result};
 use crate::key_table::KeyTable;
 use crate::name_filter::{Block, NameHash, blocks_for, may_contain};
+use crate::name_table::{candidates, slots_for};
 use crate::plan::TablePlan;
 use crate::query::{Neighbour, Tables};
 
 /// The version of the segment format this build writes and reads.
-pub const SEGMENT_FORMAT: u32 = 2;
+pub const SEGMENT_FORMAT: u32 = 3;
 
-/// The format before [`SEGMENT_FORMAT`], still read: no names' filter.
-const FORMER_FORMAT: u32 = 1;
+/// The formats before [`SEGMENT_FORMAT`], still read: 2 has no sequence
+/// numbers and no table of names, 1 no filter of names either.
+const FORMER_FORMATS: [u32; 2] = [1, 2];
 
 pub(crate) const MAGIC: [u8; 8] = *b"NDUPSEG\0";
 pub(crate) const HEADER_LEN: usize = 64;
 pub(crate) const ALIGN: usize = 64;
-/// The sections before the tables: fingerprints, name offsets, names and
-/// the names' filter.
-pub(crate) const FIXED_SECTIONS: usize = 4;
+/// The sections before the tables: fingerprints, name offsets, names,
+/// the names' filter, sequence numbers and the table of names.
+pub(crate) const FIXED_SECTIONS: usize = 6;
 
 /// The section of the names' filter.
-const FILTER: usize = 3;
+pub(crate) const FILTER: usize = 3;
+/// The section of the sequence numbers.
+pub(crate) const SEQS: usize = 4;
+/// The section of the table of names.
+pub(crate) const NAME_TABLE: usize = 5;
 
 /// A table with one empty slot, where every lookup ends at once.
 const NO_SLOTS: [u32; 1] = [u32::MAX];
@@ -90,8 +101,9 @@ pub struct Segment<B> {
     count: usize,
     /// Byte ranges of the sections in the map.
     sections: Vec<(usize, usize)>,
-    /// The section of the first table: 3 in a segment of the former
-    /// format, which has no names' filter.
+    /// The format it was written in: [`SEGMENT_FORMAT`] or a former one.
+    format: u32,
+    /// The section of the first table: fewer in a former format.
     tables_from: usize,
 }
 
@@ -114,7 +126,39 @@ impl<B: Bits> Segment<B> {
         fingerprints: &[B],
         names: impl IntoIterator<Item = impl AsRef<str>>,
     ) -> Result<()> {
-        crate::segment_writer::write(path, &plan, fingerprints, names)
+        let seqs = 0..fingerprints.len() as u64;
+        crate::segment_writer::write(path, &plan, fingerprints, names, seqs)
+    }
+
+    /// Writes a segment as [`Segment::write`] does, with `seqs` for the
+    /// entries' sequence numbers (one each) in place of their numbers: a
+    /// store keeps there its order of writes, which its merges carry.
+    ///
+    /// ```
+    /// use neardup_core::Width;
+    /// use neardup_index::{Segment, TablePlan};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("prints.ndx");
+    /// let plan = TablePlan::pigeonhole(Width::W64, 3)?;
+    /// Segment::write_with_seqs(&path, plan, &[1u64, 2], &["a", "b"], [40, 7])?;
+    /// let segment = Segment::<u64>::open(&path)?;
+    /// assert_eq!((segment.seq(0), segment.seq(1), segment.seq(2)), (Some(40), Some(7), None));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Segment::write`]'s, and [`Error::SeqsMismatch`] when the
+    /// sequence numbers do not match the fingerprints.
+    pub fn write_with_seqs(
+        path: &Path,
+        plan: TablePlan,
+        fingerprints: &[B],
+        names: impl IntoIterator<Item = impl AsRef<str>>,
+        seqs: impl IntoIterator<Item = u64>,
+    ) -> Result<()> {
+        crate::segment_writer::write(path, &plan, fingerprints, names, seqs)
     }
 
     /// Opens the segment at `path`, checking it whole.
@@ -149,11 +193,13 @@ impl<B: Bits> Segment<B> {
         let version = u32_at(header, 8);
         let tables_from = match version {
             SEGMENT_FORMAT => FIXED_SECTIONS,
-            FORMER_FORMAT => FILTER,
+            1 => FILTER,
+            2 => SEQS,
             _ => {
+                let [first, _] = FORMER_FORMATS;
                 return Err(bad(format!(
-                    "format version {version}; this neardup reads versions {FORMER_FORMAT} \
-                     and {SEGMENT_FORMAT}: rebuild the index with it"
+                    "format version {version}; this neardup reads versions {first} \
+                     to {SEGMENT_FORMAT}: rebuild the index with it"
                 )));
             }
         };
@@ -229,7 +275,10 @@ impl<B: Bits> Segment<B> {
         let width_bytes = B::WIDTH.bits() as usize / 8;
         let fits = sections[0].1 == count * width_bytes
             && sections[1].1 == (count + 1) * 8
-            && (tables_from == FILTER || sections[FILTER].1 == blocks_for(count) * ALIGN)
+            && (tables_from <= FILTER || sections[FILTER].1 == blocks_for(count) * ALIGN)
+            && (tables_from <= SEQS
+                || (sections[SEQS].1 == count * 8
+                    && sections[NAME_TABLE].1 == slots_for(count) * 4))
             && sections[tables_from..].iter().all(|&(start, len)| {
                 // A table needs an empty slot, where every lookup ends.
                 let slots = bytemuck::try_cast_slice(&bytes[start..start + len]).unwrap_or(&[]);
@@ -251,6 +300,7 @@ impl<B: Bits> Segment<B> {
             id_bits,
             count,
             sections,
+            format: version,
             tables_from,
         };
         // Names must be valid UTF-8 at offsets that rise to the end.
@@ -286,8 +336,8 @@ impl<B: Bits> Segment<B> {
     }
 
     /// Whether a name of `hash` may be among the segment's: `false` only
-    /// when none is (a segment of the former format, with no filter, may
-    /// hold any). About 1 in 3,800 names it does not hold passes.
+    /// when none is (a segment of format 1, with no filter, may hold
+    /// any). About 1 in 3,800 names it does not hold passes.
     ///
     /// ```
     /// use neardup_core::Width;
@@ -303,12 +353,58 @@ impl<B: Bits> Segment<B> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn may_have_name(&self, hash: &NameHash) -> bool {
-        if self.tables_from == FILTER {
+        if self.tables_from <= FILTER {
             return true;
         }
         // Checked at open: a whole number of aligned blocks.
         let blocks: &[Block] = bytemuck::try_cast_slice(self.section(FILTER)).unwrap_or(&[]);
         may_contain(blocks, hash)
+    }
+
+    /// The sequence number of entry `id`: `None` past the last entry, and
+    /// in a segment of a former format, which has none.
+    pub fn seq(&self, id: u32) -> Option<u64> {
+        if self.tables_from <= SEQS {
+            return None;
+        }
+        let seqs: &[u64] = bytemuck::try_cast_slice(self.section(SEQS)).unwrap_or(&[]);
+        seqs.get(id as usize).copied()
+    }
+
+    /// The entries named `name`, in order of number (one, in a store's
+    /// segment, whose names are its ids); `None` in a segment of a former
+    /// format, which has no table of names. A name its filter rules out
+    /// costs one read of the filter; one it holds, about two reads of the
+    /// table and a name's.
+    ///
+    /// ```
+    /// use neardup_core::Width;
+    /// use neardup_index::{Segment, TablePlan};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("prints.ndx");
+    /// let plan = TablePlan::pigeonhole(Width::W64, 3)?;
+    /// Segment::write(&path, plan, &[1u64, 2, 3], &["a", "b", "a"])?;
+    /// let segment = Segment::<u64>::open(&path)?;
+    /// assert_eq!(segment.entries_named("a"), Some(vec![0, 2]));
+    /// assert_eq!(segment.entries_named("c"), Some(vec![]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn entries_named(&self, name: &str) -> Option<Vec<u32>> {
+        if self.tables_from <= NAME_TABLE {
+            return None;
+        }
+        let hash = NameHash::of(name);
+        if !self.may_have_name(&hash) {
+            return Some(Vec::new());
+        }
+        // Checked at open: its length, and so an empty slot.
+        let slots: &[u32] = bytemuck::try_cast_slice(self.section(NAME_TABLE)).unwrap_or(&[]);
+        let mut found: Vec<u32> = candidates(slots, &hash)
+            .filter(|&entry| self.name(entry) == Some(name))
+            .collect();
+        found.sort_unstable();
+        Some(found)
     }
 
     /// Every fingerprint within `k` bits of `query`, by distance, then
@@ -348,10 +444,7 @@ impl<B: Bits> Segment<B> {
     /// The format version it was written in: [`SEGMENT_FORMAT`], or an
     /// earlier one still read.
     pub fn format(&self) -> u32 {
-        match self.tables_from {
-            FILTER => FORMER_FORMAT,
-            _ => SEGMENT_FORMAT,
-        }
+        self.format
     }
 
     /// The file it was opened from.

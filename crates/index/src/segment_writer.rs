@@ -3,12 +3,13 @@
 //! segments of 10⁸ entries, whose names and tables together are many times
 //! the fingerprints' size, so none of them is held whole.
 //!
-//! Every section's offset is known before its bytes: fingerprints and
-//! name offsets have fixed sizes, and the names section starts where the
-//! offsets end. So the names are read once, their offsets written through
-//! one handle of the file, their bytes through another, and their filter
-//! built as they pass (2.5 bytes a name), written after them and dropped;
-//! each table is then built, written and dropped in turn. The directory, whose checksums
+//! Every section's offset is known before its bytes: fingerprints, name
+//! offsets and sequence numbers have fixed sizes, and the names section
+//! starts where the sequence numbers end. So the names are read once,
+//! their offsets written through one handle of the file, their bytes
+//! through another, and their filter and table built as they pass (2.5
+//! and 6 bytes a name), written after them and dropped; each table of
+//! fingerprints is then built, written and dropped in turn. The directory, whose checksums
 //! are known only at the end, is written last, over the zeros left for it.
 
 use std::fs::{File, OpenOptions};
@@ -20,20 +21,25 @@ use xxhash_rust::xxh3::{Xxh3Default, xxh3_64};
 use crate::bits::Bits;
 use crate::error::{Error, Result};
 use crate::key_table::KeyTable;
-use crate::name_filter::NameFilterBuilder;
+use crate::name_filter::{NameFilterBuilder, NameHash};
+use crate::name_table::NameTableBuilder;
 use crate::online::id_bits_for;
 use crate::plan::TablePlan;
 use crate::query::key_hash;
-use crate::segment::{ALIGN, FIXED_SECTIONS, HEADER_LEN, MAGIC, SEGMENT_FORMAT, align};
+use crate::segment::{
+    ALIGN, FILTER, FIXED_SECTIONS, HEADER_LEN, MAGIC, NAME_TABLE, SEGMENT_FORMAT, SEQS, align,
+};
 
-/// Writes the segment of `fingerprints`, named `names` (one each), with
-/// `plan`'s tables to `path`, whole or not at all: through a temporary
-/// file in its directory, synced and renamed over `path` once complete.
+/// Writes the segment of `fingerprints`, named `names` and numbered `seqs`
+/// (one each), with `plan`'s tables to `path`, whole or not at all:
+/// through a temporary file in its directory, synced and renamed over
+/// `path` once complete.
 pub(crate) fn write<B: Bits>(
     path: &Path,
     plan: &TablePlan,
     fingerprints: &[B],
     names: impl IntoIterator<Item = impl AsRef<str>>,
+    seqs: impl IntoIterator<Item = u64>,
 ) -> Result<()> {
     if plan.width() != B::WIDTH {
         return Err(Error::WidthMismatch {
@@ -51,10 +57,17 @@ pub(crate) fn write<B: Bits>(
     let io = |e| Error::Io(path.to_path_buf(), e);
     let result = (|| {
         let file = File::create(&temp).map_err(io)?;
-        let named = write_sections(&file, &temp, plan, fingerprints, count, names).map_err(io)?;
-        if named != fingerprints.len() {
+        let given =
+            write_sections(&file, &temp, plan, fingerprints, count, names, seqs).map_err(io)?;
+        if given.names != fingerprints.len() {
             return Err(Error::NamesMismatch {
-                names: named,
+                names: given.names,
+                fingerprints: fingerprints.len(),
+            });
+        }
+        if given.seqs != fingerprints.len() {
+            return Err(Error::SeqsMismatch {
+                seqs: given.seqs,
                 fingerprints: fingerprints.len(),
             });
         }
@@ -77,9 +90,20 @@ fn temporary(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
-/// Writes the whole segment to `file` (at `temp`); returns the number of
-/// names given, which the caller checks (past the fingerprints' count, the
-/// rest are counted, not written).
+/// How many names and sequence numbers a writer was given: past the
+/// fingerprints' count, the rest are counted, not written.
+struct Given {
+    names: usize,
+    seqs: usize,
+}
+
+/// Writes the whole segment to `file` (at `temp`); returns what it was
+/// given, which the caller checks.
+///
+/// In the file, the sequence numbers lie between the name offsets and the
+/// names (all three have sizes known at the start), though their section
+/// is numbered after the filter's: sections are found by the directory,
+/// and the formats before kept their numbers.
 fn write_sections<B: Bits>(
     file: &File,
     temp: &Path,
@@ -87,50 +111,75 @@ fn write_sections<B: Bits>(
     fingerprints: &[B],
     count: u32,
     names: impl IntoIterator<Item = impl AsRef<str>>,
-) -> std::io::Result<usize> {
+    seqs: impl IntoIterator<Item = u64>,
+) -> std::io::Result<Given> {
     let id_bits = id_bits_for(count);
     let n = fingerprints.len();
     let sections = FIXED_SECTIONS + plan.tables();
     let directory_len = sections * 24 + 8;
-    let mut entries = Vec::with_capacity(sections);
+    let mut entries = vec![(0, 0, 0); sections];
 
     let mut head = Sections::at(file.try_clone()?, 0);
     head.put(&header(plan, id_bits, n, sections))?;
     head.put(&vec![0u8; directory_len])?;
     head.begin()?;
     head.put(bytemuck::cast_slice(fingerprints))?;
-    entries.push(head.end());
+    entries[0] = head.end();
 
-    // Offsets through `head`, the names' bytes through `tail`, from where
-    // the offsets will end.
+    // Offsets through `head`, the sequence numbers through `middle`, from
+    // where the offsets will end, and the names' bytes through `tail`,
+    // from where the sequence numbers will.
     head.begin()?;
-    let names_at = align(head.at + (n + 1) * 8);
-    let mut other = OpenOptions::new().write(true).open(temp)?;
-    other.seek(SeekFrom::Start(names_at as u64))?;
-    let mut tail = Sections::at(other, names_at);
-    tail.begin()?;
-    let (mut named, mut end) = (0, 0u64);
+    let seqs_at = align(head.at + (n + 1) * 8);
+    let names_at = align(seqs_at + n * 8);
+    let at = |place: usize| -> std::io::Result<Sections> {
+        let mut other = OpenOptions::new().write(true).open(temp)?;
+        other.seek(SeekFrom::Start(place as u64))?;
+        let mut sections = Sections::at(other, place);
+        sections.begin()?;
+        Ok(sections)
+    };
+    let mut middle = at(seqs_at)?;
+    let mut tail = at(names_at)?;
+    let mut given = Given { names: 0, seqs: 0 };
+    for seq in seqs {
+        given.seqs += 1;
+        if given.seqs <= n {
+            middle.put(&seq.to_le_bytes())?;
+        }
+    }
+    let mut end = 0u64;
     let mut filter = NameFilterBuilder::new(n);
+    let mut table = NameTableBuilder::new(n);
     head.put(&end.to_le_bytes())?;
     for name in names {
-        named += 1;
-        if named <= n {
+        given.names += 1;
+        if given.names <= n {
             let name = name.as_ref();
-            filter.insert(name);
+            let hash = NameHash::of(name);
+            filter.insert(&hash);
+            table.insert(&hash, (given.names - 1) as u32);
             tail.put(name.as_bytes())?;
             end += name.len() as u64;
             head.put(&end.to_le_bytes())?;
         }
     }
-    if named != n {
-        return Ok(named);
+    if given.names != n || given.seqs != n {
+        return Ok(given);
     }
-    entries.push(head.end());
-    entries.push(tail.end());
+    entries[1] = head.end();
+    entries[SEQS] = middle.end();
+    middle.out.flush()?;
+    drop(middle);
+    entries[2] = tail.end();
     tail.begin()?;
     tail.put(filter.bytes())?;
-    entries.push(tail.end());
+    entries[FILTER] = tail.end();
     drop(filter);
+    tail.begin()?;
+    tail.put(table.bytes())?;
+    entries[NAME_TABLE] = tail.end();
+    drop(table);
 
     // One table at a time: a merge's peak memory is the fingerprints and
     // one table, whatever the plan.
@@ -141,7 +190,7 @@ fn write_sections<B: Bits>(
         });
         tail.begin()?;
         tail.put(bytemuck::cast_slice(table.slots()))?;
-        entries.push(tail.end());
+        entries[FIXED_SECTIONS + t] = tail.end();
     }
     tail.out.flush()?;
 
@@ -155,7 +204,7 @@ fn write_sections<B: Bits>(
     head.out.seek(SeekFrom::Start(HEADER_LEN as u64))?;
     head.out.write_all(&directory)?;
     head.out.flush()?;
-    Ok(named)
+    Ok(given)
 }
 
 /// The 64-byte header of a segment of `n` fingerprints in `sections`

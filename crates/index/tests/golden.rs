@@ -27,13 +27,15 @@ const K: u32 = 3;
 struct Entry {
     name: String,
     fingerprint: u64,
+    /// Its sequence number (none in formats 1 and 2).
+    seq: Option<u64>,
     /// The names of the entries a query of its fingerprint finds, with
     /// their distances, nearest first.
     near: Vec<(String, u32)>,
 }
 
 /// The former format versions this build still reads.
-const FORMER: [u32; 1] = [1];
+const FORMER: [u32; 2] = [1, 2];
 
 fn golden_file(version: u32, extension: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -73,6 +75,14 @@ fn names() -> Vec<String> {
     (0..32).map(|i| format!("doc-{i:02}-é")).collect()
 }
 
+/// Sequence numbers out of order, some with the top bit set (as a store
+/// marks those whose records lie in its documents file).
+fn seqs() -> Vec<u64> {
+    (0..32u64)
+        .map(|i| (1_000 + 37 * (i % 7) + i) | if i % 5 == 0 { 1 << 63 } else { 0 })
+        .collect()
+}
+
 /// What `segment` holds, each entry with the answer to a query of it.
 fn read(segment: &Segment<u64>) -> Vec<Entry> {
     let name = |id: u32| segment.name(id).unwrap().to_string();
@@ -90,6 +100,7 @@ fn read(segment: &Segment<u64>) -> Vec<Entry> {
             Entry {
                 name: name(i as u32),
                 fingerprint,
+                seq: segment.seq(i as u32),
                 near,
             }
         })
@@ -97,12 +108,15 @@ fn read(segment: &Segment<u64>) -> Vec<Entry> {
 }
 
 fn to_line(entry: &Entry) -> String {
-    json!({
+    let mut line = json!({
         "name": entry.name,
         "fingerprint": format!("{:016x}", entry.fingerprint),
         "near": entry.near,
-    })
-    .to_string()
+    });
+    if let Some(seq) = entry.seq {
+        line["seq"] = json!(seq);
+    }
+    line.to_string()
 }
 
 fn from_line(line: &str) -> Entry {
@@ -110,6 +124,7 @@ fn from_line(line: &str) -> Entry {
     Entry {
         name: value["name"].as_str().unwrap().to_string(),
         fingerprint: u64::from_str_radix(value["fingerprint"].as_str().unwrap(), 16).unwrap(),
+        seq: value.get("seq").map(|seq| seq.as_u64().unwrap()),
         near: serde_json::from_value(value["near"].clone()).unwrap(),
     }
 }
@@ -133,7 +148,7 @@ fn write_golden_when_asked() {
             segment.display()
         );
         std::fs::create_dir_all(segment.parent().unwrap()).unwrap();
-        Segment::write(&segment, plan(), &fingerprints(), names()).unwrap();
+        Segment::write_with_seqs(&segment, plan(), &fingerprints(), names(), seqs()).unwrap();
         let lines: Vec<String> = read(&Segment::open(&segment).unwrap())
             .iter()
             .map(to_line)
@@ -180,7 +195,7 @@ fn golden_segment_holds_what_its_file_says() {
 }
 
 #[test]
-fn the_golden_filter_rules_out_names_it_does_not_hold_and_the_former_format_none() {
+fn the_golden_filter_rules_out_names_it_does_not_hold_and_format_1_none() {
     write_golden_when_asked();
     let others: Vec<String> = (32..1032).map(|i| format!("doc-{i:02}-é")).collect();
     let passing = |segment: &Segment<u64>| {
@@ -191,9 +206,30 @@ fn the_golden_filter_rules_out_names_it_does_not_hold_and_the_former_format_none
     };
     // 32 names in 2 blocks: a name not held passes with the chance of
     // eight bits set in its block, here none of the thousand.
-    assert_eq!(passing(&golden_segment(SEGMENT_FORMAT)), 0);
+    for version in [2, SEGMENT_FORMAT] {
+        assert_eq!(passing(&golden_segment(version)), 0, "version {version}");
+    }
+    assert_eq!(passing(&golden_segment(1)), others.len());
+}
+
+#[test]
+fn the_golden_table_of_names_finds_each_entry_and_former_formats_have_none() {
+    write_golden_when_asked();
+    let segment = golden_segment(SEGMENT_FORMAT);
+    for (i, name) in names().iter().enumerate() {
+        assert_eq!(segment.entries_named(name), Some(vec![i as u32]), "{name}");
+    }
+    for other in (32..1032).map(|i| format!("doc-{i:02}-é")) {
+        assert_eq!(segment.entries_named(&other), Some(vec![]), "{other}");
+    }
+    assert_eq!(
+        (0..32).map(|i| segment.seq(i).unwrap()).collect::<Vec<_>>(),
+        seqs()
+    );
     for version in FORMER {
-        assert_eq!(passing(&golden_segment(version)), others.len());
+        let former = golden_segment(version);
+        assert_eq!(former.entries_named(&names()[0]), None);
+        assert_eq!(former.seq(0), None);
     }
 }
 
@@ -205,7 +241,7 @@ fn golden_segment_is_written_again_byte_for_byte() {
     let path = dir.path().join("again.seg");
     // A segment records no time, name or path: the same entries give the
     // same bytes.
-    Segment::write(&path, plan(), &fingerprints(), names()).unwrap();
+    Segment::write_with_seqs(&path, plan(), &fingerprints(), names(), seqs()).unwrap();
     assert!(
         std::fs::read(&path).unwrap() == golden,
         "the segment written again differs"

@@ -316,16 +316,10 @@ impl AnyStore {
 
     /// The first of `ids` already stored, looked up in one snapshot.
     fn first_stored(&self, ids: &[impl AsRef<str>]) -> Result<Option<String>> {
-        let lookup = match self {
-            AnyStore::W64(s) => s.inner.lookup()?,
-            AnyStore::W128(s) => s.inner.lookup()?,
-        };
-        for id in ids {
-            if lookup.get(id.as_ref())?.is_some() {
-                return Ok(Some(id.as_ref().to_string()));
-            }
+        match self {
+            AnyStore::W64(s) => s.inner.first_stored(ids),
+            AnyStore::W128(s) => s.inner.first_stored(ids),
         }
-        Ok(None)
     }
 
     /// Every stored fingerprint with its id.

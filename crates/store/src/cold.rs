@@ -1,46 +1,49 @@
-//! The documents file (`documents.redb`): the records of the documents in
-//! segments, kept apart from the log that every write commits.
+//! The documents file (`documents.redb`): the records of the segment
+//! documents that have a text or metadata, and of every document of the
+//! segments a former build wrote, kept apart from the log that every write
+//! commits.
 //!
 //! A redb commit that spares an open after a crash the full repair (quick
 //! repair) writes and syncs the state of the whole file's page allocator:
 //! about a megabyte at 10⁸ documents, which made each group commit of the
 //! log take 5–10 ms when the log held every record. So the log holds only
 //! what is not in a segment yet, and the flush that writes a segment moves
-//! its documents' records here, in one commit of this file per flush.
+//! the records of its documents that have a text or metadata here, in one
+//! commit of this file per flush; the others need none beyond their
+//! segment entry (`records.rs`, which also says the order reads follow).
+//! A flush moves records in three steps, and every lookup is right at any
+//! moment between, a crash included:
 //!
-//! A record is looked up in the log first, then, unless the log's `gone`
-//! table names its id, here ([`find`]). A flush moves its documents'
-//! records in three steps, and every lookup is right at any moment
-//! between, a crash included:
-//!
-//! 1. this file takes the frozen documents' records from the log and drops
-//!    the ids the log names gone ([`take_records`], from one snapshot of
-//!    the log);
-//! 2. the log drops those records, a few thousand at a time, in the
-//!    writer's open transaction ([`drop_moved`]; committed with the next
-//!    checkpoint, the swap's at the latest): dropped in the swap, all at
+//! 1. before the segment is written, this file takes the frozen documents'
+//!    records that have a text or metadata from the log and drops the ids
+//!    the log names gone ([`take_records`], from one snapshot of the log;
+//!    the segment entries of those it took have `IN_DOCUMENTS_FILE` set, `records.rs`);
+//! 2. once the segment is swapped in, the log drops the frozen documents'
+//!    records, a few hundred at a time, in the writer's open transaction
+//!    ([`drop_moved`]; committed with the next checkpoint): dropped all at
 //!    once, they held the writer, and every write behind it, 40–70 ms a
 //!    flush;
 //! 3. the log drops those gone rows ([`drop_gone`], in the flush's swap).
 //!
-//! Until step 2 has dropped it, a record is in both files (the log's is
-//! found first), and until step 3 the gone rows hide ids this file no
-//! longer holds. A document still recent may have its record here only
-//! (a flush stopped before its swap), so the recent documents are read
-//! through [`find`] too. A delete always writes a gone row, so a record
-//! copied here by a flush under way stays hidden once its document is
-//! deleted; an insert drops its id's gone row (its record in the log is
+//! Until step 2 has dropped it, a record is in the log and in the segment
+//! or here (the log's is found first), and until step 3 the gone rows hide
+//! ids this file no longer holds. A delete always writes a gone row, so a
+//! record copied here by a flush under way stays hidden once its document
+//! is deleted; an insert drops its id's gone row (its record in the log is
 //! found first). A reader takes its snapshot of the log before this
-//! file's, so that it sees step 2 only if it also sees step 1.
+//! file's and the view after both, so that it sees step 2 only if it also
+//! sees the segment and step 1.
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use redb::{ReadOnlyTable, ReadTransaction, ReadableTable, TableDefinition};
+use redb::{ReadOnlyTable, ReadableTable, TableDefinition};
 
 use neardup_index::WriterLock;
 
+use crate::StoredDocument;
 use crate::error::Result;
 use crate::log::{DOCUMENTS, GONE, Log, Logged};
 
@@ -155,103 +158,60 @@ impl ColdRead {
     }
 }
 
-/// The record of `id`: the log's `documents` first, then, unless `gone`
-/// names it, the documents file's (`cold`; `None` when it surely holds no
-/// record of `id`, [`crate::view::View::may_hold`]).
-pub(crate) fn find(
-    documents: &impl ReadableTable<&'static str, &'static [u8]>,
-    gone: Option<&impl ReadableTable<&'static str, ()>>,
-    cold: Option<&ColdRead>,
-    id: &str,
-    dir: &Path,
-) -> Result<Option<Vec<u8>>> {
-    if let Some(bytes) = documents.get(id).logged(dir)? {
-        return Ok(Some(bytes.value().to_vec()));
-    }
-    if let Some(gone) = gone
-        && gone.get(id).logged(dir)?.is_some()
-    {
-        return Ok(None);
-    }
-    match cold {
-        Some(cold) => cold.get(id, dir),
-        None => Ok(None),
-    }
-}
-
-/// One snapshot of the records, for the store's reads: the log's tables
-/// (missing in a store never written since layout 1) and the documents
-/// file's, taken after the log's.
-pub(crate) struct Records {
-    documents: Option<ReadOnlyTable<&'static str, &'static [u8]>>,
-    gone: Option<ReadOnlyTable<&'static str, ()>>,
-    cold: ColdRead,
-}
-
-impl Records {
-    /// The records as of `txn`, a snapshot of the log, and of the
-    /// documents file's last commit.
-    pub(crate) fn read(txn: &ReadTransaction, cold: &Cold, dir: &Path) -> Result<Records> {
-        let documents = match txn.open_table(DOCUMENTS) {
-            Ok(table) => Some(table),
-            Err(redb::TableError::TableDoesNotExist(_)) => None,
-            Err(e) => return Err(e).logged(dir),
-        };
-        let gone = match txn.open_table(GONE) {
-            Ok(table) => Some(table),
-            Err(redb::TableError::TableDoesNotExist(_)) => None,
-            Err(e) => return Err(e).logged(dir),
-        };
-        let cold = cold.snapshot(dir)?;
-        Ok(Records {
-            documents,
-            gone,
-            cold,
-        })
-    }
-
-    /// The record of `id`, if stored.
-    pub(crate) fn get(&self, id: &str, dir: &Path) -> Result<Option<Vec<u8>>> {
-        match &self.documents {
-            Some(documents) => find(documents, self.gone.as_ref(), Some(&self.cold), id, dir),
-            None => self.cold.get(id, dir),
-        }
-    }
-}
-
 /// Step 1 of a flush: the documents file takes the records the log holds
 /// for `docs` (id and sequence number; a record of another sequence number
-/// is a later insert of the id, left in the log) and drops every id the
-/// log names gone, in one commit. Returns those gone ids, for
-/// [`drop_gone`]. `docs` are in key order: each leaf of the table is then
-/// written once.
+/// is a later insert of the id, left in the log) that have a text or
+/// metadata, and drops every id the log names gone, in one commit (none
+/// when there is neither). Returns those gone ids, for [`drop_gone`], and
+/// the sequence numbers of the documents whose records are here, whose
+/// segment entries say so (`records.rs`): those it took, and
+/// those the log holds no record of (a flush of a former build moved them
+/// here before it stopped). `docs` are in key order: each leaf of the
+/// table is then written once.
 pub(crate) fn take_records(
     log: &Log,
     cold: &Cold,
     dir: &Path,
     docs: &[(&str, u64)],
-) -> Result<Vec<String>> {
+) -> Result<(Vec<String>, HashSet<u64>)> {
     let snapshot = log.begin_read(dir)?;
     let documents = snapshot.open_table(DOCUMENTS).logged(dir)?;
     let mut gone = Vec::new();
     for row in snapshot.open_table(GONE).logged(dir)?.iter().logged(dir)? {
         gone.push(row.logged(dir)?.0.value().to_string());
     }
-    // Read one at a time from the snapshot, the records (texts too) are
-    // never all held.
+    let mut here = HashSet::new();
+    let mut take = Vec::new();
+    for &(id, seq) in docs {
+        if gone.binary_search_by(|g| g.as_str().cmp(id)).is_ok() {
+            continue;
+        }
+        match documents.get(id).logged(dir)? {
+            Some(bytes) if seq_of(bytes.value()) == Some(seq) => {
+                if StoredDocument::has_more(bytes.value()) {
+                    take.push(id);
+                    here.insert(seq);
+                }
+            }
+            Some(_) => {}
+            None => {
+                here.insert(seq);
+            }
+        }
+    }
     let Some(cold_log) = cold.log(dir)? else {
-        return Ok(gone);
+        return Ok((gone, here));
     };
+    if take.is_empty() && gone.is_empty() {
+        return Ok((gone, here));
+    }
     let txn = cold_log.begin(dir)?;
     {
         let mut table = txn.open_table(RECORDS).logged_in(dir, COLD_FILE)?;
-        for &(id, seq) in docs {
-            if gone.binary_search_by(|g| g.as_str().cmp(id)).is_ok() {
-                continue;
-            }
-            if let Some(bytes) = documents.get(id).logged(dir)?
-                && seq_of(bytes.value()) == Some(seq)
-            {
+        // Read one at a time from the snapshot, the records (texts too)
+        // are never all held.
+        for id in take {
+            if let Some(bytes) = documents.get(id).logged(dir)? {
                 table.insert(id, bytes.value()).logged_in(dir, COLD_FILE)?;
             }
         }
@@ -261,13 +221,14 @@ pub(crate) fn take_records(
     }
     txn.commit().logged_in(dir, COLD_FILE)?;
     cold.commits.fetch_add(1, Ordering::Release);
-    Ok(gone)
+    Ok((gone, here))
 }
 
-/// Step 2, in rounds: the log drops the records of `docs` that
-/// [`take_records`] moved (those of the same sequence number; another is
-/// a later insert of the id), in `txn`, the writer's, in one of the short
-/// holds of the writer lock the flush takes between the group commits.
+/// Step 2, in rounds: the log drops the records of `docs`, the flushed
+/// documents, once their segment is in (those of the same sequence
+/// number; another is a later insert of the id), in `txn`, the writer's,
+/// in one of the short holds of the writer lock the flush takes between
+/// the group commits.
 pub(crate) fn drop_moved(
     txn: &redb::WriteTransaction,
     dir: &Path,
@@ -297,6 +258,16 @@ pub(crate) fn drop_gone(txn: &redb::WriteTransaction, dir: &Path, gone: &[String
 /// The sequence number a record starts with ([`crate::StoredDocument`]).
 fn seq_of(bytes: &[u8]) -> Option<u64> {
     Some(u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?))
+}
+
+/// The ids the documents file holds records of, in key order.
+#[cfg(test)]
+pub(crate) fn ids_in_file(cold: &Cold, dir: &Path) -> Vec<String> {
+    let Some(table) = cold.snapshot(dir).unwrap().table else {
+        return Vec::new();
+    };
+    let rows = table.iter().unwrap();
+    rows.map(|row| row.unwrap().0.value().to_string()).collect()
 }
 
 #[cfg(test)]
@@ -362,7 +333,9 @@ mod tests {
             (0..10).map(|i| insert(&format!("d{i}"), i << 12)).collect(),
         );
         store.wait_for_flush();
-        // Flushed: the records moved to the documents file.
+        // Flushed: the records moved to the documents file, and the log's
+        // drops of them committed with the next checkpoint.
+        checkpoint(&store, |_| Ok(()));
         assert!(!in_log(&store, "d1"));
         assert_eq!(fingerprint(&store, "d1"), Some(1 << 12));
         // A flushed document deleted and written again, a recent one
@@ -378,7 +351,8 @@ mod tests {
         let recent = stored_docs(&store, &["d0", "d10", "d12", "d13", "d14"]);
         let docs: Vec<(&str, u64)> = recent.iter().map(|(id, seq)| (id.as_str(), *seq)).collect();
         checkpoint(&store, |_| Ok(()));
-        let gone = take_records(&store.inner.db, &store.inner.cold, dir.path(), &docs).unwrap();
+        let (gone, _) =
+            take_records(&store.inner.db, &store.inner.cold, dir.path(), &docs).unwrap();
         // d0 written again has no gone row: its record in the log is found first.
         assert_eq!(gone, ["d1", "d11"]);
         drop(store);
@@ -424,6 +398,7 @@ mod tests {
                 .collect(),
         );
         store.wait_for_flush();
+        checkpoint(&store, |_| Ok(()));
         assert_eq!(store.stats().recent, 0);
         for id in ["d0", "d10", "d20"] {
             assert!(!in_log(&store, id), "{id}");
@@ -451,8 +426,9 @@ mod tests {
         *inner.flushing.lock().unwrap() = false;
         let due = store.flush_due(&mut inner.lock_writer()).unwrap();
         assert!(matches!(due, crate::flush::FlushDue::Start(_)));
-        // Steps 1 and 2: the frozen documents' records are in the
-        // documents file alone, their segment not swapped in.
+        // Steps 1 and 2 as a flush of a former build made them, before its
+        // swap: the frozen documents' records are in the documents file
+        // alone, their segment not swapped in.
         let ids: Vec<String> = (0..10).map(|i| format!("d{i}")).collect();
         let mut docs = stored_docs(&store, &ids.iter().map(String::as_str).collect::<Vec<_>>());
         docs.sort_unstable();
@@ -490,8 +466,8 @@ mod tests {
             &store,
             (0..5).map(|i| insert(&format!("d{i}"), i << 12)).collect(),
         );
-        // Steps 1 and 2 of a flush of the five, and no swap: their records
-        // are in the documents file only (the rounds' commits made durable
+        // Steps 1 and 2 of a flush of the five as a former build made them,
+        // and no swap: their records are in the documents file only (the rounds' commits made durable
         // by a later one), their rows still on the log's recent list.
         let docs = stored_docs(&store, &["d0", "d1", "d2", "d3", "d4"]);
         let docs: Vec<(&str, u64)> = docs.iter().map(|(id, seq)| (id.as_str(), *seq)).collect();
@@ -528,6 +504,7 @@ mod tests {
                 .collect(),
         );
         store.wait_for_flush();
+        checkpoint(&store, |_| Ok(()));
         assert_eq!(store.stats().recent, 0);
         assert_eq!(store.stats().documents, 10);
         for id in ["d0", "d1", "d10"] {

@@ -10,9 +10,9 @@
 //! new segment, names it in the manifest, and moves the manifest's
 //! `recent_from` past the frozen documents, so that the open reads their
 //! rows of the log's recent list no more. Before it, the documents file
-//! takes the frozen documents' records, which the log then drops, a few
-//! hundred at a time (`cold.rs`); after it, the log drops those recent
-//! rows the same way (removed in the swap, 65,536 rows held the writer
+//! takes the frozen documents' records that have a text or metadata
+//! (`cold.rs`); after it, the log drops the frozen documents' records, a
+//! few hundred at a time, and their recent rows the same way (removed in the swap, 65,536 rows held the writer
 //! 5 ms a flush, and every write behind it waited that long).
 //!
 //! Until the swap the frozen documents are searched like the recent ones,
@@ -36,6 +36,7 @@ use crate::cold;
 use crate::error::{Error, Result};
 use crate::log::{self, DELETED, Logged};
 use crate::options::{plan_for, recent_plan};
+use crate::records::IN_DOCUMENTS_FILE;
 use crate::store::{Counters, Store, segment_name};
 use crate::view::{Frozen, LiveSegment, is_set, new_generation, recent_room, set};
 use crate::write::sync_dir;
@@ -263,32 +264,29 @@ impl<B: Bits> Store<B> {
             recent_from = recent_from.max(Some(seq + 1));
             from.push(pos);
         }
-        let path = dir.join(segment_name(frozen.number));
-        let plan = plan_for(&inner.settings, &inner.options, fingerprints.len())?;
-        Segment::write(&path, plan, &fingerprints, &ids)?;
-        drop((fingerprints, ids));
-        sync_dir(dir)?;
-        let segment = Segment::open(&path)?;
-        // In key order, for both steps: each leaf of the documents file and
-        // of the log is then written once, whatever order the ids came in.
+        // In key order: each leaf of the documents file and of the log is
+        // then written once, whatever order the ids came in.
         let mut moved: Vec<(&str, u64)> = frozen
             .documents()
             .map(|(_, id, seq, _)| (id, seq))
             .collect();
         moved.sort_unstable();
         let moving = Instant::now();
-        let gone = cold::take_records(&inner.db, &inner.cold, dir, &moved)?;
+        let (gone, in_documents_file) = cold::take_records(&inner.db, &inner.cold, dir, &moved)?;
         let records_took = moving.elapsed();
-        // Committed with the writer's next checkpoint (the swap's at the
-        // latest): a crash that loses them leaves a record in both files,
-        // which is right (`cold.rs`).
-        let mut rounds = moved.chunks(DROP_ROUND).peekable();
-        self.in_rounds(|txn| {
-            if let Some(round) = rounds.next() {
-                cold::drop_moved(txn, dir, round)?;
-            }
-            Ok(rounds.peek().is_some())
-        })?;
+        let seqs: Vec<u64> = frozen
+            .documents()
+            .map(|(_, _, seq, _)| match in_documents_file.contains(&seq) {
+                true => seq | IN_DOCUMENTS_FILE,
+                false => seq,
+            })
+            .collect();
+        let path = dir.join(segment_name(frozen.number));
+        let plan = plan_for(&inner.settings, &inner.options, fingerprints.len())?;
+        Segment::write_with_seqs(&path, plan, &fingerprints, &ids, seqs)?;
+        drop((fingerprints, ids));
+        sync_dir(dir)?;
+        let segment = Segment::open(&path)?;
 
         let mut counters = inner.lock_writer();
         let (carried, numbers) = {
@@ -333,6 +331,18 @@ impl<B: Bits> Store<B> {
         drop(view);
         drop(counters);
         inner.flushes.count(started.elapsed(), records_took);
+        // Their segment found first from now on (`records.rs`), the
+        // records are dropped from the log, committed with the writer's
+        // checkpoints. A crash that loses the drops leaves a record in
+        // the log and the segment, which is right (the log's is found
+        // first, and a delete drops it).
+        let mut rounds = moved.chunks(DROP_ROUND).peekable();
+        let _ = self.in_rounds(|txn| {
+            if let Some(round) = rounds.next() {
+                cold::drop_moved(txn, dir, round)?;
+            }
+            Ok(rounds.peek().is_some())
+        });
         // Read no more since the swap; dropped in the writer's transaction,
         // to commit with its checkpoints. Should a round fail, or a crash
         // lose them, the rows left are dropped after the next flush.

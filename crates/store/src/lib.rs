@@ -61,6 +61,7 @@ mod merge;
 mod options;
 mod presearch;
 mod record;
+mod records;
 mod settings;
 mod stats;
 mod store;

@@ -53,17 +53,19 @@ pub(crate) const GONE: TableDefinition<&str, ()> = TableDefinition::new("gone");
 /// with a new salt (its second version). Layout 6 leaves a flush's rows
 /// of the recent list below the manifest's `recent_from`, unread, until
 /// they are dropped. Layout 7 writes segments of format 2, which carry a
-/// filter of their names (`neardup_index::NameHash`). Stores of layouts 1
-/// to 6 are still opened (a store
-/// of layout 1 keeps its records in the log, where they are found first),
-/// and their writer records the present layout at once, so that an older
-/// build, which would miss records in the documents file or writes in the
-/// write-ahead log, read flushed rows as recent, or find segments of a
-/// format it does not read, refuses them.
-pub const STORE_LAYOUT: &str = "7";
+/// filter of their names (`neardup_index::NameHash`). Layout 8 writes
+/// segments of format 3, with each entry's sequence number and a table of
+/// names, and keeps a segment document's record there unless it has a
+/// text or metadata (`records.rs`). Stores of layouts 1 to 7 are still
+/// opened (a store of layout 1 keeps its records in the log, where they
+/// are found first), and their writer records the present layout at once,
+/// so that an older build, which would miss records in the documents file,
+/// the write-ahead log or the segments, read flushed rows as recent, or
+/// find segments of a format it does not read, refuses them.
+pub const STORE_LAYOUT: &str = "8";
 
 /// The layouts before [`STORE_LAYOUT`], still opened.
-pub(crate) const FORMER_LAYOUTS: [&str; 6] = ["1", "2", "3", "4", "5", "6"];
+pub(crate) const FORMER_LAYOUTS: [&str; 7] = ["1", "2", "3", "4", "5", "6", "7"];
 
 /// The log's file in a store directory.
 pub(crate) const LOG_FILE: &str = "store.redb";

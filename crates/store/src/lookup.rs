@@ -2,23 +2,24 @@
 //! the last checkpoint (`checkpoint.rs`), then the checkpoint's snapshot of
 //! the log and of the documents file (`cold.rs`).
 
-use std::path::Path;
 use std::sync::RwLockReadGuard;
 
 use redb::ReadTransaction;
 
 use crate::checkpoint::Unchecked;
-use crate::cold::Records;
+use neardup_index::Bits;
+
 use crate::error::Result;
 use crate::log::{KEYED, Logged};
+use crate::records::Records;
 use crate::store::Inner;
 
-impl<B> Inner<B> {
+impl<B: Bits> Inner<B> {
     /// The records as of the last acknowledged write, to look up: those
     /// written since the last checkpoint, then its snapshot of the log and
     /// of the documents file. Writes wait to be acknowledged while it is
     /// held.
-    pub(crate) fn lookup(&self) -> Result<Lookup<'_>> {
+    pub(crate) fn lookup(&self) -> Result<Lookup<'_, B>> {
         // Taken before the snapshot: a checkpoint forgets its writes here
         // only once its commit is there to read.
         let unchecked = self.unchecked.read().unwrap_or_else(|e| e.into_inner());
@@ -28,32 +29,50 @@ impl<B> Inner<B> {
             unchecked,
             records,
             txn,
-            dir: &self.dir,
+            inner: self,
         })
+    }
+
+    /// The first of `ids` already stored, looked up in one snapshot.
+    pub(crate) fn first_stored(&self, ids: &[impl AsRef<str>]) -> Result<Option<String>> {
+        let lookup = self.lookup()?;
+        for id in ids {
+            if lookup.get(id.as_ref())?.is_some() {
+                return Ok(Some(id.as_ref().to_string()));
+            }
+        }
+        Ok(None)
     }
 }
 
 /// The store's records as [`Inner::lookup`] took them.
-pub(crate) struct Lookup<'a> {
+pub(crate) struct Lookup<'a, B> {
     unchecked: RwLockReadGuard<'a, Unchecked>,
     records: Records,
     txn: ReadTransaction,
-    dir: &'a Path,
+    /// The store, whose view each lookup reads after the snapshot
+    /// (`records.rs`).
+    inner: &'a Inner<B>,
 }
 
-impl Lookup<'_> {
+impl<B: Bits> Lookup<'_, B> {
     /// The record of `id`, if stored.
     pub(crate) fn get(&self, id: &str) -> Result<Option<Vec<u8>>> {
         match self.unchecked.record(id) {
             Some(written) => Ok(written.map(<[u8]>::to_vec)),
-            None => self.records.get(id, self.dir),
+            None => {
+                let view = self.inner.read_view();
+                self.records.get(id, &self.inner.dir, &view)
+            }
         }
     }
 
     /// The ids of the documents under any of the short-document `keys`.
     pub(crate) fn keyed_ids(&self, keys: &[u64]) -> Result<Vec<String>> {
         match self.txn.open_table(KEYED) {
-            Ok(keyed) => crate::write::keyed_ids(&keyed, keys, self.dir, Some(&self.unchecked)),
+            Ok(keyed) => {
+                crate::write::keyed_ids(&keyed, keys, &self.inner.dir, Some(&self.unchecked))
+            }
             // None as of the checkpoint: those written since, if any.
             Err(redb::TableError::TableDoesNotExist(_)) => {
                 let mut ids = Vec::new();
@@ -64,7 +83,7 @@ impl Lookup<'_> {
                 ids.dedup();
                 Ok(ids)
             }
-            Err(e) => Err(e).logged(self.dir),
+            Err(e) => Err(e).logged(&self.inner.dir),
         }
     }
 }

@@ -22,6 +22,7 @@ use redb::ReadableTable;
 use crate::error::Result;
 use crate::log::{self, DELETED, Logged};
 use crate::options::plan_for;
+use crate::records::FORMER_SEQ;
 use crate::store::{Store, segment_name};
 use crate::view::{LiveSegment, is_set, new_generation, set};
 use crate::write::sync_dir;
@@ -186,6 +187,11 @@ impl<B: Bits> Store<B> {
         let names = members.iter().flat_map(|member| {
             kept(member).map(|pos| member.segment.name(pos).unwrap_or_default())
         });
+        // A former format's entries have their records, sequence numbers
+        // included, in the documents file (`records.rs`).
+        let seqs = members.iter().flat_map(|member| {
+            kept(member).map(|pos| member.segment.seq(pos).unwrap_or(FORMER_SEQ))
+        });
         let number = {
             let mut counters = inner.lock_writer();
             counters.next_segment += 1;
@@ -193,7 +199,7 @@ impl<B: Bits> Store<B> {
         };
         let path = dir.join(segment_name(number));
         let plan = plan_for(&inner.settings, &inner.options, fingerprints.len())?;
-        Segment::write(&path, plan, &fingerprints, names)?;
+        Segment::write_with_seqs(&path, plan, &fingerprints, names, seqs)?;
         drop(fingerprints);
         sync_dir(dir)?;
         let segment = Arc::new(LiveSegment::new(number, Segment::open(&path)?));

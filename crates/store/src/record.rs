@@ -52,6 +52,14 @@ impl StoredDocument {
         out
     }
 
+    /// Whether the document `bytes` encode has a text or metadata: a
+    /// record more than its sequence number and fingerprint, which a
+    /// segment entry holds. Damaged bytes count as having more (they are
+    /// then kept where they are read whole).
+    pub(crate) fn has_more(bytes: &[u8]) -> bool {
+        bytes.get(24) != Some(&0) || bytes.len() != 25
+    }
+
     /// The document `bytes` encode, or `None` when they are damaged.
     pub fn decode(bytes: &[u8]) -> Option<StoredDocument> {
         let seq = u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?);

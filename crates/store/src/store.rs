@@ -9,7 +9,7 @@ use neardup_index::{Bits, LOCK_FILE, OnlineIndex, Segment, WriterLock};
 use redb::ReadTransaction;
 
 use crate::checkpoint::{self, CheckpointTally, Pending, Unchecked};
-use crate::cold::{Cold, ColdRead, Records};
+use crate::cold::{Cold, ColdRead};
 use crate::error::{Damage, Error, Result};
 use crate::flush::FlushTally;
 use crate::log::{
@@ -17,6 +17,7 @@ use crate::log::{
 };
 use crate::options::{StoreOptions, recent_plan};
 use crate::record::StoredDocument;
+use crate::records::Records;
 use crate::settings::StoreSettings;
 use crate::view::{LiveSegment, View, recent_room};
 use neardup_index::Neighbour;
@@ -576,7 +577,7 @@ fn load_recent<B: Bits>(
     for entry in recent.range(from..).logged(dir)? {
         let (seq, id) = entry.logged(dir)?;
         let (seq, id) = (seq.value(), id.value());
-        let bytes = records.get(id, dir)?.ok_or_else(|| {
+        let bytes = records.get_recent(id, dir)?.ok_or_else(|| {
             Error::Format(dir.join(LOG_FILE), Damage::NoRecord { id: id.to_string() })
         })?;
         let doc = decode(dir, id, &bytes)?;

@@ -7,10 +7,10 @@
 //! those being flushed, frozen, in another ([`Frozen`]) until their
 //! segment takes their place.
 //!
-//! The view also says which ids are surely not stored ([`View::may_hold`]):
-//! none of the segments' filters of names passes them and no recent or
-//! frozen document has them. A writer asked to store an id, new nearly
-//! always for a crawler, then reads no record to know it is free.
+//! The view also says which ids the documents file surely has no record
+//! of ([`View::may_be_in_documents_file`]): a writer asked to store an id,
+//! new nearly always for a crawler, then reads no record to know it is
+//! free (`records.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -233,21 +233,29 @@ impl<B: Bits> View<B> {
         self.recent_docs.push(Some((id, seq)));
     }
 
-    /// Whether a document of the id of `hash` may be stored: `false` only
-    /// when none is, in a segment, recent or frozen. Deleted documents may
-    /// pass, and about 1 in 3,800 ids no segment holds passes its filter.
-    pub(crate) fn may_hold(&self, hash: &NameHash) -> bool {
+    /// Whether the documents file may hold the record of an id of `hash`
+    /// without a segment entry of the present format saying so
+    /// (`records.rs`): `false` only when it surely does not. A segment of
+    /// a former format may have the id (about 1 in 3,800 ids it does not
+    /// hold pass its filter, and every id one of format 1), or a recent or
+    /// frozen document has it (a flush of a former build moved records
+    /// there before its swap).
+    pub(crate) fn may_be_in_documents_file(&self, hash: &NameHash) -> bool {
         let short = hash.short();
         self.recent_names.contains(&short)
             || self
                 .frozen
                 .as_ref()
                 .is_some_and(|f| f.names.contains(&short))
-            || self.segments.iter().any(|s| s.segment.may_have_name(hash))
+            || self
+                .segments
+                .iter()
+                .any(|s| s.segment.format() < SEGMENT_FORMAT && s.segment.may_have_name(hash))
     }
 
-    /// The segments of a former format, which have no filter of names:
-    /// while any remains, [`View::may_hold`] rules out no id.
+    /// The segments of a former format, whose records are in the documents
+    /// file: while any remains, an id their filters pass (every id, in
+    /// format 1) is looked up there.
     pub(crate) fn former_segments(&self) -> usize {
         self.segments
             .iter()

@@ -6,18 +6,19 @@
 
 use std::collections::{HashMap, HashSet};
 
-use neardup_index::{Bits, NameHash, OnlineIndex};
+use neardup_index::{Bits, OnlineIndex};
 use redb::ReadableTable;
 
 use crate::change::{self, Change, Deleted, LogTables, decode_keys};
 use crate::checkpoint::Unchecked;
-use crate::cold::{ColdRead, find};
+use crate::cold::ColdRead;
 use crate::error::{Damage, Error, Result};
 use crate::judge::{Judge, TextCheck};
 use crate::log::Logged;
 use crate::options::plan_for;
 use crate::presearch::Presearch;
 use crate::record::StoredDocument;
+use crate::records::find;
 use crate::store::{Store, decode};
 use crate::view::{Place, View};
 use neardup_index::Neighbour;
@@ -595,8 +596,8 @@ pub(crate) fn keyed_ids(
 const JUDGED_TEXT_BYTES: usize = 64 << 20;
 
 /// The stored records as a batch sees them: the log's, as the batch left
-/// them so far, then the documents file's, read only for the ids the view
-/// may hold.
+/// them so far, then the segments' and the documents file's
+/// (`records.rs`).
 struct Stored<'a, 't, B> {
     documents: &'a redb::Table<'t, &'static str, &'static [u8]>,
     gone: &'a redb::Table<'t, &'static str, ()>,
@@ -607,12 +608,18 @@ struct Stored<'a, 't, B> {
 
 impl<B: Bits> Stored<'_, '_, B> {
     /// The record of `id`, if stored. A new id, the crawler's usual case,
-    /// is ruled out by the view (one block of each segment's filter) with
-    /// no read of the documents file: reading it, at a random place in
-    /// gigabytes, took most of a group commit's time at 10⁸ documents.
+    /// is ruled out by the segments' filters of names with no read of the
+    /// documents file: reading it, at a random place in gigabytes, took
+    /// most of a group commit's time at 10⁸ documents.
     fn get(&self, id: &str) -> Result<Option<Vec<u8>>> {
-        let cold = self.view.may_hold(&NameHash::of(id)).then_some(self.cold);
-        find(self.documents, Some(self.gone), cold, id, self.dir)
+        find(
+            Some(self.documents),
+            Some(self.gone),
+            self.cold,
+            self.view,
+            id,
+            self.dir,
+        )
     }
 
     /// Whether a stored document or one this batch inserted (and did not

@@ -71,7 +71,7 @@ struct Golden {
 }
 
 /// The layouts of the stores that the present one's writer still opens.
-const FORMER_LAYOUTS: [&str; 6] = ["1", "2", "3", "4", "5", "6"];
+const FORMER_LAYOUTS: [&str; 7] = ["1", "2", "3", "4", "5", "6", "7"];
 
 fn golden_dir(layout: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/store_v{layout}"))
@@ -245,7 +245,7 @@ fn former_layout_opens_and_takes_writes(layout: &str) {
     assert_eq!(store.stats().segments.len(), 2);
     assert_eq!(read_store(&store), expected);
     // Its ids are taken: those in its segment (of the former format, with
-    // no filter of names, at layouts 1 to 6), its recent ones, and those
+    // no table of names, at layouts 1 to 7), its recent ones, and those
     // of the new segment.
     let again = ["d01", "d20", "n3"].map(|id| Write::Insert(Insert::new(7u64, K).id(id)));
     for written in store.write(again.into(), None).unwrap() {

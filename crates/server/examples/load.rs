@@ -9,7 +9,10 @@
 //!                            :batch); half are stored fingerprints (of the N)
 //!                            with 1 to 3 bits flipped, which must be found
 //! load insert URL SECONDS CONNECTIONS BATCH
-//!                            inserts of new random fingerprints, likewise
+//!                            inserts of new random fingerprints, likewise (new
+//!                            in each run: drawn from the clock's nanoseconds, so
+//!                            that a run on a store another filled inserts, never
+//!                            repeats its ids; each must answer `inserted`)
 //! load query|insert ... RATE the same, paced: RATE requests a second in all,
 //!                            each client's on a fixed schedule (open loop, as
 //!                            wrk2 paces), a request's latency counted from
@@ -265,6 +268,11 @@ fn drive(
         .worker_threads(2)
         .enable_all()
         .build()?;
+    // Each run draws its own: a run that drew what the one before it drew
+    // would repeat its ids, every insert answered `id_taken`.
+    let run = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |t| t.as_nanos() as u64);
     let started = Instant::now();
     let end = started + Duration::from_secs_f64(seconds);
     let seen: Vec<Seen> = runtime.block_on(async {
@@ -282,7 +290,8 @@ fn drive(
                             )
                     })
                 };
-                tokio::spawn(client(address, asked, c, batch, end, due))
+                let seed = stored(run ^ c as u64);
+                tokio::spawn(client(address, asked, seed, batch, end, due))
             })
             .collect();
         let mut seen = Vec::new();
@@ -326,11 +335,11 @@ fn drive(
 }
 
 /// One client: its requests on one connection until `end`, each sent when
-/// `due` says (paced) or at once.
+/// `due` says (paced) or at once, drawn from `seed`.
 async fn client(
     address: String,
     asked: Asked,
-    c: usize,
+    seed: u64,
     batch: usize,
     end: Instant,
     due: impl Fn(u64) -> Option<Instant>,
@@ -357,7 +366,7 @@ async fn client(
         1 => "/v1/documents",
         _ => "/v1/documents:batch",
     };
-    let mut state = stored(1_000_000_007 + c as u64);
+    let mut state = seed;
     let mut free_since = Instant::now();
     for i in 0.. {
         let due = due(i);
@@ -426,15 +435,20 @@ async fn client(
             }
         };
         let found = results.len() == batch
-            && results.iter().zip(&expect).all(|(r, want)| match want {
-                Some(id) => r["duplicates"]
-                    .as_array()
-                    .is_some_and(|d| d.iter().any(|d| d["id"] == *id)),
-                None => true,
-            });
+            && results
+                .iter()
+                .zip(&expect)
+                .all(|(r, want)| match (asked, want) {
+                    (_, Some(id)) => r["duplicates"]
+                        .as_array()
+                        .is_some_and(|d| d.iter().any(|d| d["id"] == *id)),
+                    (Asked::Insert { .. }, None) => r["inserted"] == true,
+                    (Asked::Query { .. }, None) => true,
+                });
         if !found {
-            seen.failures
-                .push("a stored fingerprint not found, or too few results".into());
+            seen.failures.push(
+                "a stored fingerprint not found, an insert not stored, or too few results".into(),
+            );
         }
     }
     seen

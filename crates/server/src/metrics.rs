@@ -187,7 +187,7 @@ impl Metrics {
         metric(
             "neardup_flush_records_seconds_total",
             "counter",
-            "The part of it spent in the documents file's commits of their records.",
+            "The part of it spent taking their records from the log, and committing those with a text or metadata to the documents file.",
             stats.flush_records_time.as_secs_f64(),
         );
         metric(

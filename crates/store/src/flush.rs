@@ -59,9 +59,10 @@ pub(crate) struct FlushTally {
 }
 
 impl FlushTally {
-    /// Counts a flush that took `took` in all, `records` of it in the
-    /// documents file's commit of its documents' records (step 1 of their
-    /// move, `cold.rs`; the log's rounds of step 2 wait for the writer).
+    /// Counts a flush that took `took` in all (to its swap), `records` of
+    /// it in step 1 of its documents' records' move (`cold.rs`: reading
+    /// them from the log, committing those with a text or metadata to the
+    /// documents file; the log's rounds of step 2 come after the swap).
     fn count(&self, took: Duration, records: Duration) {
         self.done.fetch_add(1, Ordering::Relaxed);
         self.micros

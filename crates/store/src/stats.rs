@@ -44,8 +44,10 @@ pub struct StoreStats {
     /// that takes longer than the writes take to bring `flush_at` more is
     /// falling behind.
     pub flush_time: Duration,
-    /// The part of it spent in the documents file's commits of the flushed
-    /// documents' records (keyed by id: at random places when ids are).
+    /// The part of it spent in step 1 of the flushed documents' records'
+    /// move: reading them from the log and committing those with a text or
+    /// metadata to the documents file (keyed by id: at random places when
+    /// ids are; none with neither, whose segment entries are their records).
     pub flush_records_time: Duration,
     /// The last merge's error, if it failed (a background merge's or a
     /// [`Store::compact`]'s); `None` again once one works.

@@ -17,8 +17,9 @@ use std::path::Path;
 
 use redb::{Table, WriteTransaction};
 
+use crate::StoredDocument;
 use crate::error::Result;
-use crate::log::{DELETED, DOCUMENTS, GONE, KEYED, KEYS_OF, Logged, RECENT};
+use crate::log::{BARE, DELETED, DOCUMENTS, GONE, KEYED, KEYS_OF, Logged, RECENT};
 
 /// One change a write makes.
 #[derive(Clone, Debug, PartialEq)]
@@ -177,6 +178,7 @@ impl<'a> Reader<'a> {
 pub(crate) struct LogTables<'t> {
     pub(crate) documents: Table<'t, &'static str, &'static [u8]>,
     pub(crate) recent: Table<'t, u64, &'static str>,
+    pub(crate) bare: Table<'t, u64, &'static [u8]>,
     pub(crate) gone: Table<'t, &'static str, ()>,
     pub(crate) deleted: Table<'t, (u64, u32), ()>,
     pub(crate) keyed: Table<'t, (u64, &'static str), ()>,
@@ -189,6 +191,7 @@ impl<'t> LogTables<'t> {
         Ok(LogTables {
             documents: txn.open_table(DOCUMENTS).logged(dir)?,
             recent: txn.open_table(RECENT).logged(dir)?,
+            bare: txn.open_table(BARE).logged(dir)?,
             gone: txn.open_table(GONE).logged(dir)?,
             deleted: txn.open_table(DELETED).logged(dir)?,
             keyed: txn.open_table(KEYED).logged(dir)?,
@@ -208,7 +211,11 @@ impl<'t> LogTables<'t> {
                 keys,
             } => {
                 let id = id.as_str();
-                self.documents.insert(id, record.as_slice()).logged(dir)?;
+                // By sequence number when bare: appended (`records.rs`).
+                match StoredDocument::has_more(record) {
+                    true => self.documents.insert(id, record.as_slice()).logged(dir)?,
+                    false => self.bare.insert(seq, record.as_slice()).logged(dir)?,
+                };
                 self.recent.insert(seq, id).logged(dir)?;
                 // Its record here is found first (`cold.rs`).
                 self.gone.remove(id).logged(dir)?;
@@ -233,6 +240,7 @@ impl<'t> LogTables<'t> {
                 match *from {
                     Deleted::Recent { seq } => {
                         self.recent.remove(seq).logged(dir)?;
+                        self.bare.remove(seq).logged(dir)?;
                     }
                     Deleted::Segment { segment, entry } => {
                         self.deleted.insert((segment, entry), ()).logged(dir)?;

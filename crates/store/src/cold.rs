@@ -20,7 +20,8 @@
 //!    the segment entries of those it took have `IN_DOCUMENTS_FILE` set, `records.rs`);
 //! 2. once the segment is swapped in, the log drops the frozen documents'
 //!    records, a few hundred at a time, in the writer's open transaction
-//!    ([`drop_moved`]; committed with the next checkpoint): dropped all at
+//!    ([`drop_moved`]; the bare ones, kept by sequence number, with their
+//!    recent rows; committed with the next checkpoint): dropped all at
 //!    once, they held the writer, and every write behind it, 40–70 ms a
 //!    flush;
 //! 3. the log drops those gone rows ([`drop_gone`], in the flush's swap).
@@ -45,7 +46,7 @@ use neardup_index::WriterLock;
 
 use crate::StoredDocument;
 use crate::error::Result;
-use crate::log::{DOCUMENTS, GONE, Log, Logged};
+use crate::log::{BARE, DOCUMENTS, GONE, Log, Logged};
 
 /// The documents file in a store directory.
 pub(crate) const COLD_FILE: &str = "documents.redb";
@@ -164,8 +165,8 @@ impl ColdRead {
 /// metadata, and drops every id the log names gone, in one commit (none
 /// when there is neither). Returns those gone ids, for [`drop_gone`], and
 /// the sequence numbers of the documents whose records are here, whose
-/// segment entries say so (`records.rs`): those it took, and
-/// those the log holds no record of (a flush of a former build moved them
+/// segment entries say so (`records.rs`): those it took, and those the log
+/// holds no record of, by id or bare (a flush of a former build moved them
 /// here before it stopped). `docs` are in key order: each leaf of the
 /// table is then written once.
 pub(crate) fn take_records(
@@ -180,6 +181,11 @@ pub(crate) fn take_records(
     for row in snapshot.open_table(GONE).logged(dir)?.iter().logged(dir)? {
         gone.push(row.logged(dir)?.0.value().to_string());
     }
+    let bare = match snapshot.open_table(BARE) {
+        Ok(table) => Some(table),
+        Err(redb::TableError::TableDoesNotExist(_)) => None,
+        Err(e) => return Err(e).logged(dir),
+    };
     let mut here = HashSet::new();
     let mut take = Vec::new();
     for &(id, seq) in docs {
@@ -194,8 +200,16 @@ pub(crate) fn take_records(
                 }
             }
             Some(_) => {}
+            // Bare (its record by sequence number), or moved here by a
+            // flush of a former build.
             None => {
-                here.insert(seq);
+                let bare = match &bare {
+                    Some(bare) => bare.get(seq).logged(dir)?.is_some(),
+                    None => false,
+                };
+                if !bare {
+                    here.insert(seq);
+                }
             }
         }
     }

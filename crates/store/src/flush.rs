@@ -24,7 +24,6 @@
 //! that failed (a full disk) is tried again at the next write that finds
 //! `flush_at` recent.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -38,7 +37,7 @@ use crate::log::{self, DELETED, Logged};
 use crate::options::{plan_for, recent_plan};
 use crate::records::IN_DOCUMENTS_FILE;
 use crate::store::{Counters, Store, segment_name};
-use crate::view::{Frozen, LiveSegment, is_set, new_generation, recent_room, set};
+use crate::view::{Frozen, LiveSegment, Names, is_set, new_generation, recent_room, set};
 use crate::write::sync_dir;
 
 /// The moved records (step 2 in `cold.rs`), or the flushed documents'
@@ -139,7 +138,7 @@ impl<B: Bits> Store<B> {
             Some(spare) => spare,
             None => self.empty_recent()?,
         };
-        let fresh_names = HashSet::with_capacity(recent_room(inner.options.flush_at));
+        let fresh_names = Names::with_capacity(recent_room(inner.options.flush_at));
         let number = counters.next_segment;
         counters.next_segment += 1;
         let frozen = {

@@ -34,6 +34,10 @@ use crate::error::{Damage, Error, Result};
 pub(crate) const MANIFEST: TableDefinition<&str, &str> = TableDefinition::new("manifest");
 pub(crate) const DOCUMENTS: TableDefinition<&str, &[u8]> = TableDefinition::new("documents");
 pub(crate) const RECENT: TableDefinition<u64, &str> = TableDefinition::new("recent");
+/// The records of recent documents with neither text nor metadata, by
+/// sequence number (`records.rs`): appended, where `documents`, keyed by
+/// id, takes a second of ids that sort anywhere at most of its leaves.
+pub(crate) const BARE: TableDefinition<u64, &[u8]> = TableDefinition::new("bare");
 pub(crate) const DELETED: TableDefinition<(u64, u32), ()> = TableDefinition::new("deleted");
 pub(crate) const KEYED: TableDefinition<(u64, &str), ()> = TableDefinition::new("keyed");
 pub(crate) const KEYS_OF: TableDefinition<&str, &[u8]> = TableDefinition::new("keys_of");
@@ -56,16 +60,18 @@ pub(crate) const GONE: TableDefinition<&str, ()> = TableDefinition::new("gone");
 /// filter of their names (`neardup_index::NameHash`). Layout 8 writes
 /// segments of format 3, with each entry's sequence number and a table of
 /// names, and keeps a segment document's record there unless it has a
-/// text or metadata (`records.rs`). Stores of layouts 1 to 7 are still
+/// text or metadata (`records.rs`). Layout 9 keeps the records of recent
+/// documents with neither in the log's `bare` table, by sequence number,
+/// rather than in `documents`, by id. Stores of layouts 1 to 8 are still
 /// opened (a store of layout 1 keeps its records in the log, where they
 /// are found first), and their writer records the present layout at once,
 /// so that an older build, which would miss records in the documents file,
 /// the write-ahead log or the segments, read flushed rows as recent, or
 /// find segments of a format it does not read, refuses them.
-pub const STORE_LAYOUT: &str = "8";
+pub const STORE_LAYOUT: &str = "9";
 
 /// The layouts before [`STORE_LAYOUT`], still opened.
-pub(crate) const FORMER_LAYOUTS: [&str; 7] = ["1", "2", "3", "4", "5", "6", "7"];
+pub(crate) const FORMER_LAYOUTS: [&str; 8] = ["1", "2", "3", "4", "5", "6", "7", "8"];
 
 /// The log's file in a store directory.
 pub(crate) const LOG_FILE: &str = "store.redb";
@@ -324,25 +330,39 @@ pub(crate) fn unset(txn: &WriteTransaction, dir: &Path, name: &str) -> Result<()
     Ok(())
 }
 
-/// Drops up to `most` rows of `recent` of sequence numbers below `below`
-/// (rows of flushed documents: the manifest's `recent_from`), within
-/// `txn`; returns how many it dropped.
+/// Drops up to `most` rows of `recent`, and as many of `bare`, of sequence
+/// numbers below `below` (rows of flushed documents: the manifest's
+/// `recent_from`), within `txn`; returns the most it dropped of either.
 pub(crate) fn drop_recent_rows(
     txn: &WriteTransaction,
     dir: &Path,
     below: u64,
     most: usize,
 ) -> Result<usize> {
-    let mut recent = txn.open_table(RECENT).logged(dir)?;
+    let recent = drop_rows_below(txn, dir, RECENT, below, most)?;
+    let bare = drop_rows_below(txn, dir, BARE, below, most)?;
+    Ok(recent.max(bare))
+}
+
+/// Drops up to `most` rows of `table` keyed below `below`; returns how
+/// many it dropped.
+fn drop_rows_below<V: redb::Value + 'static>(
+    txn: &WriteTransaction,
+    dir: &Path,
+    table: TableDefinition<u64, V>,
+    below: u64,
+    most: usize,
+) -> Result<usize> {
+    let mut table = txn.open_table(table).logged(dir)?;
     let mut last = None;
     let mut dropped = 0;
-    for row in recent.range(..below).logged(dir)?.take(most) {
+    for row in table.range(..below).logged(dir)?.take(most) {
         last = Some(row.logged(dir)?.0.value());
         dropped += 1;
     }
     if let Some(last) = last {
         // One pass over the leaves, not a removal per row.
-        recent.retain_in(..=last, |_, _| false).logged(dir)?;
+        table.retain_in(..=last, |_, _| false).logged(dir)?;
     }
     Ok(dropped)
 }

@@ -472,6 +472,7 @@ fn create(log: &Log, dir: &Path, settings: &StoreSettings) -> Result<()> {
     log::set(&txn, dir, "segments", "")?;
     txn.open_table(DOCUMENTS).logged(dir)?;
     txn.open_table(RECENT).logged(dir)?;
+    txn.open_table(log::BARE).logged(dir)?;
     txn.open_table(GONE).logged(dir)?;
     txn.open_table(log::DELETED).logged(dir)?;
     txn.commit().logged(dir)
@@ -485,6 +486,7 @@ fn upgrade(log: &Log, dir: &Path) -> Result<()> {
     let txn = log.begin(dir)?;
     log::set(&txn, dir, "layout", STORE_LAYOUT)?;
     txn.open_table(GONE).logged(dir)?;
+    txn.open_table(log::BARE).logged(dir)?;
     txn.commit().logged(dir)
 }
 
@@ -577,7 +579,7 @@ fn load_recent<B: Bits>(
     for entry in recent.range(from..).logged(dir)? {
         let (seq, id) = entry.logged(dir)?;
         let (seq, id) = (seq.value(), id.value());
-        let bytes = records.get_recent(id, dir)?.ok_or_else(|| {
+        let bytes = records.get_recent(id, seq, dir)?.ok_or_else(|| {
             Error::Format(dir.join(LOG_FILE), Damage::NoRecord { id: id.to_string() })
         })?;
         let doc = decode(dir, id, &bytes)?;

@@ -12,7 +12,7 @@
 //! new nearly always for a crawler, then reads no record to know it is
 //! free (`records.rs`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -90,8 +90,61 @@ pub(crate) struct Frozen<B> {
     pub(crate) number: u64,
     pub(crate) index: OnlineIndex<B>,
     pub(crate) docs: Vec<Recent>,
-    /// Its documents' ids ([`NameHash::short`]), deleted ones too.
-    pub(crate) names: HashSet<u64>,
+    /// Its documents' places by id, deleted ones too.
+    pub(crate) names: Names,
+}
+
+/// Recent (or frozen) documents' places by id ([`NameHash::short`]), so
+/// that a record kept by sequence number (the log's `bare` table) is found
+/// by id (`records.rs`).
+#[derive(Debug, Default)]
+pub(crate) struct Names {
+    places: HashMap<u64, u32>,
+    /// Places of live documents whose hash a later one took: two ids of
+    /// one 64-bit hash, about 1 in 10¹⁰ at two flushes' worth. Looked
+    /// through when `places` does not answer.
+    overflow: Vec<u32>,
+}
+
+impl Names {
+    pub(crate) fn with_capacity(n: usize) -> Names {
+        Names {
+            places: HashMap::with_capacity(n),
+            overflow: Vec::new(),
+        }
+    }
+
+    /// Adds the document at `pos` of `docs`, whose id has `hash`.
+    fn insert(&mut self, hash: u64, pos: u32, docs: &[Recent]) {
+        if let Some(before) = self.places.insert(hash, pos)
+            && docs.get(before as usize).is_some_and(Option::is_some)
+        {
+            self.overflow.push(before);
+        }
+    }
+
+    /// Forgets the document at `pos`, of `hash`, deleted.
+    fn remove(&mut self, hash: u64, pos: u32) {
+        if self.places.get(&hash) == Some(&pos) {
+            self.places.remove(&hash);
+        }
+    }
+
+    /// Whether a document of `hash` may be among them.
+    fn may_hold(&self, hash: u64) -> bool {
+        self.places.contains_key(&hash) || !self.overflow.is_empty()
+    }
+
+    /// The sequence number of the live document `id` (of `hash`) among
+    /// `docs` (`deleted`: those marked deleted beside them), if any.
+    fn seq_of(&self, id: &str, hash: u64, docs: &[Recent], deleted: &[u64]) -> Option<u64> {
+        let live = |pos: u32| match docs.get(pos as usize)? {
+            Some((doc, seq)) if doc == id && !is_set(deleted, pos) => Some(*seq),
+            _ => None,
+        };
+        let placed = self.places.get(&hash).and_then(|&pos| live(pos));
+        placed.or_else(|| self.overflow.iter().rev().find_map(|&pos| live(pos)))
+    }
 }
 
 impl<B: Bits> Frozen<B> {
@@ -117,10 +170,11 @@ pub(crate) struct View<B> {
     pub(crate) deleted: HashMap<u64, Vec<u64>>,
     pub(crate) recent: OnlineIndex<B>,
     pub(crate) recent_docs: Vec<Recent>,
-    /// The recent documents' ids ([`NameHash::short`]), deleted ones too:
-    /// a flush may have moved a recent document's record to the documents
-    /// file before it stopped (`cold.rs`), so they are not all in the log.
-    pub(crate) recent_names: HashSet<u64>,
+    /// The recent documents' places by id: a flush of a former build may
+    /// have moved a recent document's record to the documents file before
+    /// it stopped (`cold.rs`), and bare records are kept by sequence
+    /// number (`records.rs`).
+    pub(crate) recent_names: Names,
     /// The documents a flush is writing to a segment, if one is.
     pub(crate) frozen: Option<Arc<Frozen<B>>>,
     /// The frozen documents deleted since they froze: bit `pos`.
@@ -149,7 +203,7 @@ impl<B: Bits> View<B> {
             deleted: HashMap::new(),
             recent: OnlineIndex::new(plan)?,
             recent_docs: Vec::new(),
-            recent_names: HashSet::new(),
+            recent_names: Names::default(),
             frozen: None,
             frozen_deleted: Vec::new(),
         })
@@ -229,8 +283,23 @@ impl<B: Bits> View<B> {
     /// Adds a recent document's id and sequence number (its fingerprint
     /// goes in `recent` beside it, at the same place).
     pub(crate) fn push_recent(&mut self, id: String, seq: u64) {
-        self.recent_names.insert(NameHash::of(&id).short());
+        let pos = self.recent_docs.len() as u32;
+        let hash = NameHash::of(&id).short();
+        self.recent_names.insert(hash, pos, &self.recent_docs);
         self.recent_docs.push(Some((id, seq)));
+    }
+
+    /// The sequence number of the live recent or frozen document `id`, if
+    /// one is.
+    pub(crate) fn unflushed_seq(&self, id: &str) -> Option<u64> {
+        let hash = NameHash::of(id).short();
+        let recent = self.recent_names.seq_of(id, hash, &self.recent_docs, &[]);
+        recent.or_else(|| {
+            let frozen = self.frozen.as_ref()?;
+            frozen
+                .names
+                .seq_of(id, hash, &frozen.docs, &self.frozen_deleted)
+        })
     }
 
     /// Whether the documents file may hold the record of an id of `hash`
@@ -242,11 +311,11 @@ impl<B: Bits> View<B> {
     /// there before its swap).
     pub(crate) fn may_be_in_documents_file(&self, hash: &NameHash) -> bool {
         let short = hash.short();
-        self.recent_names.contains(&short)
+        self.recent_names.may_hold(short)
             || self
                 .frozen
                 .as_ref()
-                .is_some_and(|f| f.names.contains(&short))
+                .is_some_and(|f| f.names.may_hold(short))
             || self
                 .segments
                 .iter()
@@ -272,8 +341,10 @@ impl<B: Bits> View<B> {
             }
             Place::Recent { pos } => {
                 self.recent.remove(pos);
-                if let Some(doc) = self.recent_docs.get_mut(pos as usize) {
-                    *doc = None;
+                if let Some(doc) = self.recent_docs.get_mut(pos as usize)
+                    && let Some((id, _)) = doc.take()
+                {
+                    self.recent_names.remove(NameHash::of(&id).short(), pos);
                 }
             }
             Place::Frozen { pos } => set(&mut self.frozen_deleted, pos),

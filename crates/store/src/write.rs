@@ -18,7 +18,7 @@ use crate::log::Logged;
 use crate::options::plan_for;
 use crate::presearch::Presearch;
 use crate::record::StoredDocument;
-use crate::records::find;
+use crate::records::{LogRecords, find};
 use crate::store::{Store, decode};
 use crate::view::{Place, View};
 use neardup_index::Neighbour;
@@ -279,6 +279,7 @@ impl<B: Bits> Store<B> {
                         let stored = Stored {
                             documents: &tables.documents,
                             gone: &tables.gone,
+                            bare: &tables.bare,
                             cold: &cold,
                             view: &view,
                             dir,
@@ -463,15 +464,24 @@ impl<B: Bits> Store<B> {
                         let stored = Stored {
                             documents: &tables.documents,
                             gone: &tables.gone,
+                            bare: &tables.bare,
                             cold: &cold,
                             view: &view,
                             dir,
                         };
-                        let Some(bytes) = stored.get(&id)? else {
-                            written.push(Written::Missing { id });
-                            continue;
+                        // One this batch inserted is in the view only once
+                        // the batch is done: its bare record is not found
+                        // by id before.
+                        let doc = match staged_ids.contains_key(id.as_str()) {
+                            true => None,
+                            false => match stored.get(&id)? {
+                                Some(bytes) => Some(decode(dir, &id, &bytes)?),
+                                None => {
+                                    written.push(Written::Missing { id });
+                                    continue;
+                                }
+                            },
                         };
-                        let doc = decode(dir, &id, &bytes)?;
                         let keys = match tables.keys_of.get(id.as_str()).logged(dir)? {
                             Some(keys) => decode_keys(keys.value()),
                             None => Vec::new(),
@@ -484,6 +494,11 @@ impl<B: Bits> Store<B> {
                             }
                             Deleted::Recent { seq: s.seq }
                         } else {
+                            // Found above: not staged, so read.
+                            let Some(doc) = doc else {
+                                written.push(Written::Missing { id });
+                                continue;
+                            };
                             let place = view
                                 .search(B::from_u128(doc.fingerprint), 0)
                                 .into_iter()
@@ -601,6 +616,7 @@ const JUDGED_TEXT_BYTES: usize = 64 << 20;
 struct Stored<'a, 't, B> {
     documents: &'a redb::Table<'t, &'static str, &'static [u8]>,
     gone: &'a redb::Table<'t, &'static str, ()>,
+    bare: &'a redb::Table<'t, u64, &'static [u8]>,
     cold: &'a ColdRead,
     view: &'a View<B>,
     dir: &'a std::path::Path,
@@ -612,14 +628,12 @@ impl<B: Bits> Stored<'_, '_, B> {
     /// documents file: reading it, at a random place in gigabytes, took
     /// most of a group commit's time at 10⁸ documents.
     fn get(&self, id: &str) -> Result<Option<Vec<u8>>> {
-        find(
-            Some(self.documents),
-            Some(self.gone),
-            self.cold,
-            self.view,
-            id,
-            self.dir,
-        )
+        let log = LogRecords {
+            documents: Some(self.documents),
+            gone: Some(self.gone),
+            bare: Some(self.bare),
+        };
+        find(log, self.cold, self.view, id, self.dir)
     }
 
     /// Whether a stored document or one this batch inserted (and did not

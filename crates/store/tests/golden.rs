@@ -71,7 +71,7 @@ struct Golden {
 }
 
 /// The layouts of the stores that the present one's writer still opens.
-const FORMER_LAYOUTS: [&str; 7] = ["1", "2", "3", "4", "5", "6", "7"];
+const FORMER_LAYOUTS: [&str; 8] = ["1", "2", "3", "4", "5", "6", "7", "8"];
 
 fn golden_dir(layout: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/store_v{layout}"))
@@ -235,8 +235,14 @@ fn former_layout_opens_and_takes_writes(layout: &str) {
     // Its writer recorded the present layout, and its records (in the log,
     // at layout 1) are found through flushes of new documents.
     let expected = expected(layout);
+    // Its one segment is of a former format up to layout 7.
+    let former = segment_formats(copy.path())
+        .iter()
+        .filter(|&&format| format < SEGMENT_FORMAT)
+        .count();
+    assert_eq!(former, usize::from(layout.parse::<u32>().unwrap() < 8));
     let store = Store::<u64>::open(copy.path(), None, options()).unwrap();
-    assert_eq!(store.stats().former_segments, 1);
+    assert_eq!(store.stats().former_segments, former);
     let writes = (0..FLUSH_AT as u64)
         .map(|i| Write::Insert(Insert::new(1 << 40 | i << 20, K).id(format!("n{i}"))))
         .collect();
@@ -257,13 +263,7 @@ fn former_layout_opens_and_takes_writes(layout: &str) {
     assert_eq!(store.get("d00").unwrap(), None);
     // Compacted, its segments are of the present format.
     store.compact().unwrap();
-    let formats: Vec<u32> = std::fs::read_dir(copy.path())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ndx"))
-        .map(|p| Segment::<u64>::open(&p).unwrap().format())
-        .collect();
-    assert_eq!(formats, [SEGMENT_FORMAT]);
+    assert_eq!(segment_formats(copy.path()), [SEGMENT_FORMAT]);
     assert_eq!(store.stats().former_segments, 0);
     // Its ids are taken still, ruled out by no filter of the new segment.
     let again = ["d01", "d05", "n3"].map(|id| Write::Insert(Insert::new(7u64, K).id(id)));
@@ -277,6 +277,16 @@ fn former_layout_opens_and_takes_writes(layout: &str) {
     assert_eq!(reader.get("d00").unwrap(), None);
     assert!(reader.get("n3").unwrap().is_some());
     assert!(copy.path().join("documents.redb").exists());
+}
+
+/// The formats of the segments in `dir`.
+fn segment_formats(dir: &Path) -> Vec<u32> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ndx"))
+        .map(|p| Segment::<u64>::open(&p).unwrap().format())
+        .collect()
 }
 
 fn expected(layout: &str) -> Vec<Golden> {

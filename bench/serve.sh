@@ -37,11 +37,14 @@
 # filling one: its segments are hard-linked (so
 # their cached pages are the ones the fill wrote; DIR must be on the
 # filesystem of bench/results) and its log and documents file copied, so DIR is left as it
-# was for the next run; no fill row is written then.
+# was for the next run; no fill row is written then. TAG=T records under
+# serve-N-T (a store unlike the fill's, say one merged already, keeps its
+# own record).
 source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 n="${N:-1e7}"
 name=serve
 [[ "$n" == 1e7 ]] || name="serve-$n"
+[[ -z "${TAG:-}" ]] || name="$name-$TAG"
 rounds="${ROUNDS:-3}"
 port="${PORT:-18090}"
 url="http://127.0.0.1:$port"
@@ -52,7 +55,7 @@ load=target/release/examples/load
 bench_scratch serve.XXXXXX
 results="$scratch/rows"
 commit=$(bench_commit)
-bench_begin "$name" N ROUNDS STORE
+bench_begin "$name" N ROUNDS STORE TAG
 
 count=$(printf '%.0f' "$n")
 if [ -n "${STORE:-}" ]; then

@@ -231,7 +231,10 @@ impl Records {
 
 #[cfg(test)]
 mod tests {
+    use redb::ReadableTableMetadata;
+
     use crate::cold::ids_in_file;
+    use crate::log::{BARE, DOCUMENTS};
     use crate::{Insert, Store, StoreOptions, StoreSettings, Write, Written};
 
     /// A store without texts that flushes every `flush_at` documents,
@@ -368,14 +371,6 @@ mod tests {
             );
         }
     }
-}
-
-#[cfg(test)]
-mod bare_tests {
-    use redb::ReadableTableMetadata;
-
-    use crate::log::{BARE, DOCUMENTS};
-    use crate::{Insert, Store, StoreOptions, StoreSettings, Write, Written};
 
     /// The rows of the log's `documents` and `bare` tables, as of a
     /// checkpoint made now.
@@ -389,29 +384,16 @@ mod bare_tests {
         (documents, txn.open_table(BARE).unwrap().len().unwrap())
     }
 
-    fn insert(id: &str, fingerprint: u64) -> Write<u64> {
-        Write::Insert(Insert::new(fingerprint, 3).id(id))
-    }
-
     #[test]
     fn recent_bare_records_are_kept_by_sequence_number_and_found_by_id() {
         let dir = tempfile::tempdir().unwrap();
-        let open = || {
-            let settings = StoreSettings::builder(3).build();
-            let options = StoreOptions::builder()
-                .flush_at(10)
-                .merge_factor(usize::MAX)
-                .build();
-            Store::<u64>::open(dir.path(), Some(&settings), options).unwrap()
-        };
-        let store = open();
-        let mut writes: Vec<Write<u64>> =
-            (0..5).map(|i| insert(&format!("d{i}"), i << 12)).collect();
-        let mut noted = Insert::new(7u64 << 12, 3).id("e0");
-        noted.metadata = Some("{}".into());
-        writes.push(Write::Insert(noted));
+        let store = open(dir.path(), 10, usize::MAX);
+        let mut writes: Vec<Write<u64>> = (0..5)
+            .map(|i| insert(&format!("d{i}"), i << 12, None))
+            .collect();
+        writes.push(insert("e0", 7 << 12, Some("{}")));
         // Inserted and deleted in one batch: found before the view has it.
-        writes.push(insert("x", 9 << 12));
+        writes.push(insert("x", 9 << 12, None));
         writes.push(Write::Delete("x".into()));
         let written = store.write(writes, None).unwrap();
         assert!(
@@ -433,20 +415,20 @@ mod bare_tests {
         store.write(vec![Write::Delete("d2".into())], None).unwrap();
         assert_eq!(fingerprint(&store, "d2"), None);
         assert_eq!(log_rows(&store), (1, 4));
-        let written = store.write(vec![insert("d3", 1)], None).unwrap();
+        let written = store.write(vec![insert("d3", 1, None)], None).unwrap();
         assert!(
             matches!(&written[0], Written::IdTaken { .. }),
             "{written:?}"
         );
         drop(store);
         // Read back at the open from the log's rows.
-        let store = open();
+        let store = open(dir.path(), 10, usize::MAX);
         assert_eq!(
             (fingerprint(&store, "d2"), fingerprint(&store, "d3")),
             (None, Some(3 << 12))
         );
         let written = store
-            .write(vec![insert("d2", 5), insert("d3", 1)], None)
+            .write(vec![insert("d2", 5, None), insert("d3", 1, None)], None)
             .unwrap();
         assert!(
             matches!(&written[0], Written::Inserted { .. }),
@@ -458,7 +440,7 @@ mod bare_tests {
         );
         // Flushed: the bare rows go with the recent rows, and the segment
         // answers.
-        let more = (10..15).map(|i| insert(&format!("d{i}"), i << 12));
+        let more = (10..15).map(|i| insert(&format!("d{i}"), i << 12, None));
         store.write(more.collect(), None).unwrap();
         store.wait_for_flush();
         assert_eq!((store.stats().recent, store.stats().segments.len()), (0, 1));

@@ -14,11 +14,13 @@
 # and held, p50, p99 and p99.9 in ms, the requests sent late for want of a
 # free client, and from the server's /metrics over that rate's run: its
 # group commits, their mean size, the share of the time the writer spent
-# committing, the flushes' merges, the checkpoints of the write-ahead
+# committing, the merges with the share of the time they ran
+# (`merge_busy`, in the background: merges that end in the run, counted
+# whole), the checkpoints of the write-ahead
 # log with the share of the time they held the writer, the flushes ended
 # in it with the share of the time they took (`flush_busy`, in the
-# background; `flush_records_busy` the part in the documents file's
-# commits of their records), and the documents not in a segment at its end
+# background; `flush_records_busy` the part in taking their records from
+# the log), and the documents not in a segment at its end
 # (`recent_after`: when flushes fall behind, it climbs to twice the flush
 # size, where writes wait); and from the host
 # of a virtual machine, the time it kept the CPUs waiting (steal) and the
@@ -127,6 +129,7 @@ def change_if_counted(name):
 
 checkpoint_seconds = change_if_counted("neardup_checkpoint_seconds_total")
 flush_seconds = change_if_counted("neardup_flush_seconds_total")
+merge_seconds = change_if_counted("neardup_merge_seconds_total")
 
 
 commits = change("neardup_commit_seconds_count")
@@ -142,6 +145,7 @@ print(json.dumps({
     "writes_a_commit": round(change("neardup_commit_writes_sum") / max(commits, 1), 2),
     "writer_busy": round(change("neardup_commit_seconds_sum") / row["seconds"], 3),
     "merges": int(change("neardup_merges_total")),
+    "merge_busy": None if merge_seconds is None else round(merge_seconds / row["seconds"], 3),
     "checkpoints": None if checkpoint_seconds is None else int(change("neardup_checkpoints_total")),
     "checkpoint_busy": None if checkpoint_seconds is None else round(checkpoint_seconds / row["seconds"], 3),
     "flushes": None if flush_seconds is None else int(change("neardup_flushes_total")),

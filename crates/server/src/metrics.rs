@@ -173,6 +173,12 @@ impl Metrics {
             stats.merges as f64,
         );
         metric(
+            "neardup_merge_seconds_total",
+            "counter",
+            "Time those merges took, in the background, from writing their segment to its swap.",
+            stats.merge_time.as_secs_f64(),
+        );
+        metric(
             "neardup_flushes_total",
             "counter",
             "Flushes of the recent documents into a segment since start.",

@@ -372,7 +372,39 @@ impl<B> Inner<B> {
         made
     }
 
+    /// [`Inner::checkpoint_with`], then `then` (the view taking a batch
+    /// the checkpoint commits) before lookups see the commit: they wait
+    /// from the commit until `then` is done. A lookup reads the log, then
+    /// the view (`records.rs`), and one that read the commit with the view
+    /// before it would miss an id the batch deleted and inserted again.
+    pub(crate) fn checkpoint_then<T>(
+        &self,
+        counters: &mut Counters,
+        change: impl FnOnce(&WriteTransaction) -> Result<T>,
+        then: impl FnOnce() -> Result<()>,
+    ) -> Result<T> {
+        let started = Instant::now();
+        let mut unchecked = self.unchecked();
+        let made = self.commit(counters, change);
+        self.checkpoints.count(started.elapsed(), &made);
+        let out = made?;
+        then()?;
+        unchecked.clear();
+        Ok(out)
+    }
+
     fn checkpoint_now<T>(
+        &self,
+        counters: &mut Counters,
+        change: impl FnOnce(&WriteTransaction) -> Result<T>,
+    ) -> Result<T> {
+        let out = self.commit(counters, change)?;
+        self.unchecked().clear();
+        Ok(out)
+    }
+
+    /// Commits the writer's transaction with `change` made in it.
+    fn commit<T>(
         &self,
         counters: &mut Counters,
         change: impl FnOnce(&WriteTransaction) -> Result<T>,
@@ -383,7 +415,6 @@ impl<B> Inner<B> {
         let txn = pending.take(&self.db, dir)?;
         let out = change(&txn)?;
         pending.commit(txn, dir, next_seq)?;
-        self.unchecked().clear();
         Ok(out)
     }
 }

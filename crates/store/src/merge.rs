@@ -140,8 +140,12 @@ impl<B: Bits> Store<B> {
 
     /// Merges segments `numbers` into one and swaps it in.
     fn merge(&self, numbers: &[u64]) -> Result<()> {
+        let started = std::time::Instant::now();
         let merged = self.write_merged(numbers)?;
-        self.swap_in(merged)
+        self.swap_in(merged)?;
+        let took = started.elapsed().as_micros() as u64;
+        self.inner.merge_micros.fetch_add(took, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Writes the segment of the entries of segments `numbers` not deleted

@@ -26,10 +26,10 @@ pub struct StoreStats {
     pub documents: usize,
     /// The size of each segment (entries, deleted ones included).
     pub segments: Vec<usize>,
-    /// Segments of a former format, with no filter of their names (a
-    /// store of layout 6 or before): the writer reads the documents file
-    /// to know that an id is new while they remain. [`Store::compact`]
-    /// writes them again.
+    /// Segments of a former format (a store of layout 7 or before), whose
+    /// records are all in the documents file: the writer reads it to know
+    /// that an id their filters pass (every id, at format 1) is new while
+    /// they remain. [`Store::compact`] writes them again.
     pub former_segments: usize,
     /// Documents in no segment yet (those being flushed included).
     pub recent: usize,
@@ -37,6 +37,10 @@ pub struct StoreStats {
     pub deleted: usize,
     /// Merges done since the store was opened.
     pub merges: u64,
+    /// Their time in all, from writing the merged segment to its swap, in
+    /// the background: a merge shares the machine's cores with the writes
+    /// and queries.
+    pub merge_time: Duration,
     /// Flushes done since the store was opened.
     pub flushes: u64,
     /// Their time in all, from the freeze to the swap, in the background.
@@ -83,6 +87,7 @@ impl<B: Bits> Store<B> {
                 .map(|w| w.count_ones() as usize)
                 .sum(),
             merges: self.inner.merges.load(Ordering::Relaxed),
+            merge_time: Duration::from_micros(self.inner.merge_micros.load(Ordering::Relaxed)),
             flushes,
             flush_time,
             flush_records_time,

@@ -15,6 +15,7 @@ use crate::flush::FlushTally;
 use crate::log::{
     self, DOCUMENTS, FORMER_LAYOUTS, GONE, LOG_FILE, Log, Logged, Manifest, RECENT, STORE_LAYOUT,
 };
+use crate::lookup::Pinned;
 use crate::options::{StoreOptions, recent_plan};
 use crate::record::StoredDocument;
 use crate::records::Records;
@@ -61,6 +62,8 @@ pub(crate) struct Inner<B> {
     pub(crate) writer: Mutex<Counters>,
     pub(crate) merging: AtomicBool,
     pub(crate) merges: AtomicU64,
+    /// The time merges took, from writing their segment to its swap.
+    pub(crate) merge_micros: AtomicU64,
     pub(crate) merge_error: Mutex<Option<String>>,
     /// Whether a flush runs; `flushed` is told when one ends.
     pub(crate) flushing: Mutex<bool>,
@@ -75,6 +78,9 @@ pub(crate) struct Inner<B> {
     /// The writes since the log's last checkpoint, which reads of the log
     /// look up first (`checkpoint.rs`).
     pub(crate) unchecked: RwLock<Unchecked>,
+    /// A reader's snapshot of the log and the documents file, the one its
+    /// view was read from; a writer's lookups take their own.
+    pub(crate) pinned: Option<Pinned>,
     pub(crate) checkpoints: CheckpointTally,
     pub(crate) flushes: FlushTally,
     /// The writer's lock; a reader holds none.
@@ -154,8 +160,9 @@ impl<B: Bits> Store<B> {
         let manifest = log::read_manifest(&log.begin_read(dir)?, dir)?;
         let txn = log.begin_read(dir)?;
         remove_leftovers(dir, &manifest.segments);
-        let (mut view, next_seq) = load_view(dir, &txn, &cold, &manifest, &settings, &options)?;
-        drop(txn);
+        let records = Records::read(&txn, &cold, dir)?;
+        let (mut view, next_seq) = load_view(dir, &txn, &records, &manifest, &settings, &options)?;
+        drop((records, txn));
         let room = recent_room(options.flush_at).saturating_sub(view.recent.len());
         view.recent.reserve(room);
         Ok(Store::assemble(
@@ -173,7 +180,7 @@ impl<B: Bits> Store<B> {
                 },
                 Unchecked::default(),
             ),
-            Some(lock),
+            (Some(lock), None),
         ))
     }
 
@@ -215,7 +222,8 @@ impl<B: Bits> Store<B> {
             let txn = log.begin_read(dir)?;
             let manifest = log::read_manifest(&txn, dir)?;
             let settings = settings_of(dir, &manifest, None)?;
-            match load_view(dir, &txn, &cold, &manifest, &settings, &options) {
+            let records = Records::read(&txn, &cold, dir)?;
+            match load_view(dir, &txn, &records, &manifest, &settings, &options) {
                 Err(Error::Index(neardup_index::Error::Io(_, e)))
                     if e.kind() == std::io::ErrorKind::NotFound && attempts < 8 =>
                 {
@@ -223,7 +231,9 @@ impl<B: Bits> Store<B> {
                 }
                 Err(e) => return Err(e),
                 Ok((mut view, next_seq)) => {
-                    drop(txn);
+                    // Every lookup of the reader reads the snapshot its
+                    // view was read from (`lookup.rs`).
+                    let pinned = Pinned { txn, records };
                     let mut unchecked = Unchecked::default();
                     let epoch = manifest.wal_epoch;
                     checkpoint::read_since(dir, epoch, &mut view, &mut unchecked)?;
@@ -245,7 +255,7 @@ impl<B: Bits> Store<B> {
                         options,
                         view,
                         (counters, unchecked),
-                        None,
+                        (None, Some(pinned)),
                     ));
                 }
             }
@@ -259,7 +269,7 @@ impl<B: Bits> Store<B> {
         options: StoreOptions,
         view: View<B>,
         (counters, unchecked): (Counters, Unchecked),
-        lock: Option<WriterLock>,
+        (lock, pinned): (Option<WriterLock>, Option<Pinned>),
     ) -> Store<B> {
         // Merges start after writes, not here: a process that opens a
         // store to read it (a dedup's --against) holds no merge thread.
@@ -274,6 +284,7 @@ impl<B: Bits> Store<B> {
                 writer: Mutex::new(counters),
                 merging: AtomicBool::new(false),
                 merges: AtomicU64::new(0),
+                merge_micros: AtomicU64::new(0),
                 merge_error: Mutex::new(None),
                 flushing: Mutex::new(false),
                 flushed: Condvar::new(),
@@ -281,6 +292,7 @@ impl<B: Bits> Store<B> {
                 flush_thread: Mutex::new(None),
                 spare_recent: Mutex::new(None),
                 unchecked: RwLock::new(unchecked),
+                pinned,
                 checkpoints: CheckpointTally::default(),
                 flushes: FlushTally::default(),
                 _lock: lock,
@@ -536,7 +548,7 @@ fn other_settings(dir: &Path, diff: &str) -> Error {
 fn load_view<B: Bits>(
     dir: &Path,
     txn: &ReadTransaction,
-    cold: &Cold,
+    records: &Records,
     manifest: &Manifest,
     settings: &StoreSettings,
     options: &StoreOptions,
@@ -556,7 +568,7 @@ fn load_view<B: Bits>(
     for (segment, pos) in log::deleted_entries(txn, dir)? {
         view.delete(crate::view::Place::Segment { segment, pos });
     }
-    let next_seq = load_recent(txn, cold, dir, manifest.recent_from, &mut view)?;
+    let next_seq = load_recent(txn, records, dir, manifest.recent_from, &mut view)?;
     Ok((view, next_seq))
 }
 
@@ -565,15 +577,14 @@ fn load_view<B: Bits>(
 /// sequence number after the last.
 fn load_recent<B: Bits>(
     txn: &ReadTransaction,
-    cold: &Cold,
+    records: &Records,
     dir: &Path,
     from: u64,
     view: &mut View<B>,
 ) -> Result<u64> {
     let recent = txn.open_table(RECENT).logged(dir)?;
-    // A flush stopped before its swap may have moved a recent document's
-    // record to the documents file (`cold.rs`).
-    let records = Records::read(txn, cold, dir)?;
+    // A flush of a former build stopped before its swap may have moved a
+    // recent document's record to the documents file (`cold.rs`).
     let mut next = 0;
     let mut fingerprints = Vec::new();
     for entry in recent.range(from..).logged(dir)? {

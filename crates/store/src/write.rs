@@ -536,28 +536,9 @@ impl<B: Bits> Store<B> {
             }
         }
         counters.cold = Some(cold);
-        match also {
-            // A batch's record is in no write-ahead record: it commits
-            // with its writes, as a checkpoint.
-            Some(also) => {
-                counters.pending(dir)?.keep(txn);
-                inner.checkpoint_with(&mut counters, |txn| also(txn))?;
-            }
-            None if changes.is_empty() => counters.pending(dir)?.keep(txn),
-            None => {
-                let pending = counters.pending(dir)?;
-                pending.append(txn, change::encode(&changes))?;
-                inner.unchecked().note(&changes);
-                // Acknowledged already: a checkpoint that fails is tried
-                // again later, the writes safe in the write-ahead log
-                // meanwhile (its error shown in the stats till then).
-                if pending.due() {
-                    let _ = inner.checkpoint_with(&mut counters, |_| Ok(()));
-                }
-            }
-        }
-
-        {
+        // The view takes the batch before a checkpoint forgets its changes
+        // in `unchecked`: a lookup reads the log, then the view.
+        let show = || -> Result<()> {
             let mut view = inner.write_view();
             for place in deletes {
                 view.delete(place);
@@ -565,6 +546,28 @@ impl<B: Bits> Store<B> {
             for s in staged.into_iter().filter(|s| !s.deleted) {
                 view.recent.insert(s.fingerprint)?;
                 view.push_recent(s.id, s.seq);
+            }
+            Ok(())
+        };
+        match also {
+            // A batch's record is in no write-ahead record: it commits
+            // with its writes, as a checkpoint, before the view takes them.
+            Some(also) => {
+                counters.pending(dir)?.keep(txn);
+                inner.checkpoint_then(&mut counters, |txn| also(txn), show)?;
+            }
+            None if changes.is_empty() => counters.pending(dir)?.keep(txn),
+            None => {
+                let pending = counters.pending(dir)?;
+                pending.append(txn, change::encode(&changes))?;
+                inner.unchecked().note(&changes);
+                show()?;
+                // Acknowledged already: a checkpoint that fails is tried
+                // again later, the writes safe in the write-ahead log
+                // meanwhile (its error shown in the stats till then).
+                if counters.pending(dir)?.due() {
+                    let _ = inner.checkpoint_with(&mut counters, |_| Ok(()));
+                }
             }
         }
         let due = self.flush_due(&mut counters)?;

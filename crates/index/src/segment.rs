@@ -53,10 +53,6 @@ use crate::query::{Neighbour, Tables};
 /// The version of the segment format this build writes and reads.
 pub const SEGMENT_FORMAT: u32 = 3;
 
-/// The formats before [`SEGMENT_FORMAT`], still read: 2 has no sequence
-/// numbers and no table of names, 1 no filter of names either.
-const FORMER_FORMATS: [u32; 2] = [1, 2];
-
 pub(crate) const MAGIC: [u8; 8] = *b"NDUPSEG\0";
 pub(crate) const HEADER_LEN: usize = 64;
 pub(crate) const ALIGN: usize = 64;
@@ -193,12 +189,13 @@ impl<B: Bits> Segment<B> {
         let version = u32_at(header, 8);
         let tables_from = match version {
             SEGMENT_FORMAT => FIXED_SECTIONS,
+            // The formats before, still read: 2 has no sequence numbers
+            // and no table of names, 1 no filter of names either.
             1 => FILTER,
             2 => SEQS,
             _ => {
-                let [first, _] = FORMER_FORMATS;
                 return Err(bad(format!(
-                    "format version {version}; this neardup reads versions {first} \
+                    "format version {version}; this neardup reads versions 1 \
                      to {SEGMENT_FORMAT}: rebuild the index with it"
                 )));
             }
@@ -371,7 +368,9 @@ impl<B: Bits> Segment<B> {
         seqs.get(id as usize).copied()
     }
 
-    /// The entries named `name`, in order of number (one, in a store's
+    /// The entries named `name`, whose hash is `hash` (hashed once by a
+    /// caller that looks in many segments, as for
+    /// [`Segment::may_have_name`]), in order of number (one, in a store's
     /// segment, whose names are its ids); `None` in a segment of a former
     /// format, which has no table of names. A name its filter rules out
     /// costs one read of the filter; one it holds, about two reads of the
@@ -379,28 +378,27 @@ impl<B: Bits> Segment<B> {
     ///
     /// ```
     /// use neardup_core::Width;
-    /// use neardup_index::{Segment, TablePlan};
+    /// use neardup_index::{NameHash, Segment, TablePlan};
     ///
     /// let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("prints.ndx");
     /// let plan = TablePlan::pigeonhole(Width::W64, 3)?;
     /// Segment::write(&path, plan, &[1u64, 2, 3], &["a", "b", "a"])?;
     /// let segment = Segment::<u64>::open(&path)?;
-    /// assert_eq!(segment.entries_named("a"), Some(vec![0, 2]));
-    /// assert_eq!(segment.entries_named("c"), Some(vec![]));
+    /// assert_eq!(segment.entries_named("a", &NameHash::of("a")), Some(vec![0, 2]));
+    /// assert_eq!(segment.entries_named("c", &NameHash::of("c")), Some(vec![]));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn entries_named(&self, name: &str) -> Option<Vec<u32>> {
+    pub fn entries_named(&self, name: &str, hash: &NameHash) -> Option<Vec<u32>> {
         if self.tables_from <= NAME_TABLE {
             return None;
         }
-        let hash = NameHash::of(name);
-        if !self.may_have_name(&hash) {
+        if !self.may_have_name(hash) {
             return Some(Vec::new());
         }
         // Checked at open: its length, and so an empty slot.
         let slots: &[u32] = bytemuck::try_cast_slice(self.section(NAME_TABLE)).unwrap_or(&[]);
-        let mut found: Vec<u32> = candidates(slots, &hash)
+        let mut found: Vec<u32> = candidates(slots, hash)
             .filter(|&entry| self.name(entry) == Some(name))
             .collect();
         found.sort_unstable();

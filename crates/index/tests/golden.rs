@@ -217,10 +217,18 @@ fn the_golden_table_of_names_finds_each_entry_and_former_formats_have_none() {
     write_golden_when_asked();
     let segment = golden_segment(SEGMENT_FORMAT);
     for (i, name) in names().iter().enumerate() {
-        assert_eq!(segment.entries_named(name), Some(vec![i as u32]), "{name}");
+        assert_eq!(
+            segment.entries_named(name, &NameHash::of(name)),
+            Some(vec![i as u32]),
+            "{name}"
+        );
     }
     for other in (32..1032).map(|i| format!("doc-{i:02}-é")) {
-        assert_eq!(segment.entries_named(&other), Some(vec![]), "{other}");
+        assert_eq!(
+            segment.entries_named(&other, &NameHash::of(&other)),
+            Some(vec![]),
+            "{other}"
+        );
     }
     assert_eq!(
         (0..32).map(|i| segment.seq(i).unwrap()).collect::<Vec<_>>(),
@@ -228,7 +236,10 @@ fn the_golden_table_of_names_finds_each_entry_and_former_formats_have_none() {
     );
     for version in FORMER {
         let former = golden_segment(version);
-        assert_eq!(former.entries_named(&names()[0]), None);
+        assert_eq!(
+            former.entries_named(&names()[0], &NameHash::of(&names()[0])),
+            None
+        );
         assert_eq!(former.seq(0), None);
     }
 }

@@ -17,7 +17,8 @@
 //! 1. before the segment is written, this file takes the frozen documents'
 //!    records that have a text or metadata from the log and drops the ids
 //!    the log names gone ([`take_records`], from one snapshot of the log;
-//!    the segment entries of those it took have `IN_DOCUMENTS_FILE` set, `records.rs`);
+//!    the segment entries of those it took have `IN_DOCUMENTS_FILE` set,
+//!    `records.rs`);
 //! 2. once the segment is swapped in, the log drops the frozen documents'
 //!    records, a few hundred at a time, in the writer's open transaction
 //!    ([`drop_moved`]; the bare ones, kept by sequence number, with their
@@ -46,7 +47,7 @@ use neardup_index::WriterLock;
 
 use crate::StoredDocument;
 use crate::error::Result;
-use crate::log::{BARE, DOCUMENTS, GONE, Log, Logged};
+use crate::log::{BARE, DOCUMENTS, GONE, Log, Logged, open_if_made};
 
 /// The documents file in a store directory.
 pub(crate) const COLD_FILE: &str = "documents.redb";
@@ -181,11 +182,7 @@ pub(crate) fn take_records(
     for row in snapshot.open_table(GONE).logged(dir)?.iter().logged(dir)? {
         gone.push(row.logged(dir)?.0.value().to_string());
     }
-    let bare = match snapshot.open_table(BARE) {
-        Ok(table) => Some(table),
-        Err(redb::TableError::TableDoesNotExist(_)) => None,
-        Err(e) => return Err(e).logged(dir),
-    };
+    let bare = open_if_made(&snapshot, BARE, dir)?;
     let mut here = HashSet::new();
     let mut take = Vec::new();
     for &(id, seq) in docs {

@@ -12,7 +12,8 @@
 //! rows of the log's recent list no more. Before it, the documents file
 //! takes the frozen documents' records that have a text or metadata
 //! (`cold.rs`); after it, the log drops the frozen documents' records, a
-//! few hundred at a time, and their recent rows the same way (removed in the swap, 65,536 rows held the writer
+//! few hundred at a time, and their recent rows the same way (removed in
+//! the swap, 65,536 rows held the writer
 //! 5 ms a flush, and every write behind it waited that long).
 //!
 //! Until the swap the frozen documents are searched like the recent ones,
@@ -71,7 +72,7 @@ impl FlushTally {
     }
 
     /// The flushes done, their time in all, and the part of it spent in
-    /// the documents file's commits.
+    /// step 1 of their records' move.
     pub(crate) fn read(&self) -> (u64, Duration, Duration) {
         let micros = |c: &AtomicU64| Duration::from_micros(c.load(Ordering::Relaxed));
         (

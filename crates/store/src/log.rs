@@ -330,6 +330,20 @@ pub(crate) fn unset(txn: &WriteTransaction, dir: &Path, name: &str) -> Result<()
     Ok(())
 }
 
+/// Table `table` of snapshot `txn`, or `None` in a store never written
+/// since the layout that added it.
+pub(crate) fn open_if_made<K: redb::Key + 'static, V: redb::Value + 'static>(
+    txn: &redb::ReadTransaction,
+    table: TableDefinition<K, V>,
+    dir: &Path,
+) -> Result<Option<redb::ReadOnlyTable<K, V>>> {
+    match txn.open_table(table) {
+        Ok(table) => Ok(Some(table)),
+        Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+        Err(e) => Err(e).logged(dir),
+    }
+}
+
 /// Drops up to `most` rows of `recent`, and as many of `bare`, of sequence
 /// numbers below `below` (rows of flushed documents: the manifest's
 /// `recent_from`), within `txn`; returns the most it dropped of either.

@@ -44,7 +44,7 @@ use redb::{ReadOnlyTable, ReadTransaction, ReadableTable};
 use crate::StoredDocument;
 use crate::cold::{Cold, ColdRead};
 use crate::error::Result;
-use crate::log::{BARE, DOCUMENTS, GONE, Logged};
+use crate::log::{BARE, DOCUMENTS, GONE, Logged, open_if_made};
 use crate::view::{View, is_set};
 
 /// The top bit of a segment entry's sequence number: the document's record
@@ -84,6 +84,8 @@ where
         gone,
         bare,
     } = log;
+    // Hashed once for every place it is looked up in.
+    let hash = NameHash::of(id);
     if let Some(documents) = documents
         && let Some(bytes) = documents.get(id).logged(dir)?
     {
@@ -95,15 +97,15 @@ where
         return Ok(None);
     }
     if let Some(bare) = bare
-        && let Some(seq) = view.unflushed_seq(id)
+        && let Some(seq) = view.unflushed_seq(id, &hash)
         && let Some(bytes) = bare.get(seq).logged(dir)?
     {
         return Ok(Some(bytes.value().to_vec()));
     }
-    match in_segments(view, id) {
+    match in_segments(view, id, &hash) {
         InSegments::Record(doc) => Ok(Some(doc.encode())),
         InSegments::InDocumentsFile => cold.get(id, dir),
-        InSegments::None if view.may_be_in_documents_file(&NameHash::of(id)) => cold.get(id, dir),
+        InSegments::None if view.may_be_in_documents_file(&hash) => cold.get(id, dir),
         InSegments::None => Ok(None),
     }
 }
@@ -120,9 +122,9 @@ enum InSegments {
 
 /// Step 4 of the module's order: the live entry of `id` in a segment of
 /// the present format, if any (a store holds one live document an id).
-fn in_segments<B: Bits>(view: &View<B>, id: &str) -> InSegments {
+fn in_segments<B: Bits>(view: &View<B>, id: &str, hash: &NameHash) -> InSegments {
     for live in &view.segments {
-        let Some(entries) = live.segment.entries_named(id) else {
+        let Some(entries) = live.segment.entries_named(id, hash) else {
             continue;
         };
         let deleted = view.deleted.get(&live.number);
@@ -164,27 +166,11 @@ impl Records {
     /// The records as of `txn`, a snapshot of the log, and of the
     /// documents file's last commit.
     pub(crate) fn read(txn: &ReadTransaction, cold: &Cold, dir: &Path) -> Result<Records> {
-        let documents = match txn.open_table(DOCUMENTS) {
-            Ok(table) => Some(table),
-            Err(redb::TableError::TableDoesNotExist(_)) => None,
-            Err(e) => return Err(e).logged(dir),
-        };
-        let gone = match txn.open_table(GONE) {
-            Ok(table) => Some(table),
-            Err(redb::TableError::TableDoesNotExist(_)) => None,
-            Err(e) => return Err(e).logged(dir),
-        };
-        let bare = match txn.open_table(BARE) {
-            Ok(table) => Some(table),
-            Err(redb::TableError::TableDoesNotExist(_)) => None,
-            Err(e) => return Err(e).logged(dir),
-        };
-        let cold = cold.snapshot(dir)?;
         Ok(Records {
-            documents,
-            gone,
-            bare,
-            cold,
+            documents: open_if_made(txn, DOCUMENTS, dir)?,
+            gone: open_if_made(txn, GONE, dir)?,
+            bare: open_if_made(txn, BARE, dir)?,
+            cold: cold.snapshot(dir)?,
         })
     }
 

@@ -289,10 +289,10 @@ impl<B: Bits> View<B> {
         self.recent_docs.push(Some((id, seq)));
     }
 
-    /// The sequence number of the live recent or frozen document `id`, if
-    /// one is.
-    pub(crate) fn unflushed_seq(&self, id: &str) -> Option<u64> {
-        let hash = NameHash::of(id).short();
+    /// The sequence number of the live recent or frozen document `id`
+    /// (whose hash is `hash`), if one is.
+    pub(crate) fn unflushed_seq(&self, id: &str, hash: &NameHash) -> Option<u64> {
+        let hash = hash.short();
         let recent = self.recent_names.seq_of(id, hash, &self.recent_docs, &[]);
         recent.or_else(|| {
             let frozen = self.frozen.as_ref()?;

@@ -470,22 +470,8 @@ impl<B: Bits> Store<B> {
                             dir,
                         };
                         // One this batch inserted is in the view only once
-                        // the batch is done: its bare record is not found
-                        // by id before.
-                        let doc = match staged_ids.contains_key(id.as_str()) {
-                            true => None,
-                            false => match stored.get(&id)? {
-                                Some(bytes) => Some(decode(dir, &id, &bytes)?),
-                                None => {
-                                    written.push(Written::Missing { id });
-                                    continue;
-                                }
-                            },
-                        };
-                        let keys = match tables.keys_of.get(id.as_str()).logged(dir)? {
-                            Some(keys) => decode_keys(keys.value()),
-                            None => Vec::new(),
-                        };
+                        // the batch is done (its bare record is not found by
+                        // id before): it is found among the staged ones.
                         let from = if let Some(pos) = staged_ids.remove(id.as_str()) {
                             let s = &mut staged[pos];
                             s.deleted = true;
@@ -494,11 +480,11 @@ impl<B: Bits> Store<B> {
                             }
                             Deleted::Recent { seq: s.seq }
                         } else {
-                            // Found above: not staged, so read.
-                            let Some(doc) = doc else {
+                            let Some(bytes) = stored.get(&id)? else {
                                 written.push(Written::Missing { id });
                                 continue;
                             };
+                            let doc = decode(dir, &id, &bytes)?;
                             let place = view
                                 .search(B::from_u128(doc.fingerprint), 0)
                                 .into_iter()
@@ -522,6 +508,10 @@ impl<B: Bits> Store<B> {
                                     entry: pos,
                                 },
                             }
+                        };
+                        let keys = match tables.keys_of.get(id.as_str()).logged(dir)? {
+                            Some(keys) => decode_keys(keys.value()),
+                            None => Vec::new(),
                         };
                         let change = Change::Delete {
                             id: id.clone(),

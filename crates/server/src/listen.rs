@@ -164,8 +164,12 @@ impl Bound {
                 metrics: app.metrics.clone(),
             };
             let acceptor = tokio::spawn(listening.accept(listener));
+            // Taken before anyone is told: a SIGTERM between `started` and
+            // a handler installed later would end the process as a kill
+            // does, the store left open.
+            let stop_signal = StopSignal::install();
             started(address);
-            stop_signal().await;
+            stop_signal.recv().await;
             app.ready.store(false, Ordering::Release);
             stop.signalled.store(true, Ordering::Release);
             // The requests under way finish, within the deadline; later
@@ -401,24 +405,52 @@ async fn compact_when_idle<B: Bits>(app: Arc<App<B>>, idle: Duration) {
     }
 }
 
-/// SIGTERM, or Ctrl-C.
-async fn stop_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// SIGTERM or Ctrl-C, caught from the moment [`StopSignal::install`]
+/// returns (tokio installs a handler when a signal's stream is made, not
+/// when it is first awaited).
+struct StopSignal {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    term: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
+}
+
+impl StopSignal {
+    /// Installs the handlers; a signal that cannot be caught is never
+    /// waited for (its default action stays).
+    fn install() -> StopSignal {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            StopSignal {
+                term: signal(SignalKind::terminate()).ok(),
+                interrupt: signal(SignalKind::interrupt()).ok(),
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
+        #[cfg(not(unix))]
+        StopSignal {}
+    }
+
+    /// Returns once either signal has come.
+    async fn recv(mut self) {
+        #[cfg(unix)]
+        {
+            async fn next(signal: Option<&mut tokio::signal::unix::Signal>) {
+                match signal {
+                    Some(s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            }
+            tokio::select! {
+                () = next(self.term.as_mut()) => {},
+                () = next(self.interrupt.as_mut()) => {},
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }

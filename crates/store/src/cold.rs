@@ -20,11 +20,11 @@
 //!    the segment entries of those it took have `IN_DOCUMENTS_FILE` set,
 //!    `records.rs`);
 //! 2. once the segment is swapped in, the log drops the frozen documents'
-//!    records, a few hundred at a time, in the writer's open transaction
-//!    ([`drop_moved`]; the bare ones, kept by sequence number, with their
-//!    recent rows; committed with the next checkpoint): dropped all at
-//!    once, they held the writer, and every write behind it, 40–70 ms a
-//!    flush;
+//!    records it holds by id (step 1 says which), a few hundred at a time,
+//!    in the writer's open transaction ([`drop_moved`]; the bare ones,
+//!    kept by sequence number, with their recent rows; committed with the
+//!    next checkpoint): dropped all at once, they held the writer, and
+//!    every write behind it, 40–70 ms a flush;
 //! 3. the log drops those gone rows ([`drop_gone`], in the flush's swap).
 //!
 //! Until step 2 has dropped it, a record is in the log and in the segment
@@ -160,22 +160,37 @@ impl ColdRead {
     }
 }
 
+/// What step 1 of a flush found and did ([`take_records`]).
+#[derive(Debug)]
+pub(crate) struct Taken<'a> {
+    /// The ids the log names gone, for [`drop_gone`].
+    pub(crate) gone: Vec<String>,
+    /// The sequence numbers of the documents whose records are in the
+    /// documents file, whose segment entries say so (`records.rs`): those
+    /// it took, and those the log holds no record of, by id or bare (a
+    /// flush of a former build moved them here before it stopped).
+    pub(crate) in_documents_file: HashSet<u64>,
+    /// The documents whose records the log's id-keyed table holds (those
+    /// it took, and bare ones a former layout kept there): the only ones
+    /// step 2 ([`drop_moved`]) has to drop. A bare document of this
+    /// layout has its record dropped with its recent row, by sequence
+    /// number; looked up by id in every round, 65,536 of them held the
+    /// writer 128 times a flush for nothing.
+    pub(crate) in_log: Vec<(&'a str, u64)>,
+}
+
 /// Step 1 of a flush: the documents file takes the records the log holds
 /// for `docs` (id and sequence number; a record of another sequence number
 /// is a later insert of the id, left in the log) that have a text or
 /// metadata, and drops every id the log names gone, in one commit (none
-/// when there is neither). Returns those gone ids, for [`drop_gone`], and
-/// the sequence numbers of the documents whose records are here, whose
-/// segment entries say so (`records.rs`): those it took, and those the log
-/// holds no record of, by id or bare (a flush of a former build moved them
-/// here before it stopped). `docs` are in key order: each leaf of the
+/// when there is neither). `docs` are in key order: each leaf of the
 /// table is then written once.
-pub(crate) fn take_records(
+pub(crate) fn take_records<'a>(
     log: &Log,
     cold: &Cold,
     dir: &Path,
-    docs: &[(&str, u64)],
-) -> Result<(Vec<String>, HashSet<u64>)> {
+    docs: &[(&'a str, u64)],
+) -> Result<Taken<'a>> {
     let snapshot = log.begin_read(dir)?;
     let documents = snapshot.open_table(DOCUMENTS).logged(dir)?;
     let mut gone = Vec::new();
@@ -184,6 +199,7 @@ pub(crate) fn take_records(
     }
     let bare = open_if_made(&snapshot, BARE, dir)?;
     let mut here = HashSet::new();
+    let mut in_log = Vec::new();
     let mut take = Vec::new();
     for &(id, seq) in docs {
         if gone.binary_search_by(|g| g.as_str().cmp(id)).is_ok() {
@@ -191,6 +207,7 @@ pub(crate) fn take_records(
         }
         match documents.get(id).logged(dir)? {
             Some(bytes) if seq_of(bytes.value()) == Some(seq) => {
+                in_log.push((id, seq));
                 if StoredDocument::has_more(bytes.value()) {
                     take.push(id);
                     here.insert(seq);
@@ -210,11 +227,16 @@ pub(crate) fn take_records(
             }
         }
     }
+    let taken = |gone, here, in_log| Taken {
+        gone,
+        in_documents_file: here,
+        in_log,
+    };
     let Some(cold_log) = cold.log(dir)? else {
-        return Ok((gone, here));
+        return Ok(taken(gone, here, in_log));
     };
     if take.is_empty() && gone.is_empty() {
-        return Ok((gone, here));
+        return Ok(taken(gone, here, in_log));
     }
     let txn = cold_log.begin(dir)?;
     {
@@ -232,7 +254,7 @@ pub(crate) fn take_records(
     }
     txn.commit().logged_in(dir, COLD_FILE)?;
     cold.commits.fetch_add(1, Ordering::Release);
-    Ok((gone, here))
+    Ok(taken(gone, here, in_log))
 }
 
 /// Step 2, in rounds: the log drops the records of `docs`, the flushed
@@ -362,10 +384,9 @@ mod tests {
         let recent = stored_docs(&store, &["d0", "d10", "d12", "d13", "d14"]);
         let docs: Vec<(&str, u64)> = recent.iter().map(|(id, seq)| (id.as_str(), *seq)).collect();
         checkpoint(&store, |_| Ok(()));
-        let (gone, _) =
-            take_records(&store.inner.db, &store.inner.cold, dir.path(), &docs).unwrap();
+        let taken = take_records(&store.inner.db, &store.inner.cold, dir.path(), &docs).unwrap();
         // d0 written again has no gone row: its record in the log is found first.
-        assert_eq!(gone, ["d1", "d11"]);
+        assert_eq!(taken.gone, ["d1", "d11"]);
         drop(store);
         let check = |store: &Store<u64>, documents: usize| {
             assert_eq!(fingerprint(store, "d0"), Some(7));
@@ -420,6 +441,33 @@ mod tests {
         check(&store, 19);
         drop(store);
         check(&open(), 19);
+    }
+
+    /// Step 2 drops by id only the records the log holds by id: a
+    /// document with neither text nor metadata keeps its record by
+    /// sequence number, dropped with its recent row.
+    #[test]
+    fn step_2_is_given_only_the_records_the_log_holds_by_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open_flushing_at_10(dir.path());
+        let bare = |id: &str, fp| Write::Insert(Insert::new(fp, 3).id(id));
+        write(
+            &store,
+            vec![
+                insert("a", 1 << 12),
+                bare("b", 2 << 12),
+                insert("c", 3 << 12),
+            ],
+        );
+        checkpoint(&store, |_| Ok(()));
+        let docs = stored_docs(&store, &["a", "b", "c"]);
+        let docs: Vec<(&str, u64)> = docs.iter().map(|(id, seq)| (id.as_str(), *seq)).collect();
+        let taken = take_records(&store.inner.db, &store.inner.cold, dir.path(), &docs).unwrap();
+        assert_eq!(taken.in_log, [docs[0], docs[2]]);
+        assert_eq!(
+            taken.in_documents_file,
+            HashSet::from([docs[0].1, docs[2].1])
+        );
     }
 
     #[test]

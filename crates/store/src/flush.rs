@@ -11,10 +11,11 @@
 //! `recent_from` past the frozen documents, so that the open reads their
 //! rows of the log's recent list no more. Before it, the documents file
 //! takes the frozen documents' records that have a text or metadata
-//! (`cold.rs`); after it, the log drops the frozen documents' records, a
-//! few hundred at a time, and their recent rows the same way (removed in
-//! the swap, 65,536 rows held the writer
-//! 5 ms a flush, and every write behind it waited that long).
+//! (`cold.rs`); after it, the log drops the frozen documents' records it
+//! holds by id (those with a text or metadata), a few hundred at a time,
+//! and their recent rows and bare records the same way (removed in the
+//! swap, 65,536 rows held the writer 5 ms a flush, and every write behind
+//! it waited that long).
 //!
 //! Until the swap the frozen documents are searched like the recent ones,
 //! and their rows in the log's recent list are what a crash leaves: they
@@ -273,14 +274,16 @@ impl<B: Bits> Store<B> {
             .collect();
         moved.sort_unstable();
         let moving = Instant::now();
-        let (gone, in_documents_file) = cold::take_records(&inner.db, &inner.cold, dir, &moved)?;
+        let taken = cold::take_records(&inner.db, &inner.cold, dir, &moved)?;
         let records_took = moving.elapsed();
         let seqs: Vec<u64> = frozen
             .documents()
-            .map(|(_, _, seq, _)| match in_documents_file.contains(&seq) {
-                true => seq | IN_DOCUMENTS_FILE,
-                false => seq,
-            })
+            .map(
+                |(_, _, seq, _)| match taken.in_documents_file.contains(&seq) {
+                    true => seq | IN_DOCUMENTS_FILE,
+                    false => seq,
+                },
+            )
             .collect();
         let path = dir.join(segment_name(frozen.number));
         let plan = plan_for(&inner.settings, &inner.options, fingerprints.len())?;
@@ -314,7 +317,7 @@ impl<B: Bits> Store<B> {
             for &entry in &carried {
                 deleted.insert((frozen.number, entry), ()).logged(dir)?;
             }
-            cold::drop_gone(txn, dir, &gone)?;
+            cold::drop_gone(txn, dir, &taken.gone)?;
             log::set_segments(txn, dir, &numbers, next_segment)
         })?;
         let mut view = inner.write_view();
@@ -337,13 +340,15 @@ impl<B: Bits> Store<B> {
         // checkpoints. A crash that loses the drops leaves a record in
         // the log and the segment, which is right (the log's is found
         // first, and a delete drops it).
-        let mut rounds = moved.chunks(DROP_ROUND).peekable();
-        let _ = self.in_rounds(|txn| {
-            if let Some(round) = rounds.next() {
-                cold::drop_moved(txn, dir, round)?;
-            }
-            Ok(rounds.peek().is_some())
-        });
+        if !taken.in_log.is_empty() {
+            let mut rounds = taken.in_log.chunks(DROP_ROUND).peekable();
+            let _ = self.in_rounds(|txn| {
+                if let Some(round) = rounds.next() {
+                    cold::drop_moved(txn, dir, round)?;
+                }
+                Ok(rounds.peek().is_some())
+            });
+        }
         // Read no more since the swap; dropped in the writer's transaction,
         // to commit with its checkpoints. Should a round fail, or a crash
         // lose them, the rows left are dropped after the next flush.

@@ -234,9 +234,10 @@ fn header(plan: &TablePlan, id_bits: u32, n: usize, sections: usize) -> Vec<u8> 
 /// bytes before them. A merge writes gigabytes; synced only at the end,
 /// they would fill the disk's queue for seconds, and every group commit's
 /// sync would wait behind them (a 400 MB file synced beside the service
-/// stopped its commits for 0.8 s). So at most two of these are in flight:
-/// a commit's sync waits behind half a megabyte at most (at 1 MiB, two of
-/// them held the syncs of the commits under a merge 2-4 ms).
+/// stopped its commits for 0.8 s). So at most two of these are in flight
+/// for each of the writers of a segment's sections (the names' head and
+/// tail are written side by side): a commit's sync waits behind about a
+/// megabyte at most, four at 1 MiB chunks.
 const WRITE_BEHIND: usize = 1 << 18;
 
 /// Sections written one after another from a place in the file, each

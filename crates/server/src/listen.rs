@@ -432,9 +432,13 @@ impl StopSignal {
     }
 
     /// Returns once either signal has come.
-    async fn recv(mut self) {
+    async fn recv(self) {
         #[cfg(unix)]
         {
+            let StopSignal {
+                mut term,
+                mut interrupt,
+            } = self;
             async fn next(signal: Option<&mut tokio::signal::unix::Signal>) {
                 match signal {
                     Some(s) => {
@@ -444,8 +448,8 @@ impl StopSignal {
                 }
             }
             tokio::select! {
-                () = next(self.term.as_mut()) => {},
-                () = next(self.interrupt.as_mut()) => {},
+                () = next(term.as_mut()) => {},
+                () = next(interrupt.as_mut()) => {},
             }
         }
         #[cfg(not(unix))]

@@ -31,6 +31,13 @@ use neardup_index::{LOCK_FILE, WriterLock};
 
 use crate::error::{Damage, Error, Result};
 
+/// How long a reader that must repair a file waits for the store's lock:
+/// a lock let go a moment before (by [`crate::StoreSettings::of`], say)
+/// may still be held by a child another thread forked with its file open,
+/// until that child execs; a writer that holds it for good still refuses
+/// the reader, a second later.
+const REPAIR_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 pub(crate) const MANIFEST: TableDefinition<&str, &str> = TableDefinition::new("manifest");
 pub(crate) const DOCUMENTS: TableDefinition<&str, &[u8]> = TableDefinition::new("documents");
 pub(crate) const RECENT: TableDefinition<u64, &str> = TableDefinition::new("recent");
@@ -192,7 +199,12 @@ impl Log {
             Err(Some(e)) => Err(e),
             Err(None) => {
                 if lock.is_none() {
-                    *lock = Some(WriterLock::acquire(dir, LOCK_FILE, "a store")?);
+                    *lock = Some(WriterLock::acquire_waiting(
+                        dir,
+                        LOCK_FILE,
+                        "a store",
+                        REPAIR_LOCK_WAIT,
+                    )?);
                 }
                 drop(Log::create_file(dir, file)?);
                 Log::open_reader(dir, file).map_err(|e| {

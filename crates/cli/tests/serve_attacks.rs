@@ -377,8 +377,6 @@ fn files(dir: &std::path::Path) -> Vec<(String, u64, std::time::SystemTime)> {
     files
 }
 
-/// Every refused start leaves the store's directory as it was: not made
-/// when it was not there, untouched when it was.
 /// A SIGTERM sent the moment the server says where it listens (as a
 /// supervisor stopping a service it just started does) is a clean stop:
 /// the handler is in place before the line is written.
@@ -391,6 +389,8 @@ fn a_sigterm_right_after_the_start_is_a_clean_stop() {
     }
 }
 
+/// Every refused start leaves the store's directory as it was: not made
+/// when it was not there, untouched when it was.
 #[test]
 fn a_refused_start_changes_nothing_on_disk() {
     let dir = Dir::new();

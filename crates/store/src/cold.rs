@@ -227,16 +227,16 @@ pub(crate) fn take_records<'a>(
             }
         }
     }
-    let taken = |gone, here, in_log| Taken {
+    let taken = Taken {
         gone,
         in_documents_file: here,
         in_log,
     };
     let Some(cold_log) = cold.log(dir)? else {
-        return Ok(taken(gone, here, in_log));
+        return Ok(taken);
     };
-    if take.is_empty() && gone.is_empty() {
-        return Ok(taken(gone, here, in_log));
+    if take.is_empty() && taken.gone.is_empty() {
+        return Ok(taken);
     }
     let txn = cold_log.begin(dir)?;
     {
@@ -248,13 +248,13 @@ pub(crate) fn take_records<'a>(
                 table.insert(id, bytes.value()).logged_in(dir, COLD_FILE)?;
             }
         }
-        for id in &gone {
+        for id in &taken.gone {
             table.remove(id.as_str()).logged_in(dir, COLD_FILE)?;
         }
     }
     txn.commit().logged_in(dir, COLD_FILE)?;
     cold.commits.fetch_add(1, Ordering::Release);
-    Ok(taken(gone, here, in_log))
+    Ok(taken)
 }
 
 /// Step 2, in rounds: the log drops the records of `docs`, the flushed
